@@ -1,0 +1,291 @@
+"""GameConfig: every [default] of RULES.md as a validated, frozen setting.
+
+A config is data. The rules core reads nothing else, so two games with equal configs and equal seeds are the
+same game. Unknown keys and out-of-range values raise :class:`ConfigError` naming the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+CAVER_NAMES: tuple[str, ...] = (
+    "diver", "scout", "geologist", "engineer", "climber", "medic", "bodyguard", "leader",
+)  # index + 1 is the caver's rank number (R-SET-1)
+
+TILE_TYPES: tuple[str, ...] = (
+    "start", "exit", "normal", "water", "gas", "cave-in", "horror", "squeeze", "ledge", "slide", "rough",
+)
+SHAPES: tuple[str, ...] = ("4", "T", "L", "I", "D")  # crossing, three, corner, straight, dead end
+
+HAZARDS: tuple[str, ...] = ("tremor", "flood", "cave-in", "gas", "horror")
+DIFFICULTIES: tuple[str, ...] = ("easier", "normal", "advanced", "expert")
+
+# R-TILE catalogue [default]: counts per (type, shape).
+DEFAULT_TILES: dict[str, dict[str, int]] = {
+    "normal": {"4": 3, "T": 3, "L": 4, "I": 4, "D": 2},
+    "water": {"4": 2, "T": 2, "I": 4},
+    "gas": {"T": 2, "L": 5, "I": 1},
+    "cave-in": {"T": 8, "L": 4},
+    "horror": {"L": 2, "D": 6},
+    "squeeze": {"I": 3},
+    "ledge": {"I": 3},
+    "slide": {"I": 3},
+    "rough": {"4": 3},
+}
+
+# R-TILE-5 [default]: the 12 cave-in tiles' die pairs: all 15 pairs of 1..6 minus the matching {16, 25, 34},
+# so each face appears on exactly four tiles.
+DEFAULT_CAVE_IN_NUMBERS: tuple[tuple[int, int], ...] = (
+    (1, 2), (1, 3), (1, 4), (1, 5), (2, 3), (2, 4), (2, 6), (3, 5), (3, 6), (4, 5), (4, 6), (5, 6),
+)
+
+# R-HZ-0 [default]: basic counts; one x2 card of each type.
+DEFAULT_HAZARD_DECK: dict[str, int] = {"tremor": 7, "flood": 5, "cave-in": 5, "gas": 4, "horror": 4}
+DEFAULT_SEVERE_DECK: dict[str, int] = {"tremor": 1, "flood": 1, "cave-in": 1, "gas": 1, "horror": 1}
+DEFAULT_REMOVALS: dict[str, dict[str, int]] = {
+    "easier": {"x2": 5},
+    "normal": {"x2": 5},
+    "advanced": {"tremor": 3},
+    "expert": {"tremor": 3, "flood": 1, "gas": 1},
+}
+# R-SET-5: cards dealt per table size and difficulty (easier = normal + easier_extra_cards).
+DEFAULT_DEAL: dict[int, dict[str, int]] = {
+    4: {"normal": 22, "advanced": 20, "expert": 18},
+    5: {"normal": 19, "advanced": 17, "expert": 15},
+    6: {"normal": 17, "advanced": 15, "expert": 13},
+}
+
+
+class ConfigError(ValueError):
+    """A setting is unknown or out of range; the message names the key and what is allowed."""
+
+
+def _frozen(d: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((k, _frozen(v) if isinstance(v, Mapping) else v) for k, v in d.items()))
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """All game settings. Field docs give the rule ID; values marked [default] in RULES.md are settings here."""
+
+    # --- table (R-SET-1, R-SET-5, R-SET-6)
+    num_cavers: int = 4
+    """4, 5 or 6 cavers (R-SET-1)."""
+    cavers: tuple[str, ...] | None = None
+    """A fixed list of caver names, or None for a seeded random draw per game [default]."""
+    difficulty: str = "normal"
+    """easier / normal / advanced / expert (R-SET-5, R-HZ-0)."""
+    seat_order: str = "rank"
+    """'rank' (ascending rank number) [default] or 'random' (seeded per game) (R-SET-6)."""
+
+    # --- health and checks (R-SET-2, R-ACT-1..3)
+    health: int = 3
+    bodyguard_health: int = 5
+    """[default] 5 (the French summary says 4)."""
+    action_points: int = 2
+    skill_target: int = 4
+    """A d6 roll of this or more passes a skill check (R-ACT-3)."""
+    leader_bonus: int = 1
+
+    # --- action costs (R-ACT-5..14)
+    explore_cost: int = 1
+    """[default] 1 (the French summary says 2)."""
+    heal_cost: int = 2
+    """[default] 2 (the English summary says 1)."""
+    run_steps: int = 3
+    rope_tokens: int = 6
+    ropes_per_tile: int = 1
+    no_effect_actions_illegal: bool = True
+    """R-ACT-15 [default]: actions that cannot have any effect are masked out."""
+    hide_third_round_auto: bool = False
+    """R-ACT-14 variant [default off]: the third consecutive round of Hide succeeds automatically."""
+
+    # --- tiles (R-TILE, R-SET-3/4, R-CON-4)
+    tiles: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: DEFAULT_TILES)
+    start_shape: str = "4"
+    exit_shape: str = "D"
+    exit_in_last: int = 6
+    """The exit is one of the last N tiles of the stack (R-SET-4; the Spanish text reads as seven)."""
+    cave_in_numbers: tuple[tuple[int, int], ...] = DEFAULT_CAVE_IN_NUMBERS
+    exit_never_discarded: bool = True
+
+    # --- hazards (R-HZ)
+    hazard_deck: Mapping[str, int] = field(default_factory=lambda: DEFAULT_HAZARD_DECK)
+    severe_deck: Mapping[str, int] = field(default_factory=lambda: DEFAULT_SEVERE_DECK)
+    removals: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: DEFAULT_REMOVALS)
+    deal: Mapping[int, Mapping[str, int]] = field(default_factory=lambda: DEFAULT_DEAL)
+    easier_extra_cards: int = 3
+    flood_damage: int = 1
+    gas_damage: int = 2
+    gas_enter_damage: int = 2
+    """[default] 2 (the English summary says 3); Gas x2 leaves it at 2."""
+    cave_in_damage: int = 3
+    """[default] 3 (the English summary says 4)."""
+    tremor_damage: int = 1
+
+    # --- horrors (R-HOR)
+    horror_limit: int = 3
+    horror_range: int = 7
+    horror_path_tiebreak: str = "NESW"
+    """[default] between equally short paths, the first direction in this order (N, E, S, W)."""
+    spawn_tiebreak: str = "placement"
+    """[default] between equally close horror tiles, the one placed first."""
+
+    # --- game end (R-RND)
+    exit_counts_in_cave: bool = False
+    """R-RND-3 option [default off]: cavers on the exit still count as in the cave while conscious."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # Mappings are hashable through their items, so configs can key caches.
+    def __hash__(self) -> int:
+        return hash(tuple(_frozen(v) if isinstance(v, Mapping) else v
+                          for v in dataclasses.astuple(self, tuple_factory=tuple)))
+
+    @property
+    def caver_health(self) -> tuple[int, ...]:
+        """Start health per rank (index = rank - 1)."""
+        return tuple(self.bodyguard_health if n == "bodyguard" else self.health for n in CAVER_NAMES)
+
+    @property
+    def deal_size(self) -> int:
+        base = self.deal[self.num_cavers]["normal" if self.difficulty == "easier" else self.difficulty]
+        return base + (self.easier_extra_cards if self.difficulty == "easier" else 0)
+
+    def replace(self, **changes: Any) -> "GameConfig":
+        return from_dict({**to_dict(self), **changes})
+
+
+def _fail(key: str, value: Any, allowed: str) -> None:
+    raise ConfigError(f"setting {key!r}={value!r} is out of range: allowed {allowed}")
+
+
+def _validate(c: GameConfig) -> None:
+    if c.num_cavers not in (4, 5, 6):
+        _fail("num_cavers", c.num_cavers, "4, 5 or 6")
+    if c.cavers is not None:
+        if not isinstance(c.cavers, tuple):
+            object.__setattr__(c, "cavers", tuple(c.cavers))
+        bad = [n for n in c.cavers if n not in CAVER_NAMES]
+        if bad:
+            _fail("cavers", c.cavers, f"names from {CAVER_NAMES}")
+        if len(set(c.cavers)) != len(c.cavers) or len(c.cavers) != c.num_cavers:
+            _fail("cavers", c.cavers, f"{c.num_cavers} distinct caver names (num_cavers)")
+    if c.difficulty not in DIFFICULTIES:
+        _fail("difficulty", c.difficulty, str(DIFFICULTIES))
+    if c.seat_order not in ("rank", "random"):
+        _fail("seat_order", c.seat_order, "'rank' or 'random'")
+    for key, lo, hi in (("health", 1, 9), ("bodyguard_health", 1, 9), ("action_points", 1, 5),
+                        ("skill_target", 1, 7), ("leader_bonus", 0, 6), ("explore_cost", 1, 2),
+                        ("heal_cost", 1, 2), ("run_steps", 1, 5), ("rope_tokens", 0, 66),
+                        ("ropes_per_tile", 1, 1), ("exit_in_last", 1, 65), ("easier_extra_cards", 0, 10),
+                        ("flood_damage", 0, 9), ("gas_damage", 0, 9), ("gas_enter_damage", 0, 9),
+                        ("cave_in_damage", 0, 9), ("tremor_damage", 0, 9), ("horror_limit", 0, 3),
+                        ("horror_range", 1, 65)):
+        v = getattr(c, key)
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            _fail(key, v, f"an integer in {lo}..{hi}")
+    if c.start_shape not in SHAPES:
+        _fail("start_shape", c.start_shape, str(SHAPES))
+    if c.exit_shape not in SHAPES:
+        _fail("exit_shape", c.exit_shape, str(SHAPES))
+    if c.horror_path_tiebreak not in ("NESW",):
+        _fail("horror_path_tiebreak", c.horror_path_tiebreak, "'NESW'")
+    if c.spawn_tiebreak not in ("placement",):
+        _fail("spawn_tiebreak", c.spawn_tiebreak, "'placement'")
+    total = 0
+    for ttype, shapes in c.tiles.items():
+        if ttype not in TILE_TYPES[2:]:
+            _fail("tiles", ttype, f"tile types from {TILE_TYPES[2:]}")
+        for shape, n in shapes.items():
+            if shape not in SHAPES:
+                _fail(f"tiles.{ttype}", shape, f"shapes from {SHAPES}")
+            if ttype in ("ledge", "slide") and shape != "I" and n:
+                _fail(f"tiles.{ttype}", shape, "'I' only (ledges and slides are straights)")
+            if not isinstance(n, int) or n < 0:
+                _fail(f"tiles.{ttype}.{shape}", n, "a count >= 0")
+            total += n
+    if total + 1 > 65:
+        _fail("tiles", total, "at most 64 cave tiles")
+    n_cave_in = sum(c.tiles.get("cave-in", {}).values())
+    if len(c.cave_in_numbers) != n_cave_in or any(
+            len(p) != 2 or not all(1 <= x <= 6 for x in p) for p in c.cave_in_numbers):
+        _fail("cave_in_numbers", c.cave_in_numbers, f"{n_cave_in} pairs of die faces 1..6")
+    if c.exit_in_last > total + 1:
+        _fail("exit_in_last", c.exit_in_last, f"at most the stack size {total + 1}")
+    for deck_key, deck in (("hazard_deck", c.hazard_deck), ("severe_deck", c.severe_deck)):
+        for k, n in deck.items():
+            if k not in HAZARDS or not isinstance(n, int) or n < 0:
+                _fail(f"{deck_key}.{k}", n, f"hazards from {HAZARDS} with counts >= 0")
+    for diff in DIFFICULTIES:
+        if diff not in c.removals:
+            _fail("removals", sorted(c.removals), f"an entry for each of {DIFFICULTIES}")
+        for k, n in c.removals[diff].items():
+            pool = sum(c.severe_deck.values()) if k == "x2" else c.hazard_deck.get(k, 0)
+            if k not in HAZARDS + ("x2",) or not 0 <= n <= pool:
+                _fail(f"removals.{diff}.{k}", n, f"0..{pool} (keys: hazards or 'x2')")
+    if c.num_cavers not in c.deal or not all(d in c.deal[c.num_cavers] for d in DIFFICULTIES[1:]):
+        _fail("deal", dict(c.deal), "deal sizes for this table size and normal/advanced/expert")
+    removed = sum(c.removals[c.difficulty].values())
+    deck_size = sum(c.hazard_deck.values()) + sum(c.severe_deck.values()) - removed
+    if not 0 <= c.deal_size <= deck_size:
+        _fail("deal", c.deal_size, f"0..{deck_size} cards (the deck after removals)")
+
+
+def from_dict(d: Mapping[str, Any]) -> GameConfig:
+    """Build a config from plain data (YAML); unknown keys are errors."""
+    names = {f.name for f in dataclasses.fields(GameConfig)}
+    unknown = sorted(set(d) - names)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) {unknown}; known settings: {sorted(names)}")
+    d = dict(d)
+    if d.get("cavers") is not None:
+        d["cavers"] = tuple(d["cavers"])
+    if "cave_in_numbers" in d:
+        d["cave_in_numbers"] = tuple(tuple(p) for p in d["cave_in_numbers"])
+    if "deal" in d:
+        d["deal"] = {int(k): v for k, v in d["deal"].items()}
+    try:
+        return GameConfig(**d)
+    except TypeError as e:  # wrong value types that dataclass init rejects
+        raise ConfigError(str(e)) from e
+
+
+def to_dict(c: GameConfig) -> dict[str, Any]:
+    return {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "easier": {"difficulty": "easier"},
+    "advanced": {"difficulty": "advanced"},
+    "expert": {"difficulty": "expert"},
+    "five": {"num_cavers": 5},
+    "six": {"num_cavers": 6},
+    "classic-four": {"cavers": ("diver", "scout", "medic", "leader")},
+}
+
+
+def preset(name: str, **overrides: Any) -> GameConfig:
+    """A named preset (see PRESETS) with optional overrides."""
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r}; presets: {sorted(PRESETS)}")
+    return from_dict({**PRESETS[name], **overrides})
+
+
+def load(path: str | Path) -> GameConfig:
+    """Load a GameConfig from a YAML file; a top-level 'preset' key starts from that preset."""
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
+    name = data.pop("preset", "default")
+    try:
+        return preset(name, **data)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from e

@@ -1,0 +1,100 @@
+"""The action codec: one fixed Discrete(A) table shared by every caver.
+
+Each id has a kind and an argument (a direction, a rank or a rotation). New kinds (the cavers' abilities,
+R-CAV) are appended at the end, so existing ids never move.
+
+| ids | name | AP | legal when |
+|---|---|---|---|
+| 0 | end turn | 0 | always, except while placing a tile or inside a run |
+| 1 | exert | +1 | once per turn (R-ACT-2) |
+| 2-5 | reveal N/E/S/W | 1 | open side with an empty cell beyond, stack not empty (R-ACT-5) |
+| 6-9 | explore N/E/S/W | 1 | as reveal (R-ACT-7) |
+| 10-13 | move N/E/S/W | 1 | connected, not flooded, not squeeze, no rubble (R-ACT-6) |
+| 14 | run | 2 | a first step is possible (R-ACT-8) |
+| 15-18 | run step N/E/S/W | 0 | inside a run, as move |
+| 19 | stop | 0 | inside a run after at least one step |
+| 20-23 | swim N/E/S/W | 2 | connected flooded tile (R-ACT-10) |
+| 24-27 | squeeze N/E/S/W | 2 | connected squeeze tile (R-ACT-11) |
+| 28 | dig here | 2 | rubble here (R-ACT-12) |
+| 29-32 | dig N/E/S/W | 2 | rubble on the connected tile |
+| 33 | place rope | 2 | on a ledge/slide without rope, tokens left (R-ACT-13) |
+| 34 | hide | 2 | not hidden this round (R-ACT-14) |
+| 35-42 | heal caver 1..8 | 2 | that caver (rank) is on your tile and hurt (R-ACT-9) |
+| 43-46 | rotate 0/90/180/270 | 0 | placing a revealed tile: opens toward you, keeps the cave open (R-CON-4) |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import CAVER_NAMES
+from .catalogue import DIR_NAMES
+
+(K_END, K_EXERT, K_REVEAL, K_EXPLORE, K_MOVE, K_RUN, K_STEP, K_STOP, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE,
+ K_HEAL, K_ROTATE) = range(15)
+
+_table: list[tuple[int, int, str]] = []  # (kind, argument, name)
+
+
+def _add(kind: int, args, fmt: str) -> None:
+    for a in args:
+        _table.append((kind, a, fmt.format(a=a, d=DIR_NAMES[a] if isinstance(a, int) and a < 4 else a)))
+
+
+_add(K_END, [0], "end turn")
+_add(K_EXERT, [0], "exert")
+_add(K_REVEAL, range(4), "reveal {d}")
+_add(K_EXPLORE, range(4), "explore {d}")
+_add(K_MOVE, range(4), "move {d}")
+_add(K_RUN, [0], "run")
+_add(K_STEP, range(4), "run step {d}")
+_add(K_STOP, [0], "stop")
+_add(K_SWIM, range(4), "swim {d}")
+_add(K_SQUEEZE, range(4), "squeeze {d}")
+_table.append((K_DIG, 4, "dig here"))
+_add(K_DIG, range(4), "dig {d}")
+_add(K_ROPE, [0], "place rope")
+_add(K_HIDE, [0], "hide")
+for _rank in range(1, 9):
+    _table.append((K_HEAL, _rank, f"heal caver {_rank}"))
+for _r in range(4):
+    _table.append((K_ROTATE, _r, f"rotate {90 * _r}"))
+
+NUM_ACTIONS = len(_table)
+ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
+ACTION_ARG = np.array([a for _, a, _ in _table], dtype=np.int8)
+ACTION_NAMES: tuple[str, ...] = tuple(n for _, _, n in _table)
+_ID = {n: i for i, n in enumerate(ACTION_NAMES)}
+
+# Base AP cost per kind (explore and heal come from the config).
+KIND_COST = np.zeros(15, dtype=np.int8)
+KIND_COST[[K_REVEAL, K_MOVE]] = 1
+KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE]] = 2
+
+
+def first(kind: int) -> int:
+    """Id of the first action of a kind (for kind + argument arithmetic)."""
+    return int(np.argmax(ACTION_KIND == kind))
+
+
+A_END, A_EXERT, A_REVEAL, A_EXPLORE, A_MOVE = first(K_END), first(K_EXERT), first(K_REVEAL), first(K_EXPLORE), \
+    first(K_MOVE)
+A_RUN, A_STEP, A_STOP, A_SWIM, A_SQUEEZE = first(K_RUN), first(K_STEP), first(K_STOP), first(K_SWIM), first(K_SQUEEZE)
+A_DIG_HERE, A_DIG, A_ROPE, A_HIDE = _ID["dig here"], _ID["dig N"], first(K_ROPE), first(K_HIDE)
+A_HEAL, A_ROTATE = first(K_HEAL), first(K_ROTATE)  # heal caver rank r is A_HEAL + r - 1
+
+
+def action_id(name: str) -> int:
+    """Id of an action by its name, e.g. ``action_id("move E")``; names as in ACTION_NAMES."""
+    try:
+        return _ID[name]
+    except KeyError:
+        raise ValueError(f"unknown action name {name!r}; known: {ACTION_NAMES}") from None
+
+
+def describe(action: int) -> str:
+    return ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else f"<invalid action {action}>"
+
+
+def caver_of_heal(action: int) -> str:
+    return CAVER_NAMES[ACTION_ARG[action] - 1]

@@ -1,0 +1,106 @@
+"""Tiles and hazard cards as arrays built once per config, and the geometry tables used everywhere.
+
+Directions are N=0, E=1, S=2, W=3; an open-side mask has bit d set when side d is open. Grid rows grow to the
+south (y+1) and columns to the east (x+1). Rotation r turns a tile r quarter turns clockwise: side d -> (d+r)%4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..config import HAZARDS, SHAPES, TILE_TYPES, GameConfig
+
+N, E, S, W = range(4)
+DIR_NAMES = ("N", "E", "S", "W")
+DX = np.array([0, 1, 0, -1], dtype=np.int16)
+DY = np.array([-1, 0, 1, 0], dtype=np.int16)
+OPPOSITE = np.array([2, 3, 0, 1], dtype=np.int8)
+
+T_START, T_EXIT, T_NORMAL, T_WATER, T_GAS, T_CAVE_IN, T_HORROR, T_SQUEEZE, T_LEDGE, T_SLIDE, T_ROUGH = range(11)
+assert TILE_TYPES[T_ROUGH] == "rough" and TILE_TYPES[T_CAVE_IN] == "cave-in"
+
+SHAPE_MASK = {"4": 0b1111, "T": 0b0111, "L": 0b0011, "I": 0b0101, "D": 0b0001}  # base orientation
+assert set(SHAPE_MASK) == set(SHAPES)
+
+
+def rotate_mask(mask: np.ndarray | int, r: np.ndarray | int) -> np.ndarray:
+    """Open-side mask turned r quarter turns clockwise (vectorised over both arguments)."""
+    m = np.asarray(mask, dtype=np.int16)
+    r = np.asarray(r, dtype=np.int16) % 4
+    return (((m << r) | (m >> (4 - r))) & 0xF).astype(np.uint8)
+
+
+# ROT_MASK[m, r]: mask m rotated by r; POPCOUNT[m]: number of open sides.
+ROT_MASK = rotate_mask(np.arange(16)[:, None], np.arange(4)[None, :])
+POPCOUNT = np.array([bin(m).count("1") for m in range(16)], dtype=np.int8)
+BIT = np.array([1, 2, 4, 8], dtype=np.uint8)
+
+# Hazard card codes: basic 0..4 (HAZARDS order), severe x2 = 5..9, Out of Time = 10, no card = -1.
+C_TREMOR, C_FLOOD, C_CAVE_IN, C_GAS, C_HORROR = range(5)
+X2 = 5
+C_OUT_OF_TIME = 10
+CARD_NAMES = tuple(HAZARDS) + tuple(f"{h} x2" for h in HAZARDS) + ("out of time",)
+assert HAZARDS == ("tremor", "flood", "cave-in", "gas", "horror")
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Per-config constant tables. Cave tiles are ids 0..n-1, then the exit (n) and the start (n+1)."""
+
+    n_cave: int  # cave tiles in the stack besides the exit
+    tile_type: np.ndarray  # (K,) int8
+    tile_mask: np.ndarray  # (K,) uint8 base open sides
+    tile_shape: np.ndarray  # (K,) int8 index into SHAPES
+    die_a: np.ndarray  # (K,) int8 cave-in numbers, 0 = none
+    die_b: np.ndarray
+    deck_pool: np.ndarray  # (P,) int8 card codes after difficulty removals, before shuffling
+    deal_size: int
+    max_tiles: int  # tiles that can be on the table: start + stack
+
+    @property
+    def exit_id(self) -> int:
+        return self.n_cave
+
+    @property
+    def start_id(self) -> int:
+        return self.n_cave + 1
+
+    @property
+    def stack_size(self) -> int:
+        return self.n_cave + 1
+
+
+@lru_cache(maxsize=64)
+def build(cfg: GameConfig) -> Catalogue:
+    types, shapes = [], []
+    for ttype in TILE_TYPES[2:]:
+        for shape in SHAPES:
+            n = cfg.tiles.get(ttype, {}).get(shape, 0)
+            types += [TILE_TYPES.index(ttype)] * n
+            shapes += [SHAPES.index(shape)] * n
+    n_cave = len(types)
+    types += [T_EXIT, T_START]
+    shapes += [SHAPES.index(cfg.exit_shape), SHAPES.index(cfg.start_shape)]
+    tile_type = np.array(types, dtype=np.int8)
+    tile_shape = np.array(shapes, dtype=np.int8)
+    tile_mask = np.array([SHAPE_MASK[SHAPES[s]] for s in shapes], dtype=np.uint8)
+    die_a = np.zeros(len(types), dtype=np.int8)
+    die_b = np.zeros(len(types), dtype=np.int8)
+    cave_ins = np.nonzero(tile_type == T_CAVE_IN)[0]
+    for i, (a, b) in zip(cave_ins, cfg.cave_in_numbers):
+        die_a[i], die_b[i] = a, b
+
+    pool: list[int] = []
+    removals = cfg.removals[cfg.difficulty]
+    for code, h in enumerate(HAZARDS):
+        pool += [code] * (cfg.hazard_deck.get(h, 0) - removals.get(h, 0))
+    severe = [X2 + code for code, h in enumerate(HAZARDS) for _ in range(cfg.severe_deck.get(h, 0))]
+    # 'x2' removals take severe cards from the front of the list; the default removes all five.
+    pool += severe[removals.get("x2", 0):]
+    return Catalogue(
+        n_cave=n_cave, tile_type=tile_type, tile_mask=tile_mask, tile_shape=tile_shape, die_a=die_a, die_b=die_b,
+        deck_pool=np.array(pool, dtype=np.int8), deal_size=cfg.deal_size, max_tiles=n_cave + 2,
+    )

@@ -1,0 +1,101 @@
+"""Legal actions of the acting caver (R-ACT, R-CON, R-TILE-6..8), vectorised over the batch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .actions import (A_DIG, A_DIG_HERE, A_END, A_EXERT, A_EXPLORE, A_HEAL, A_HIDE, A_MOVE, A_REVEAL, A_ROPE,
+                      A_ROTATE, A_RUN, A_SQUEEZE, A_STEP, A_STOP, A_SWIM, NUM_ACTIONS)
+from .catalogue import BIT, DX, DY, OPPOSITE, T_LEDGE, T_SLIDE, T_SQUEEZE
+from .state import P_NONE, P_PLACE, P_RUN, RUNNING, State
+
+if TYPE_CHECKING:
+    from .rules import Core
+
+
+def leave_blocked(st: State, g: np.ndarray, tile: np.ndarray) -> np.ndarray:
+    """(n, 4) leaving the tile through side d is barred: a ledge's arrow side, a slide's back side, unless roped
+    (R-TILE-7, R-TILE-8)."""
+    ttype = st.t_type[g, tile][:, None]
+    arrow = st.t_arrow[g, tile][:, None]
+    d = np.arange(4)[None, :]
+    barred = ((ttype == T_LEDGE) & (arrow == d)) | ((ttype == T_SLIDE) & (arrow == OPPOSITE[d]))
+    return barred & ~st.t_rope[g, tile][:, None]
+
+
+class Around:
+    """What lies in each direction of the acting caver's tile, for games g."""
+
+    def __init__(self, st: State, g: np.ndarray):
+        seat = np.maximum(st.actor[g], 0).astype(np.intp)
+        self.seat = seat
+        self.tile = np.maximum(st.c_tile[g, seat], 0).astype(np.intp)
+        self.nbr = st.t_nbr[g, self.tile].astype(np.intp)  # (n, 4)
+        self.has = self.nbr >= 0
+        safe = np.maximum(self.nbr, 0)
+        rows = g[:, None]
+        self.passable = self.has & ~leave_blocked(st, g, self.tile)
+        self.flooded = self.has & st.t_flood[rows, safe]
+        self.rubble = self.has & st.t_rubble[rows, safe]
+        self.squeeze = self.has & (st.t_type[rows, safe] == T_SQUEEZE)
+        # Reveal targets: an open side facing an empty cell (R-CON-4), not barred by a ledge (R-TILE-7).
+        x = st.t_x[g, self.tile][:, None] + DX[None, :]
+        y = st.t_y[g, self.tile][:, None] + DY[None, :]
+        empty = st.grid[rows, y, x] < 0
+        opened = (st.t_open[g, self.tile][:, None] & BIT[None, :]) != 0
+        self.revealable = opened & empty & ~leave_blocked(st, g, self.tile)
+
+
+def step_targets(core: "Core", st: State, g: np.ndarray) -> np.ndarray:
+    """(n, 4) directions a Move (or run step) may take (R-ACT-6)."""
+    ar = Around(st, g)
+    return ar.passable & ~ar.flooded & ~ar.squeeze & ~ar.rubble
+
+
+def legal_mask(core: "Core", st: State) -> np.ndarray:
+    cfg = core.cfg
+    b = st.batch_size
+    mask = np.zeros((b, NUM_ACTIONS), dtype=bool)
+    g = np.nonzero(st.result == RUNNING)[0]
+    if not len(g):
+        return mask
+    strict = cfg.no_effect_actions_illegal  # R-ACT-15
+    ar = Around(st, g)
+    ap = st.ap[g]
+    normal = st.pend[g] == P_NONE
+    placing = st.pend[g] == P_PLACE
+    running = st.pend[g] == P_RUN
+    m = mask[g]
+    m[:, A_END] = normal
+    m[:, A_EXERT] = normal & ~st.exerted[g]
+    can_draw = (st.stack_pos[g] < st.stack.shape[1])[:, None]
+    m[:, A_REVEAL:A_REVEAL + 4] = (normal & (ap >= 1))[:, None] & ar.revealable & can_draw
+    m[:, A_EXPLORE:A_EXPLORE + 4] = (normal & (ap >= cfg.explore_cost))[:, None] & ar.revealable & can_draw
+    walk = ar.passable & ~ar.flooded & ~ar.squeeze & ~ar.rubble
+    m[:, A_MOVE:A_MOVE + 4] = (normal & (ap >= 1))[:, None] & walk
+    m[:, A_RUN] = normal & (ap >= 2) & walk.any(1)
+    m[:, A_STEP:A_STEP + 4] = running[:, None] & walk
+    m[:, A_STOP] = running & (st.run_taken[g] >= 1)
+    two = (normal & (ap >= 2))[:, None]
+    m[:, A_SWIM:A_SWIM + 4] = two & ar.passable & ar.flooded
+    m[:, A_SQUEEZE:A_SQUEEZE + 4] = two & ar.passable & ar.squeeze & ~ar.rubble
+    rubble_here = st.t_rubble[g, ar.tile]
+    m[:, A_DIG_HERE] = two[:, 0] & (rubble_here | ~strict)
+    m[:, A_DIG:A_DIG + 4] = two & (ar.rubble | (ar.has & ~strict))
+    ttype = st.t_type[g, ar.tile]
+    ropeable = ((ttype == T_LEDGE) | (ttype == T_SLIDE)) & (~st.t_rope[g, ar.tile] | ~strict)
+    m[:, A_ROPE] = two[:, 0] & ropeable & (st.ropes_left[g] > 0)
+    m[:, A_HIDE] = two[:, 0] & (~st.c_hidden[g, ar.seat] | ~strict)
+    # Heal caver of rank r: on my tile, not devoured, hurt (R-ACT-9).
+    here = (st.c_tile[g] == ar.tile[:, None]) & ~st.c_dead[g] & ((st.c_hp[g] < st.c_max[g]) | ~strict)
+    heal_ok = (normal & (ap >= cfg.heal_cost))[:, None] & here  # (n, S)
+    ranks = st.c_rank[g].astype(np.intp) - 1
+    rows = np.arange(len(g))[:, None]
+    heal = np.zeros((len(g), 8), dtype=bool)
+    heal[rows, ranks] = heal_ok
+    m[:, A_HEAL:A_HEAL + 8] = heal
+    m[:, A_ROTATE:A_ROTATE + 4] = placing[:, None] & ((st.pend_rots[g][:, None] & BIT[None, :]) != 0)
+    mask[g] = m
+    return mask
