@@ -134,3 +134,19 @@ def distances_from(st: State, g: np.ndarray, sources: np.ndarray, max_steps: int
         np.minimum(dist[:, :, :t], step, out=dist[:, :, :t])
         dist[:, :, t] = FAR
     return dist[:, :, :t]
+
+
+def relink(st: State, g: np.ndarray) -> None:
+    """Rebuild grid, connections and the open-side count of games g from their tile arrays (scenarios, checks)."""
+    for b in g:
+        n = int(st.n_tiles[b])
+        st.grid[b] = -1
+        st.t_nbr[b] = -1
+        st.grid[b, st.t_y[b, :n], st.t_x[b, :n]] = np.arange(n)
+        nx = st.t_x[b, :n, None] + DX[None, :]
+        ny = st.t_y[b, :n, None] + DY[None, :]
+        nb = st.grid[b, ny, nx]  # (n, 4)
+        mine = (st.t_open[b, :n, None] & BIT[None, :]) != 0
+        theirs = (st.t_open[b, np.maximum(nb, 0)] & BIT[OPPOSITE][None, :]) != 0
+        st.t_nbr[b, :n] = np.where(mine & theirs & (nb >= 0), nb, -1)
+        st.open_sides[b] = int((mine & (nb < 0)).sum())

@@ -15,9 +15,15 @@ RANK_SCOUT, RANK_LEADER = 2, 8
 
 def roll_d6(st: State, g: np.ndarray, n: int) -> np.ndarray:
     """(len(g), n) die rolls from each game's own stream; g must not repeat a game."""
-    draws = rng.stream(st.key[g], st.ctr[g], n)
+    ctr = st.ctr[g]
+    faces = (rng.stream(st.key[g], ctr, n) % np.uint64(6)).astype(np.int8) + 1
     st.ctr[g] += np.uint64(n)
-    return (draws % np.uint64(6)).astype(np.int8) + 1
+    at = ctr.astype(np.int64)[:, None] + np.arange(n)[None, :]
+    scripted = at < st.forced.shape[1]
+    if scripted.any():  # scenario dice replace the stream's first draws
+        f = st.forced[g[:, None], np.minimum(at, st.forced.shape[1] - 1)]
+        faces = np.where(scripted & (f > 0), f, faces)
+    return faces
 
 
 def skill_pass(cfg: GameConfig, st: State, g: np.ndarray, seats: np.ndarray, rolls: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+FORCED = 16  # scripted dice slots per game
 # Pending decisions (what the acting caver is choosing now).
 P_NONE, P_PLACE, P_RUN = 0, 1, 2
 # Results (R-RND-4); -1 while the game runs.
@@ -42,6 +43,7 @@ class State:
     # randomness
     key: np.ndarray  # (B,) uint64
     ctr: np.ndarray  # (B,) uint64 draws used so far
+    forced: np.ndarray  # (B, F) int8 scripted die faces for draws 0..F-1, 0 = use the stream (scenarios)
     # tiles
     t_cat: np.ndarray
     t_type: np.ndarray
@@ -135,7 +137,7 @@ def alloc(batch: int, seats: int, max_tiles: int, stack_size: int, deck_size: in
         return np.full(shape, fill, dtype=dt)
 
     return State(
-        key=z(B, np.uint64), ctr=z(B, np.uint64),
+        key=z(B, np.uint64), ctr=z(B, np.uint64), forced=z((B, FORCED), np.int8),
         t_cat=z((B, T), np.int8, -1), t_type=z((B, T), np.int8, -1), t_x=z((B, T), np.int16),
         t_y=z((B, T), np.int16), t_open=z((B, T), np.uint8), t_arrow=z((B, T), np.int8, -1),
         t_flood=z((B, T), bool), t_rubble=z((B, T), bool), t_rope=z((B, T), bool),

@@ -1,0 +1,215 @@
+"""Build a mid-game state from a small text map: for tests, curricula and bug reports.
+
+Example::
+
+    map:
+      start:NESW   water:EW:~    gas:W
+      .            horror:N
+    cavers: diver@0,0 scout@1,0:hp=2 medic@1,1:hidden leader:dead
+    horrors: 1,1
+    stack: gas:L normal:I exit
+    deck: flood horror:x2 out-of-time
+    actor: scout
+    ap: 1
+    dice: 6 1 4
+
+Map cells are whitespace-separated tokens ``TYPE:SIDES[:MARKS]`` or ``.`` for empty. TYPE is a tile type of
+``config.TILE_TYPES``; SIDES the open sides (``NESW``); MARKS any of ``~`` flooded, ``*`` rubble, ``r`` rope,
+``^ > v <`` a ledge or slide arrow (N, E, S, W), and two digits for cave-in die numbers. Coordinates are
+``column,row`` of the map. Tile indices follow reading order with the start tile first (horror spawn ties
+go to the lower index). Caver tokens ``name@x,y`` take options ``hp=N``, ``hidden``, ``dead`` (no position).
+Seats follow the listed order. ``stack`` and ``deck`` list what is left, top first; ``dice`` scripts the next
+die faces (then the game's seeded stream continues). Other keys: ``actor``, ``ap``, ``exerted``, ``round``,
+``start`` (starting caver), ``gas`` (on/off: entering damage active), ``out-of-time`` (on/off), ``seed``,
+``ropes`` (tokens left).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
+from .core import rng
+from .core.board import relink
+from .core.catalogue import BIT, C_OUT_OF_TIME, X2
+from .core.rules import Core
+from .core.state import FORCED, State, alloc
+
+ARROWS = {"^": 0, ">": 1, "v": 2, "<": 3}
+
+
+class ScenarioError(ValueError):
+    """The scenario text is malformed; the message names the line or token."""
+
+
+def _shape_of(sides: int) -> str:
+    count = bin(sides).count("1")
+    if count == 2:
+        return "I" if sides in (0b0101, 0b1010) else "L"
+    return {4: "4", 3: "T", 1: "D"}.get(count, "D")
+
+
+def _sections(text: str) -> tuple[list[str], dict[str, str]]:
+    rows: list[str] = []
+    keys: dict[str, str] = {}
+    in_map = False
+    for raw in text.strip("\n").splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if line.strip() == "map:":
+            in_map = True
+            continue
+        if in_map and raw.startswith((" ", "\t")):
+            rows.append(line.strip())
+            continue
+        in_map = False
+        if ":" not in line:
+            raise ScenarioError(f"line {raw!r}: expected 'key: value'")
+        k, v = line.split(":", 1)
+        keys[k.strip()] = v.strip()
+    if not rows:
+        raise ScenarioError("no 'map:' section with indented rows")
+    return rows, keys
+
+
+def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) -> State:
+    """A one-game State from scenario text (see the module docstring)."""
+    core = core or Core(cfg)
+    cfg, cat = core.cfg, core.cat
+    rows, keys = _sections(text)
+    known = {"cavers", "horrors", "stack", "deck", "actor", "ap", "exerted", "round", "start", "gas",
+             "out-of-time", "seed", "dice", "ropes"}
+    if set(keys) - known:
+        raise ScenarioError(f"unknown keys {sorted(set(keys) - known)}; known: {sorted(known)}")
+    cavers = keys.get("cavers", "").split()
+    if not cavers:
+        raise ScenarioError("'cavers:' lists no caver")
+    st = alloc(1, len(cavers), cat.max_tiles, cat.stack_size, cat.deal_size + 1)
+    st.key[:] = rng.seed_keys(np.array([int(keys.get("seed", 0))]))
+    used: set[int] = set()
+
+    # Tiles: start first, then reading order.
+    cells = [(x, y, tok) for y, row in enumerate(rows) for x, tok in enumerate(row.split()) if tok != "."]
+    cells.sort(key=lambda c: not c[2].startswith("start"))
+    origin = cat.stack_size + 1
+    start_xy = next(((x, y) for x, y, tok in cells if tok.startswith("start")), (cells[0][0], cells[0][1]))
+    pos: dict[tuple[int, int], int] = {}
+    for i, (x, y, tok) in enumerate(cells):
+        parts = tok.split(":")
+        ttype = parts[0]
+        if ttype not in TILE_TYPES:
+            raise ScenarioError(f"tile {tok!r} at {x},{y}: type must be one of {TILE_TYPES}")
+        sides = sum(int(BIT[i_]) for i_, c in enumerate("NESW") if c in (parts[1] if len(parts) > 1 else ""))
+        marks = parts[2] if len(parts) > 2 else ""
+        dice = tuple(int(c) for c in marks if c.isdigit())
+        cid = _pick_tile(cat, used, TILE_TYPES.index(ttype), _shape_of(sides), dice)
+        st.t_cat[0, i] = cid
+        st.t_type[0, i] = TILE_TYPES.index(ttype)
+        st.t_x[0, i], st.t_y[0, i] = origin + x - start_xy[0], origin + y - start_xy[1]
+        st.t_open[0, i] = sides
+        st.t_flood[0, i] = "~" in marks
+        st.t_rubble[0, i] = "*" in marks
+        st.t_rope[0, i] = "r" in marks
+        arrow = [ARROWS[c] for c in marks if c in ARROWS]
+        st.t_arrow[0, i] = arrow[0] if arrow else -1
+        if ttype == "exit":
+            st.exit_tile[0] = i
+        pos[(x, y)] = i
+    st.n_tiles[0] = len(cells)
+    relink(st, np.array([0]))
+
+    def tile_at(ref: str) -> int:
+        try:
+            x, y = (int(v) for v in ref.split(","))
+            return pos[(x, y)]
+        except (ValueError, KeyError):
+            raise ScenarioError(f"{ref!r} is not the column,row of a tile on the map") from None
+
+    # Cavers
+    for s, tok in enumerate(cavers):
+        name, *opts = tok.split(":")
+        name, _, at = name.partition("@")
+        if name not in CAVER_NAMES:
+            raise ScenarioError(f"caver {name!r}: must be one of {CAVER_NAMES}")
+        rank = CAVER_NAMES.index(name) + 1
+        st.c_rank[0, s] = rank
+        st.c_max[0, s] = st.c_hp[0, s] = cfg.caver_health[rank - 1]
+        if "dead" in opts:
+            st.c_dead[0, s], st.c_tile[0, s], st.c_hp[0, s] = True, -1, 0
+        else:
+            st.c_tile[0, s] = tile_at(at)
+        for o in opts:
+            if o.startswith("hp="):
+                st.c_hp[0, s] = int(o[3:])
+        st.c_hidden[0, s] = "hidden" in opts
+    for h, ref in enumerate(keys.get("horrors", "").split()):
+        st.h_tile[0, h] = tile_at(ref)
+
+    # Stack (top first) and deck (top first), placed at the end of their arrays.
+    stack = keys.get("stack", "").split()
+    ids = []
+    for tok in stack:
+        ttype, _, shape = tok.partition(":")
+        if ttype not in TILE_TYPES or (shape and shape not in SHAPES):
+            raise ScenarioError(f"stack tile {tok!r}: TYPE[:SHAPE] with a type of {TILE_TYPES}, shape of {SHAPES}")
+        ids.append(_pick_tile(cat, used, TILE_TYPES.index(ttype), shape or None, ()))
+    n = st.stack.shape[1]
+    st.stack_pos[0] = n - len(ids)
+    st.stack[0, n - len(ids):] = ids
+    cards = [_card(tok) for tok in keys.get("deck", "").split()]
+    d = st.deck.shape[1]
+    if len(cards) > d:
+        raise ScenarioError(f"deck: {len(cards)} cards, at most {d} for this config")
+    st.deck[0, :] = 0
+    st.deck[0, d - len(cards):] = cards
+    st.deck_pos[0] = d - len(cards)
+    st.out_of_time[0] = keys.get("out-of-time", "off") == "on"
+    st.gas_active[0] = keys.get("gas", "off") == "on"
+    st.ropes_left[0] = int(keys.get("ropes", cfg.rope_tokens))
+    dice = [int(v) for v in keys.get("dice", "").split()]
+    if len(dice) > FORCED or not all(1 <= v <= 6 for v in dice):
+        raise ScenarioError(f"dice: at most {FORCED} faces 1..6, got {dice}")
+    st.forced[0, :len(dice)] = dice
+
+    seat_of = {CAVER_NAMES[r - 1]: s for s, r in enumerate(st.c_rank[0])}
+    st.round[0] = int(keys.get("round", 1))
+    st.start_seat[0] = seat_of[keys.get("start", CAVER_NAMES[st.c_rank[0, 0] - 1])]
+    actor = keys.get("actor", CAVER_NAMES[st.c_rank[0, st.start_seat[0]] - 1])
+    if actor not in seat_of:
+        raise ScenarioError(f"actor {actor!r} is not among the cavers {sorted(seat_of)}")
+    st.actor[0] = seat_of[actor]
+    st.ap[0] = int(keys.get("ap", cfg.action_points))
+    st.exerted[0] = keys.get("exerted", "no") == "yes"
+    return st
+
+
+def _pick_tile(cat, used: set[int], ttype: int, shape: str | None, dice: tuple[int, ...]) -> int:
+    """A catalogue id of this type (and shape, and die numbers) not used yet in the scenario, if any."""
+    cands = [i for i in range(len(cat.tile_type)) if cat.tile_type[i] == ttype]
+    if not cands:
+        raise ScenarioError(f"the config's catalogue has no {TILE_TYPES[ttype]!r} tile")
+    if len(dice) == 2:
+        exact = [i for i in cands if {int(cat.die_a[i]), int(cat.die_b[i])} == set(dice)]
+        if not exact:
+            raise ScenarioError(f"no cave-in tile with die numbers {dice}")
+        cands = exact
+    if shape:
+        same = [i for i in cands if SHAPES[cat.tile_shape[i]] == shape]
+        cands = same or cands
+    free = [i for i in cands if i not in used]
+    pick = (free or cands)[0]
+    used.add(pick)
+    return pick
+
+
+def _card(tok: str) -> int:
+    if tok == "out-of-time":
+        return C_OUT_OF_TIME
+    name, _, sev = tok.partition(":")
+    if name not in HAZARDS or sev not in ("", "x2"):
+        raise ScenarioError(f"card {tok!r}: one of {HAZARDS} (':x2' for severe) or 'out-of-time'")
+    return HAZARDS.index(name) + (X2 if sev else 0)
+
+
+__all__ = ["build", "ScenarioError"]
