@@ -1,0 +1,14 @@
+"""subterra_env: the cooperative board game Sub Terra as a multi-agent RL environment.
+
+``env()`` / ``raw_env`` are the PettingZoo AEC environment; ``Core`` is the batched numpy rules engine behind it;
+``GameConfig`` holds every setting of the rules.
+"""
+
+from .config import CAVER_NAMES, ConfigError, GameConfig, load, preset
+from .core.actions import ACTION_NAMES, NUM_ACTIONS, action_id
+from .core.rules import Core
+from .env import IllegalActionError, env, raw_env
+
+__version__ = "0.1.0"
+__all__ = ["ACTION_NAMES", "CAVER_NAMES", "ConfigError", "Core", "GameConfig", "IllegalActionError",
+           "NUM_ACTIONS", "action_id", "env", "load", "preset", "raw_env"]

@@ -1,0 +1,214 @@
+"""Sub Terra as a PettingZoo AEC environment (``subterra_v0``).
+
+| | |
+|---|---|
+| Import | ``from subterra_env import env, raw_env`` |
+| Agents | the cavers of the game, named after them (``diver``, ``scout``, ...); ``possible_agents`` = all 8 |
+| Actions | ``Discrete(47)`` for every caver, with ``action_mask`` (table: ``subterra_env.core.actions``) |
+| Observations | ``{"observation": int8 (69, 2R+1, 2R+1), "action_mask": int8 (47,)}``, R = ``obs_radius`` |
+| Reward | one team reward for all cavers: at the end ``reward_result[result]``, plus optional shaping |
+| Termination | the end of the game (R-RND-3); truncation after ``max_cycles`` rounds |
+
+Turns follow the rules: ``agent_selection`` is the caver who decides now. Placing a revealed tile and each step
+of a run are decisions of their own. Unconscious and devoured cavers are never selected; they stay in
+``agents`` until the game ends (they share the team reward). ``info[agent]`` holds ``result`` (None while
+running), ``escaped``, ``round``, ``hazard_cards_left`` and ``tiles_left``.
+
+Version history: v0 — first release (core rules, no caver abilities yet).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
+from .core.actions import ACTION_NAMES, NUM_ACTIONS
+from .core.observe import NUM_CHANNELS, observe
+from .core.rules import Core
+from .core.state import RESULT_NAMES, RUNNING, State
+
+DEFAULT_REWARD_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
+
+
+class IllegalActionError(ValueError):
+    """An action that the acting caver may not take now; the message lists the legal ones."""
+
+
+class raw_env(AECEnv):
+    metadata = {"name": "subterra_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": False,
+                "render_fps": 2}
+
+    def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
+                 obs_radius: int = 7, reward_result: tuple[float, float, float, float] = DEFAULT_REWARD_RESULT,
+                 reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
+                 **settings: Any):
+        """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
+
+        ``max_cycles``: rounds before truncation. ``obs_radius``: half-width of the observation window.
+        Shaping (all default 0, added to the team reward when it happens): ``reward_escape`` per caver reaching
+        the exit, ``reward_health`` per health point lost (use a negative value), ``reward_tile`` per tile placed.
+        """
+        super().__init__()
+        if settings:
+            config = from_dict({**(to_dict(config) if config else {}), **settings})
+        self.config = config or GameConfig()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+        if not isinstance(max_cycles, int) or max_cycles < 1:
+            raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
+        if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
+            raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
+        if len(reward_result) != 4:
+            raise ValueError("reward_result: four values for defeat, bronze, silver, gold")
+        self.render_mode = render_mode
+        self.max_cycles = max_cycles
+        self.obs_radius = obs_radius
+        self.reward_result = tuple(float(r) for r in reward_result)
+        self.reward_escape, self.reward_health, self.reward_tile = reward_escape, reward_health, reward_tile
+        self.core = Core(self.config)
+        self.possible_agents = list(CAVER_NAMES)
+        w = 2 * obs_radius + 1
+        space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(0, 127, (NUM_CHANNELS, w, w), dtype=np.int8),
+            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._seed_rng = np.random.default_rng()
+        self.state_: State | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = int(self._seed_rng.integers(0, 2**62))
+        self.state_ = self.core.init(np.array([game_seed]))
+        self._after_change(first=True)
+
+    def _after_change(self, first: bool = False) -> None:
+        st = self.state_
+        names = [CAVER_NAMES[r - 1] for r in st.c_rank[0]]
+        if first:
+            self.agents = names
+            self._seat = {n: s for s, n in enumerate(names)}
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        self._mask = self.core.legal_mask(st)[0]
+        over = st.result[0] != RUNNING
+        truncated = not over and int(st.round[0]) > self.max_cycles
+        info = self._info()
+        self.infos = {a: dict(info) for a in self.agents}
+        if over or truncated:
+            for a in self.agents:
+                self.terminations[a] = bool(over)
+                self.truncations[a] = bool(truncated)
+            self.agent_selection = self.agents[0] if self.agents else None
+        else:
+            self.agent_selection = names[int(st.actor[0])]
+
+    def _info(self) -> dict[str, Any]:
+        st = self.state_
+        result = int(st.result[0])
+        return {
+            "result": RESULT_NAMES[result] if result >= 0 else None,
+            "escaped": int(self._escaped()),
+            "round": int(st.round[0]),
+            "hazard_cards_left": int((st.deck[0] >= 0).sum() - st.deck_pos[0]),
+            "tiles_left": int(st.stack.shape[1] - st.stack_pos[0]),
+        }
+
+    def _escaped(self) -> int:
+        st = self.state_
+        ex = st.exit_tile[0]
+        return int(((st.c_tile[0] == ex) & (ex >= 0)).sum())
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        obs = observe(self.core.cat, self.state_, np.array([seat]), self.obs_radius)[0]
+        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        mask = self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def legal_actions(self) -> list[str]:
+        """Names of the acting caver's legal actions (for people and debugging)."""
+        return [ACTION_NAMES[i] for i in np.flatnonzero(self._mask)]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            self._was_dead_step(action)
+            return
+        action = self._check_action(agent, action)
+        st = self.state_
+        before_hp = int(st.c_hp[0].sum())
+        before_tiles = int(st.n_tiles[0])
+        before_escaped = self._escaped()
+        self.core.step(st, np.array([action]))
+        reward = (self.reward_health * (before_hp - int(st.c_hp[0].sum()))
+                  + self.reward_tile * (int(st.n_tiles[0]) - before_tiles)
+                  + self.reward_escape * (self._escaped() - before_escaped))
+        if st.result[0] != RUNNING:
+            reward += self.reward_result[int(st.result[0])]
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: float(reward) for a in self.agents}
+        self._after_change()
+        self._accumulate_rewards()
+
+    def _check_action(self, agent: str, action: Any) -> int:
+        legal = self.legal_actions()
+        if action is None:
+            raise IllegalActionError(f"{agent} is acting and must choose an action, got None; legal: {legal}")
+        try:
+            a = int(np.asarray(action).item())
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action {action!r} for {agent} is not an integer id; legal: {legal}") from None
+        if not np.asarray(action).shape == () or float(np.asarray(action).item()) != a:
+            raise IllegalActionError(f"action {action!r} for {agent} is not a single integer id; legal: {legal}")
+        if not 0 <= a < NUM_ACTIONS:
+            raise IllegalActionError(f"action {a} for {agent} is out of range 0..{NUM_ACTIONS - 1}; legal: {legal}")
+        if not self._mask[a]:
+            raise IllegalActionError(
+                f"action {a} ({ACTION_NAMES[a]!r}) is not legal for {agent} now; legal: "
+                + ", ".join(f"{i} ({ACTION_NAMES[i]!r})" for i in np.flatnonzero(self._mask)))
+        return a
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            return None
+        from .render import render_ansi, render_rgb
+
+        if self.render_mode == "ansi":
+            return render_ansi(self.state_)
+        return render_rgb(self.state_)
+
+    def close(self) -> None:
+        pass
+
+
+def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's standard wrappers.
+
+    ``illegal_action="raise"`` (default) raises IllegalActionError naming the action and the legal ones;
+    ``"terminate"`` uses PettingZoo's TerminateIllegalWrapper (the game ends with reward -1 for the offender).
+    """
+    e: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    elif illegal_action != "raise":
+        raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
+    return wrappers.OrderEnforcingWrapper(e)

@@ -1,0 +1,130 @@
+"""PettingZoo conformance and the AEC environment's contract: spaces, errors, determinism, rewards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import subterra_env
+from subterra_env import IllegalActionError, action_id
+from subterra_env.core.actions import NUM_ACTIONS
+
+
+def test_api_test_default() -> None:
+    api_test(subterra_env.env(), num_cycles=1000)
+
+
+@pytest.mark.parametrize("kw", [{"num_cavers": 5, "difficulty": "expert"}, {"num_cavers": 6, "obs_radius": 4}])
+def test_api_test_settings(kw: dict) -> None:
+    api_test(subterra_env.env(**kw), num_cycles=1000)
+
+
+def test_seed_test() -> None:
+    seed_test(subterra_env.env, num_cycles=500)
+
+
+def test_metadata_and_agents() -> None:
+    e = subterra_env.env(num_cavers=5)
+    e.reset(seed=3)
+    assert e.metadata["name"] == "subterra_v0"
+    assert e.possible_agents == list(subterra_env.CAVER_NAMES)
+    assert len(e.agents) == 5 and set(e.agents) <= set(e.possible_agents)
+    ranks = [subterra_env.CAVER_NAMES.index(a) + 1 for a in e.agents]
+    assert ranks == sorted(ranks)  # R-SET-6: seats in rank order
+    assert e.agent_selection == e.agents[0]
+    assert e.action_space(e.agents[0]).n == NUM_ACTIONS
+
+
+def test_fixed_cavers_setting() -> None:
+    e = subterra_env.env(cavers=("leader", "diver", "medic", "scout"))
+    e.reset(seed=0)
+    assert e.agents == ["diver", "scout", "medic", "leader"]
+
+
+def _play(e, seed: int, steps: int) -> list:
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for _ in range(steps):
+        obs, rew, term, trunc, info = e.last()
+        if term or trunc:
+            break
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        trace.append((e.agent_selection, a, obs["observation"].sum(), rew))
+        e.step(a)
+    return trace
+
+
+def test_same_seed_same_game_different_seed_different_game() -> None:
+    assert _play(subterra_env.env(), 11, 300) == _play(subterra_env.env(), 11, 300)
+    assert _play(subterra_env.env(), 11, 300) != _play(subterra_env.env(), 12, 300)
+
+
+def test_illegal_action_names_action_and_legal_ones_and_changes_nothing() -> None:
+    e = subterra_env.env(cavers=("diver", "scout", "medic", "leader"))
+    e.reset(seed=0)
+    before = e.unwrapped.state_.copy()
+    with pytest.raises(IllegalActionError, match=r"'move N'.*legal:.*'end turn'"):
+        e.step(action_id("move N"))  # nothing placed north of the start tile yet
+    with pytest.raises(IllegalActionError, match="out of range"):
+        e.step(NUM_ACTIONS)
+    with pytest.raises(IllegalActionError, match="None"):
+        e.step(None)
+    with pytest.raises(IllegalActionError, match="integer"):
+        e.step("end turn")
+    assert e.unwrapped.state_.equals(before)
+    assert e.agent_selection == "diver"
+
+
+def test_terminate_illegal_wrapper_option() -> None:
+    e = subterra_env.env(illegal_action="terminate")
+    e.reset(seed=0)
+    e.step(action_id("move N"))
+    assert all(e.terminations.values())
+    assert e.rewards[e.agents[0]] == -1 or min(e.rewards.values()) == -1
+
+
+def test_bad_settings_name_the_key() -> None:
+    with pytest.raises(subterra_env.ConfigError, match="num_cavers"):
+        subterra_env.env(num_cavers=7)
+    with pytest.raises(subterra_env.ConfigError, match="unknown setting.*colour"):
+        subterra_env.env(colour="red")
+    with pytest.raises(ValueError, match="max_cycles"):
+        subterra_env.env(max_cycles=0)
+
+
+def test_team_reward_at_the_end_is_the_same_for_everyone() -> None:
+    e = subterra_env.env()
+    e.reset(seed=5)
+    rng = np.random.default_rng(5)
+    totals = {a: 0.0 for a in e.agents}
+    for agent in e.agent_iter():
+        obs, rew, term, trunc, info = e.last()
+        totals[agent] += rew
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert info["result"] in ("defeat", "bronze", "silver", "gold")
+    expected = {"defeat": 0.0, "bronze": 1 / 3, "silver": 2 / 3, "gold": 1.0}[info["result"]]
+    assert all(v == pytest.approx(expected) for v in totals.values())
+
+
+def test_truncation_after_max_cycles_rounds() -> None:
+    e = subterra_env.env(max_cycles=2)
+    e.reset(seed=1)
+    for agent in e.agent_iter():
+        obs, rew, term, trunc, info = e.last()
+        if term or trunc:
+            assert trunc and not term and info["round"] == 3
+            e.step(None)
+            continue
+        e.step(action_id("end turn"))
+
+
+def test_info_fields() -> None:
+    e = subterra_env.env()
+    e.reset(seed=2)
+    info = e.infos[e.agent_selection]
+    assert info == {"result": None, "escaped": 0, "round": 1, "hazard_cards_left": 23, "tiles_left": 65}
