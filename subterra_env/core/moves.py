@@ -36,7 +36,8 @@ class Around:
         self.has = self.nbr >= 0
         safe = np.maximum(self.nbr, 0)
         rows = g[:, None]
-        self.passable = self.has & ~leave_blocked(st, g, self.tile)
+        barred = leave_blocked(st, g, self.tile)
+        self.passable = self.has & ~barred
         self.flooded = self.has & st.t_flood[rows, safe]
         self.rubble = self.has & st.t_rubble[rows, safe]
         self.squeeze = self.has & (st.t_type[rows, safe] == T_SQUEEZE)
@@ -45,7 +46,7 @@ class Around:
         y = st.t_y[g, self.tile][:, None] + DY[None, :]
         empty = st.grid[rows, y, x] < 0
         opened = (st.t_open[g, self.tile][:, None] & BIT[None, :]) != 0
-        self.revealable = opened & empty & ~leave_blocked(st, g, self.tile)
+        self.revealable = opened & empty & ~barred
 
 
 def step_targets(core: "Core", st: State, g: np.ndarray) -> np.ndarray:
@@ -61,7 +62,7 @@ def legal_mask(core: "Core", st: State) -> np.ndarray:
     g = np.nonzero(st.result == RUNNING)[0]
     if not len(g):
         return mask
-    strict = cfg.no_effect_actions_illegal  # R-ACT-15
+    lax = not cfg.no_effect_actions_illegal  # R-ACT-15 off: actions without effect stay legal
     ar = Around(st, g)
     ap = st.ap[g]
     normal = st.pend[g] == P_NONE
@@ -82,14 +83,14 @@ def legal_mask(core: "Core", st: State) -> np.ndarray:
     m[:, A_SWIM:A_SWIM + 4] = two & ar.passable & ar.flooded
     m[:, A_SQUEEZE:A_SQUEEZE + 4] = two & ar.passable & ar.squeeze & ~ar.rubble
     rubble_here = st.t_rubble[g, ar.tile]
-    m[:, A_DIG_HERE] = two[:, 0] & (rubble_here | ~strict)
-    m[:, A_DIG:A_DIG + 4] = two & (ar.rubble | (ar.has & ~strict))
+    m[:, A_DIG_HERE] = two[:, 0] & (rubble_here | lax)
+    m[:, A_DIG:A_DIG + 4] = two & (ar.rubble | (ar.has & lax))
     ttype = st.t_type[g, ar.tile]
-    ropeable = ((ttype == T_LEDGE) | (ttype == T_SLIDE)) & (~st.t_rope[g, ar.tile] | ~strict)
+    ropeable = ((ttype == T_LEDGE) | (ttype == T_SLIDE)) & (~st.t_rope[g, ar.tile] | lax)
     m[:, A_ROPE] = two[:, 0] & ropeable & (st.ropes_left[g] > 0)
-    m[:, A_HIDE] = two[:, 0] & (~st.c_hidden[g, ar.seat] | ~strict)
+    m[:, A_HIDE] = two[:, 0] & (~st.c_hidden[g, ar.seat] | lax)
     # Heal caver of rank r: on my tile, not devoured, hurt (R-ACT-9).
-    here = (st.c_tile[g] == ar.tile[:, None]) & ~st.c_dead[g] & ((st.c_hp[g] < st.c_max[g]) | ~strict)
+    here = (st.c_tile[g] == ar.tile[:, None]) & ~st.c_dead[g] & ((st.c_hp[g] < st.c_max[g]) | lax)
     heal_ok = (normal & (ap >= cfg.heal_cost))[:, None] & here  # (n, S)
     ranks = st.c_rank[g].astype(np.intp) - 1
     rows = np.arange(len(g))[:, None]

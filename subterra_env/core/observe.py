@@ -34,7 +34,12 @@ CHANNELS: tuple[str, ...] = (
 NUM_CHANNELS = len(CHANNELS)
 _C = {name: i for i, name in enumerate(CHANNELS)}
 _TYPE0, _ARROW0, _CAVER0 = _C["type start"], _C["arrow N"], _C["caver 0 health+1"]
-_SCALAR0, _RANK0, _HIDDEN0, _DEAD0 = _C["AP left"], _C["caver 0 rank"], _C["caver 0 hidden"], _C["caver 0 devoured"]
+_SCALAR0, _RANK0 = _C["AP left"], _C["caver 0 rank"]
+_N_SCALARS = _RANK0 - _SCALAR0
+_TILE_PLANES = _C["horrors"]  # planes 0.._TILE_PLANES-1 describe the tile in a cell
+_TYPES = np.arange(len(TILE_TYPES))
+_DIRS = np.arange(4)
+assert _C["caver 0 hidden"] == _RANK0 + MAX_SEATS and _C["caver 0 devoured"] == _RANK0 + 2 * MAX_SEATS
 
 
 def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -50,57 +55,60 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     me = np.maximum(st.c_tile[games, seats], 0)  # a devoured observer sees from the start tile
     cx, cy = st.t_x[games, me], st.t_y[games, me]
 
-    # Tiles
-    rx = (st.t_x - cx[:, None]).astype(np.int32) + radius
-    ry = (st.t_y - cy[:, None]).astype(np.int32) + radius
+    # Tiles: one feature row per visible tile, scattered in one write.
+    rx = (st.t_x - cx[:, None]).astype(np.intp) + radius
+    ry = (st.t_y - cy[:, None]).astype(np.intp) + radius
     seen = (st.t_cat >= 0) & (rx >= 0) & (rx < w) & (ry >= 0) & (ry < w)
     bi, ti = np.nonzero(seen)
     x, y = rx[bi, ti], ry[bi, ti]
-    out[bi, 0, y, x] = 1
     opened = st.t_open[bi, ti]
-    for d in range(4):
-        out[bi, 1 + d, y, x] = (opened & BIT[d]) != 0
-        out[bi, _ARROW0 + d, y, x] = st.t_arrow[bi, ti] == d
-    out[bi, _TYPE0 + st.t_type[bi, ti].astype(np.intp), y, x] = 1
-    out[bi, _C["flooded"], y, x] = st.t_flood[bi, ti]
-    out[bi, _C["rubble"], y, x] = st.t_rubble[bi, ti]
-    out[bi, _C["rope"], y, x] = st.t_rope[bi, ti]
-    # Revealable cells: beyond an open side, empty.
-    for d in range(4):
-        fx, fy = x + DX[d], y + DY[d]
-        gx = st.t_x[bi, ti] + DX[d]
-        gy = st.t_y[bi, ti] + DY[d]
-        free = ((opened & BIT[d]) != 0) & (st.grid[bi, gy, gx] < 0) & (fx >= 0) & (fx < w) & (fy >= 0) & (fy < w)
-        out[bi[free], _C["revealable cell"], fy[free], fx[free]] = 1
+    tcat = st.t_cat[bi, ti]
+    feats = np.empty((len(bi), _TILE_PLANES), dtype=np.int8)
+    feats[:, 0] = 1
+    feats[:, 1:5] = (opened[:, None] & BIT[None, :]) != 0
+    feats[:, _TYPE0:_TYPE0 + len(TILE_TYPES)] = st.t_type[bi, ti][:, None] == _TYPES[None, :]
+    feats[:, _C["flooded"]] = st.t_flood[bi, ti]
+    feats[:, _C["rubble"]] = st.t_rubble[bi, ti]
+    feats[:, _C["rope"]] = st.t_rope[bi, ti]
+    feats[:, _ARROW0:_ARROW0 + 4] = st.t_arrow[bi, ti][:, None] == _DIRS[None, :]
+    feats[:, _C["cave-in die a"]] = cat.die_a[tcat]
+    feats[:, _C["cave-in die b"]] = cat.die_b[tcat]
+    out[bi, :_TILE_PLANES, y, x] = feats
+    # Revealable cells: beyond an open side, empty (R-CON-4).
+    fx, fy = x[:, None] + DX[None, :], y[:, None] + DY[None, :]
+    gx, gy = st.t_x[bi, ti][:, None] + DX[None, :], st.t_y[bi, ti][:, None] + DY[None, :]
+    free = (feats[:, 1:5] != 0) & (st.grid[bi[:, None], gy, gx] < 0) & (fx >= 0) & (fx < w) & (fy >= 0) & (fy < w)
+    fb, fd = np.nonzero(free)
+    out[bi[fb], _C["revealable cell"], fy[fb, fd], fx[fb, fd]] = 1
 
     # Horrors
     ht = st.h_tile.astype(np.intp)
     hb, hs = np.nonzero((ht >= 0) & seen[games[:, None], np.maximum(ht, 0)])
     np.add.at(out, (hb, _C["horrors"], ry[hb, ht[hb, hs]], rx[hb, ht[hb, hs]]), 1)
 
-    # Cavers by relative seat
-    for k in range(s):
-        other = (seats + k) % s
-        tile = st.c_tile[games, other].astype(np.intp)
-        vis = (tile >= 0) & seen[games, np.maximum(tile, 0)]
-        v = games[vis]
-        t = tile[vis]
-        out[v, _CAVER0 + k, ry[v, t], rx[v, t]] = st.c_hp[v, other[vis]] + 1
-        out[:, _RANK0 + k] = st.c_rank[games, other][:, None, None]
-        out[:, _HIDDEN0 + k] = st.c_hidden[games, other][:, None, None]
-        out[:, _DEAD0 + k] = st.c_dead[games, other][:, None, None]
+    # Cavers by relative seat k (k = 0 is the observer).
+    others = (seats[:, None] + np.arange(s)[None, :]) % s  # (B, S)
+    rows = games[:, None]
+    tile = st.c_tile[rows, others].astype(np.intp)
+    vis = (tile >= 0) & seen[rows, np.maximum(tile, 0)]
+    vb, vk = np.nonzero(vis)
+    vt = tile[vb, vk]
+    out[vb, _CAVER0 + vk, ry[vb, vt], rx[vb, vt]] = st.c_hp[vb, others[vb, vk]] + 1
 
-    pend_tile = st.pend_tile.astype(np.intp)
-    cards_left = (st.deck >= 0).sum(1) - st.deck_pos
-    scalars = (
+    # Scalar planes, one write.
+    pend_tile = np.maximum(st.pend_tile, 0)
+    pending = st.pend_tile >= 0
+    scalars = np.zeros((b, NUM_CHANNELS - _SCALAR0), dtype=np.int8)
+    scalars[:, :_N_SCALARS] = np.stack((
         st.ap, st.exerted, st.pend, st.run_left, st.run_taken,
-        np.where(pend_tile >= 0, cat.tile_type[np.maximum(pend_tile, 0)] + 1, 0),
-        np.where(pend_tile >= 0, cat.tile_shape[np.maximum(pend_tile, 0)] + 1, 0),
-        st.pend_dir + 1, cards_left, st.stack.shape[1] - st.stack_pos, st.out_of_time, st.gas_active,
-        np.minimum(st.round, 127), (st.h_tile >= 0).sum(1), st.ropes_left, st.last_card + 1, st.exit_tile >= 0,
-        (st.start_seat - seats) % s,
-    )
-    for j, v in enumerate(scalars):
-        out[:, _SCALAR0 + j] = np.asarray(v).astype(np.int8)[:, None, None]
+        np.where(pending, cat.tile_type[pend_tile] + 1, 0), np.where(pending, cat.tile_shape[pend_tile] + 1, 0),
+        st.pend_dir + 1, (st.deck >= 0).sum(1) - st.deck_pos, st.stack.shape[1] - st.stack_pos, st.out_of_time,
+        st.gas_active, np.minimum(st.round, 127), (st.h_tile >= 0).sum(1), st.ropes_left, st.last_card + 1,
+        st.exit_tile >= 0, (st.start_seat - seats) % s,
+    ), axis=1)
+    r0 = _RANK0 - _SCALAR0
+    scalars[:, r0:r0 + s] = st.c_rank[rows, others]
+    scalars[:, r0 + MAX_SEATS:r0 + MAX_SEATS + s] = st.c_hidden[rows, others]
+    scalars[:, r0 + 2 * MAX_SEATS:r0 + 2 * MAX_SEATS + s] = st.c_dead[rows, others]
+    out[:, _SCALAR0:] = scalars[:, :, None, None]
     return out
-
