@@ -193,7 +193,7 @@ class raw_env(AECEnv):
         from .render import render_ansi, render_rgb
 
         if self.render_mode == "ansi":
-            return render_ansi(self.state_)
+            return render_ansi(self.state_, cfg=self.config)
         return render_rgb(self.state_)
 
     def close(self) -> None:

@@ -128,3 +128,16 @@ def test_info_fields() -> None:
     e.reset(seed=2)
     info = e.infos[e.agent_selection]
     assert info == {"result": None, "escaped": 0, "round": 1, "hazard_cards_left": 23, "tiles_left": 65}
+
+
+def test_render_test() -> None:
+    from pettingzoo.test import render_test
+
+    render_test(subterra_env.env)
+
+
+def test_rgb_render_through_env() -> None:
+    e = subterra_env.env(render_mode="rgb_array")
+    e.reset(seed=0)
+    img = e.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
