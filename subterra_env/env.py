@@ -40,7 +40,7 @@ class IllegalActionError(ValueError):
 
 
 class raw_env(AECEnv):
-    metadata = {"name": "subterra_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": False,
+    metadata = {"name": "subterra_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
@@ -167,6 +167,8 @@ class raw_env(AECEnv):
         self.rewards = {a: float(reward) for a in self.agents}
         self._after_change()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _check_action(self, agent: str, action: Any) -> int:
         legal = self.legal_actions()
@@ -192,6 +194,9 @@ class raw_env(AECEnv):
             return None
         from .render import render_ansi, render_rgb
 
+        if self.render_mode == "human":  # text to the terminal, as PettingZoo's text games do
+            print(render_ansi(self.state_, cfg=self.config))
+            return None
         if self.render_mode == "ansi":
             return render_ansi(self.state_, cfg=self.config)
         return render_rgb(self.state_)
