@@ -315,6 +315,22 @@ dice: 2
     assert g.hp("medic") == 0 and g.actor() == "diver"
 
 
+def test_run_swim_and_squeeze_obey_ledge_restriction():  # R-ACT-16, R-TILE-7
+    g = Game("""
+map:
+  normal:E start:NESW ledge:EW:> squeeze:W
+  .        water:N:~  .         .
+cavers: diver@2,0 medic@1,0
+""")
+    assert only(g.legal(), "squeeze") == set()  # across the ledge's arrow side
+    g.play("run")
+    assert g.legal() == {"run step W"}
+    g.play("run step W", "run step W")
+    assert g.pos("diver") == (0, 0) and g.legal() == {"end turn", "exert"}  # the run ends: no way on
+    g.play("end turn")
+    assert only(g.legal(), "swim") == {"swim S"} and only(g.legal(), "squeeze") == set()
+
+
 # ---------------------------------------------------------------- R-CON
 
 

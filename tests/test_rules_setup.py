@@ -197,6 +197,21 @@ dice: 1 1 1 6 6 6
     assert int(g.st.round[0]) == 2 and g.actor() == "medic"
 
 
+def test_horror_phase_comes_before_hazard_phase():  # R-RND-1
+    g = Game("""
+map:
+  start:NESW normal:EW horror:EW normal:EW normal:W
+cavers: diver@4,0:hp=1 leader@0,0
+horrors: 2,0
+deck: tremor
+dice: 1 6
+actor: leader
+""")
+    g.play("end turn")
+    # the horror steps toward the diver (tie on distance, lower rank) before the Tremor knocks the diver out
+    assert g.horrors() == [(3, 0)] and g.hp() == {"diver": 0, "leader": 3}
+
+
 def test_unconscious_and_devoured_cavers_take_no_turn():  # R-RND-2
     g = Game("""
 map:
