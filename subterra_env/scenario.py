@@ -49,7 +49,7 @@ def _shape_of(sides: int) -> str:
     return {4: "4", 3: "T", 1: "D"}.get(count, "D")
 
 
-def _sections(text: str) -> tuple[list[str], dict[str, str]]:
+def parse_sections(text: str) -> tuple[list[str], dict[str, str]]:
     rows: list[str] = []
     keys: dict[str, str] = {}
     in_map = False
@@ -77,7 +77,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     """A one-game State from scenario text (see the module docstring)."""
     core = core or Core(cfg)
     cfg, cat = core.cfg, core.cat
-    rows, keys = _sections(text)
+    rows, keys = parse_sections(text)
     known = {"cavers", "horrors", "stack", "deck", "actor", "ap", "exerted", "round", "start", "gas",
              "out-of-time", "seed", "dice", "ropes"}
     if set(keys) - known:

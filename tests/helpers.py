@@ -17,7 +17,7 @@ class Game:
     def __init__(self, text: str, **cfg):
         self.core = Core(GameConfig(**cfg))
         self.st = scenario.build(text, core=self.core)
-        rows = _map_rows(text)
+        rows = scenario.parse_sections(text)[0]
         self.start_xy = next(((x, y) for y, row in enumerate(rows) for x, tok in enumerate(row.split())
                               if tok.startswith("start")), None)
         if self.start_xy is None:
@@ -73,22 +73,6 @@ class Game:
         return int(self.st.ap[0])
 
 
-def _map_rows(text: str) -> list[str]:
-    rows, in_map = [], False
-    for raw in text.strip("\n").splitlines():
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        if line.strip() == "map:":
-            in_map = True
-            continue
-        if in_map and raw.startswith((" ", "\t")):
-            rows.append(line.strip())
-            continue
-        in_map = False
-    return rows
-
-
 def legal(core: Core, st, game: int = 0) -> set[str]:
     return {ACTION_NAMES[i] for i in np.nonzero(core.legal_mask(st)[game])[0]}
 
@@ -109,3 +93,12 @@ def seat_of(st, name: str, game: int = 0) -> int:
     seats = np.nonzero(st.c_rank[game] == rank)[0]
     assert len(seats) == 1, f"{name} is not at the table"
     return int(seats[0])
+
+
+def scene(*rows: str, **keys) -> str:
+    """Scenario text from map rows and keys: ``scene("start:E normal:W", cavers="diver@0,0", stack="exit")``.
+
+    Underscores in key names become hyphens (``out_of_time="on"``)."""
+    lines = ["map:"] + [f"  {r}" for r in rows]
+    lines += [f"{k.replace('_', '-')}: {v}" for k, v in keys.items()]
+    return "\n".join(lines) + "\n"

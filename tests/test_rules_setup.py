@@ -7,9 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from helpers import Game, legal, play
-from subterra_env.config import CAVER_NAMES, GameConfig
-from subterra_env.core.actions import action_id
+from helpers import Game
+from subterra_env.config import GameConfig
 from subterra_env.core.catalogue import C_OUT_OF_TIME, T_EXIT, T_START, X2
 from subterra_env.core.rules import Core
 
@@ -266,7 +265,7 @@ actor: medic
     assert g.result() is None  # conscious cavers on the exit keep the game going
     assert g.actor() == "medic" and "move W" in g.legal()  # and may go back for the leader
     g.play("end turn")
-    assert g.result() is None and g.actor() == "medic"  # round 2 (marker on the medic); the diver acts next
+    assert g.result() is None and int(g.st.round[0]) == 2 and g.actor() == "medic"  # the marker passed to it
 
 
 @pytest.mark.parametrize("others, result", [
