@@ -76,6 +76,8 @@ def enter_tile(cfg: GameConfig, st: State, g: np.ndarray, seats: np.ndarray, des
 def horror_contact(st: State, g: np.ndarray) -> None:
     """Every caver sharing a tile with a horror falls unconscious, except the Scout and on the exit (R-HOR-5)."""
     ht = st.h_tile[g]
+    if not (ht >= 0).any():
+        return
     shared = ((st.c_tile[g][:, :, None] == ht[:, None, :]) & (ht[:, None, :] >= 0)).any(2)
     shared &= (st.c_rank[g] != RANK_SCOUT) & (st.c_hp[g] > 0)
     if shared.any():

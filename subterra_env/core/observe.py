@@ -39,6 +39,24 @@ _N_SCALARS = _RANK0 - _SCALAR0
 _TILE_PLANES = _C["horrors"]  # planes 0.._TILE_PLANES-1 describe the tile in a cell
 _TYPES = np.arange(len(TILE_TYPES))
 _DIRS = np.arange(4)
+
+
+def _static_features() -> np.ndarray:
+    """Tile planes that depend only on (type, open sides, arrow): one row per combination, looked up per tile."""
+    table = np.zeros((len(TILE_TYPES), 16, 5, _TILE_PLANES), dtype=np.int8)
+    for t in range(len(TILE_TYPES)):
+        for m in range(16):
+            for a in range(-1, 4):
+                row = table[t, m, a + 1]
+                row[0] = 1
+                row[1:5] = (m & BIT) != 0
+                row[_TYPE0 + t] = 1
+                if a >= 0:
+                    row[_ARROW0 + a] = 1
+    return table.reshape(-1, _TILE_PLANES)
+
+
+_STATIC = _static_features()
 assert _C["caver 0 hidden"] == _RANK0 + MAX_SEATS and _C["caver 0 devoured"] == _RANK0 + 2 * MAX_SEATS
 
 
@@ -63,14 +81,10 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     x, y = rx[bi, ti], ry[bi, ti]
     opened = st.t_open[bi, ti]
     tcat = st.t_cat[bi, ti]
-    feats = np.empty((len(bi), _TILE_PLANES), dtype=np.int8)
-    feats[:, 0] = 1
-    feats[:, 1:5] = (opened[:, None] & BIT[None, :]) != 0
-    feats[:, _TYPE0:_TYPE0 + len(TILE_TYPES)] = st.t_type[bi, ti][:, None] == _TYPES[None, :]
+    feats = _STATIC[(st.t_type[bi, ti].astype(np.intp) * 16 + opened) * 5 + st.t_arrow[bi, ti] + 1]
     feats[:, _C["flooded"]] = st.t_flood[bi, ti]
     feats[:, _C["rubble"]] = st.t_rubble[bi, ti]
     feats[:, _C["rope"]] = st.t_rope[bi, ti]
-    feats[:, _ARROW0:_ARROW0 + 4] = st.t_arrow[bi, ti][:, None] == _DIRS[None, :]
     feats[:, _C["cave-in die a"]] = cat.die_a[tcat]
     feats[:, _C["cave-in die b"]] = cat.die_b[tcat]
     out[bi, :_TILE_PLANES, y, x] = feats
