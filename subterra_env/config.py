@@ -125,6 +125,10 @@ class GameConfig:
     cave_in_damage: int = 3
     """[default] 3 (the English summary says 4)."""
     tremor_damage: int = 1
+    engineer_cave_in_damage: int = 1
+    """R-CAV-4 Vigilant: what a cave-in costs the Engineer."""
+    sprint_steps: int = 2
+    """R-CAV-6: Move steps in the Medic's Sprint."""
 
     # --- horrors (R-HOR)
     horror_limit: int = 3
@@ -184,7 +188,8 @@ def _validate(c: GameConfig) -> None:
                         ("heal_cost", 1, 2), ("run_steps", 1, 5), ("rope_tokens", 0, 66),
                         ("ropes_per_tile", 1, 1), ("exit_in_last", 1, 65), ("easier_extra_cards", 0, 10),
                         ("flood_damage", 0, 9), ("gas_damage", 0, 9), ("gas_enter_damage", 0, 9),
-                        ("cave_in_damage", 0, 9), ("tremor_damage", 0, 9), ("horror_limit", 0, 3),
+                        ("cave_in_damage", 0, 9), ("tremor_damage", 0, 9),
+                        ("engineer_cave_in_damage", 0, 9), ("sprint_steps", 1, 5), ("horror_limit", 0, 3),
                         ("horror_range", 1, 65)):
         v = getattr(c, key)
         if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:

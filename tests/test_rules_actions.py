@@ -112,20 +112,20 @@ def test_ledge_and_slide_placed_arrow_away_from_revealer():  # R-ACT-5, R-TILE-7
 def test_move_cannot_enter_flood_squeeze_or_rubble():  # R-ACT-6, R-ACT-10, R-ACT-11, R-ACT-12
     g = Game(scene(".         water:S:~    .",
                    "normal:E  start:NESW   squeeze:W",
-                   ".         cave-in:N:*  .", cavers="diver@1,1 medic@1,1"))
+                   ".         cave-in:N:*  .", cavers="geologist@1,1 medic@1,1"))
     legal = g.legal()
     assert only(legal, "move") == {"move W"}
     assert only(legal, "swim") == {"swim N"} and only(legal, "squeeze") == {"squeeze E"}
     assert only(legal, "dig") == {"dig S"}
     g.play("swim N")
-    assert g.pos("diver") == (1, 0) and g.ap == 0
+    assert g.pos("geologist") == (1, 0) and g.ap == 0
     g.play("end turn", "squeeze E")
     assert g.pos("medic") == (2, 1) and g.ap == 0
     g.play("end turn")  # round 2: the medic starts
     assert g.actor() == "medic" and only(g.legal(), "move") == {"move W"}  # leaving a squeeze: plain Move
     g.play("end turn")
     assert only(g.legal(), "move") == {"move S"}  # leaving a flooded tile: plain Move
-    g.play("move S", "end turn")  # round 3 starts with the diver
+    g.play("move S", "end turn")  # round 3 starts with the geologist
     g.play("dig S")
     assert not g.st.t_rubble[0, g.tile(1, 2)] and g.ap == 0
     g.play("end turn", "move W", "move S")
@@ -133,7 +133,7 @@ def test_move_cannot_enter_flood_squeeze_or_rubble():  # R-ACT-6, R-ACT-10, R-AC
 
 
 def test_swim_from_flood_into_flood():  # R-ACT-10
-    g = Game(scene("start:NESW water:EW:~ water:W:~", cavers="diver@1,0 medic@0,0"))
+    g = Game(scene("start:NESW water:EW:~ water:W:~", cavers="geologist@1,0 medic@0,0"))
     assert only(g.legal(), "move") == {"move W"} and only(g.legal(), "swim") == {"swim E"}
 
 
@@ -183,9 +183,9 @@ def test_run_up_to_three_move_steps():  # R-ACT-8
 
 
 def test_run_has_no_swim_and_pays_entering_effects():  # R-ACT-8, R-ACT-16, R-HZ-3
-    g = Game(scene("start:NESW gas:EW water:EW:~", cavers=DM, gas="on"))
+    g = Game(scene("start:NESW gas:EW water:EW:~", cavers="geologist@0,0 medic@0,0", gas="on"))
     g.play("run", "run step E")
-    assert g.hp("diver") == 1  # gas entering damage on a run step
+    assert g.hp("geologist") == 1  # gas entering damage on a run step
     assert g.legal() == {"run step W", "stop"}  # no swimming within a run
 
 
@@ -244,7 +244,7 @@ def test_every_movement_triggers_entering_effects():  # R-ACT-16, R-HOR-5, R-TIL
 
 
 def test_run_swim_and_squeeze_obey_ledge_restriction():  # R-ACT-16, R-TILE-7
-    g = Game(scene("normal:E start:NESW ledge:EW:> squeeze:W", ".  water:N:~  .  .", cavers="diver@2,0 medic@1,0"))
+    g = Game(scene("normal:E start:NESW ledge:EW:> squeeze:W", ".  water:N:~  .  .", cavers="geologist@2,0 medic@1,0"))
     assert only(g.legal(), "squeeze") == set()  # across the ledge's arrow side
     g.play("run")
     assert g.legal() == {"run step W"}

@@ -162,11 +162,11 @@ def test_tremor_checks_conscious_cavers_off_the_exit_one_die_per_seat():  # R-HZ
 
 
 def test_flood_floods_water_and_hurts_cavers_on_it():  # R-HZ-2, R-TILE-3
-    g = Game(scene("start:NESW water:EW water:W:~", cavers="diver@1,0 medic@2,0 leader@0,0", deck="flood",
+    g = Game(scene("start:NESW water:EW water:W:~", cavers="geologist@1,0 medic@2,0 leader@0,0", deck="flood",
                    actor="leader"))
     g.play("end turn")
     assert g.st.t_flood[0, g.tile(1, 0)] and g.st.t_flood[0, g.tile(2, 0)]
-    assert g.hp() == {"diver": 2, "medic": 2, "leader": 3}
+    assert g.hp() == {"geologist": 2, "medic": 2, "leader": 3}
 
 
 def test_gas_entering_damage_lasts_until_next_hazard_phase():  # R-HZ-3, R-TILE-4

@@ -21,6 +21,16 @@ R-CAV) are appended at the end, so existing ids never move.
 | 34 | hide | 2 | not hidden this round (R-ACT-14) |
 | 35-42 | heal caver 1..8 | 2 | that caver (rank) is on your tile and hurt (R-ACT-9) |
 | 43-46 | rotate 0/90/180/270 | 0 | placing a revealed tile: opens toward you, keeps the cave open (R-CON-4) |
+| 47 | gear | 1 | Climber on a ledge/slide without rope, tokens left (R-CAV-5) |
+| 48-55 | bandage caver 1..8 | 1 | Medic; another caver on the tile, hurt (R-CAV-6) |
+| 56 | sprint | 1 | Medic; a first step is possible; then up to 2 `run step` decisions (R-CAV-6) |
+| 57-60 | repel N/E/S/W | 1 | Bodyguard; a horror on the connected tile (R-CAV-7) |
+| 61 | excavate here | 1 | Geologist; rubble here (R-CAV-3) |
+| 62-65 | excavate N/E/S/W | 1 | Geologist; rubble on the connected tile |
+| 66-73 | direct caver 1..8 | 1 | Leader, once per turn; another conscious caver (R-CAV-8) |
+
+While a caver acts under the Leader's Direct, only its 1-AP actions are legal (and the decisions they lead
+to); "end turn" declines and hands the turn back to the Leader.
 """
 
 from __future__ import annotations
@@ -32,6 +42,9 @@ from .catalogue import DIR_NAMES
 
 (K_END, K_EXERT, K_REVEAL, K_EXPLORE, K_MOVE, K_RUN, K_STEP, K_STOP, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE,
  K_HEAL, K_ROTATE) = range(15)
+# The cavers' abilities (R-CAV), appended so the ids above never move.
+K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT = range(15, 21)
+NUM_KINDS = 21
 
 _table: list[tuple[int, int, str]] = []  # (kind, argument, name)
 
@@ -59,6 +72,15 @@ for _rank in range(1, 9):
     _table.append((K_HEAL, _rank, f"heal caver {_rank}"))
 for _r in range(4):
     _table.append((K_ROTATE, _r, f"rotate {90 * _r}"))
+_add(K_GEAR, [0], "gear")  # Climber (R-CAV-5)
+for _rank in range(1, 9):
+    _table.append((K_BANDAGE, _rank, f"bandage caver {_rank}"))  # Medic (R-CAV-6)
+_add(K_SPRINT, [0], "sprint")  # Medic (R-CAV-6)
+_add(K_REPEL, range(4), "repel {d}")  # Bodyguard (R-CAV-7)
+_table.append((K_EXCAVATE, 4, "excavate here"))  # Geologist (R-CAV-3)
+_add(K_EXCAVATE, range(4), "excavate {d}")
+for _rank in range(1, 9):
+    _table.append((K_DIRECT, _rank, f"direct caver {_rank}"))  # Leader (R-CAV-8)
 
 NUM_ACTIONS = len(_table)
 ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
@@ -67,8 +89,8 @@ ACTION_NAMES: tuple[str, ...] = tuple(n for _, _, n in _table)
 _ID = {n: i for i, n in enumerate(ACTION_NAMES)}
 
 # Base AP cost per kind (explore and heal come from the config).
-KIND_COST = np.zeros(15, dtype=np.int8)
-KIND_COST[[K_REVEAL, K_MOVE]] = 1
+KIND_COST = np.zeros(NUM_KINDS, dtype=np.int8)
+KIND_COST[[K_REVEAL, K_MOVE, K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT]] = 1
 KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE]] = 2
 
 
@@ -82,6 +104,8 @@ A_END, A_EXERT, A_REVEAL, A_EXPLORE, A_MOVE = first(K_END), first(K_EXERT), firs
 A_RUN, A_STEP, A_STOP, A_SWIM, A_SQUEEZE = first(K_RUN), first(K_STEP), first(K_STOP), first(K_SWIM), first(K_SQUEEZE)
 A_DIG_HERE, A_DIG, A_ROPE, A_HIDE = _ID["dig here"], _ID["dig N"], first(K_ROPE), first(K_HIDE)
 A_HEAL, A_ROTATE = first(K_HEAL), first(K_ROTATE)  # heal caver rank r is A_HEAL + r - 1
+A_GEAR, A_BANDAGE, A_SPRINT, A_REPEL = first(K_GEAR), first(K_BANDAGE), first(K_SPRINT), first(K_REPEL)
+A_EXCAVATE_HERE, A_EXCAVATE, A_DIRECT = _ID["excavate here"], _ID["excavate N"], first(K_DIRECT)
 
 
 def action_id(name: str) -> int:

@@ -10,7 +10,7 @@ from .board import FAR, distances_from
 from .catalogue import T_GAS, T_HORROR, T_ROUGH
 from .state import State
 
-RANK_SCOUT, RANK_LEADER = 2, 8
+RANK_DIVER, RANK_SCOUT, RANK_GEOLOGIST, RANK_ENGINEER, RANK_CLIMBER, RANK_MEDIC, RANK_BODYGUARD, RANK_LEADER = range(1, 9)
 
 
 def roll_d6(st: State, g: np.ndarray, n: int) -> np.ndarray:
@@ -43,17 +43,32 @@ def on_exit(st: State, g: np.ndarray) -> np.ndarray:
     return (st.c_tile[g] == st.exit_tile[g][:, None]) & (st.exit_tile[g][:, None] >= 0)
 
 
-def damage(st: State, g: np.ndarray, hurt: np.ndarray, amount: int | np.ndarray) -> None:
-    """Cavers where hurt (n, S) lose health; nobody on the exit tile loses health (R-TILE-1)."""
+def protected(st: State, g: np.ndarray) -> np.ndarray:
+    """(n, S) cavers sharing a tile with a conscious Bodyguard, the Bodyguard himself excepted (R-CAV-7)."""
+    guard = (st.c_rank[g] == RANK_BODYGUARD) & (st.c_hp[g] > 0) & ~st.c_dead[g]  # R-CAV-9: only while conscious
+    if not guard.any():
+        return np.zeros(guard.shape, dtype=bool)
+    guard_tile = np.where(guard, st.c_tile[g], -9).max(1)  # at most one Bodyguard per game
+    return (st.c_tile[g] == guard_tile[:, None]) & (st.c_rank[g] != RANK_BODYGUARD)
+
+
+def damage(st: State, g: np.ndarray, hurt: np.ndarray, amount: int | np.ndarray, shielded: bool = False) -> None:
+    """Cavers where hurt (n, S) lose health; nobody on the exit tile loses health (R-TILE-1).
+
+    shielded: the damage is Flood, Gas, Cave-in or Tremor, which the Bodyguard's Protector stops (R-CAV-7).
+    """
     hurt = hurt & ~on_exit(st, g) & ~st.c_dead[g]
+    if shielded:
+        hurt &= ~protected(st, g)
     hp = st.c_hp[g].astype(np.int16) - np.where(hurt, amount, 0)
     st.c_hp[g] = np.maximum(hp, 0)
 
 
-def damage_one(st: State, g: np.ndarray, seats: np.ndarray, amount: int, where: np.ndarray) -> None:
+def damage_one(st: State, g: np.ndarray, seats: np.ndarray, amount: int, where: np.ndarray,
+               shielded: bool = False) -> None:
     hurt = np.zeros(st.c_hp[g].shape, dtype=bool)
     hurt[np.arange(len(g)), seats] = where
-    damage(st, g, hurt, amount)
+    damage(st, g, hurt, amount, shielded)
 
 
 def enter_tile(cfg: GameConfig, st: State, g: np.ndarray, seats: np.ndarray, dest: np.ndarray) -> None:
@@ -65,7 +80,7 @@ def enter_tile(cfg: GameConfig, st: State, g: np.ndarray, seats: np.ndarray, des
     ttype = st.t_type[g, dest]
     gassed = (ttype == T_GAS) & st.gas_active[g]
     if gassed.any():
-        damage_one(st, g, seats, cfg.gas_enter_damage, gassed)
+        damage_one(st, g, seats, cfg.gas_enter_damage, gassed, shielded=True)
     rough = ttype == T_ROUGH
     if rough.any():
         r = np.nonzero(rough)[0]

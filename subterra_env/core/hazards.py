@@ -7,7 +7,8 @@ import numpy as np
 from ..config import GameConfig
 from .catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN, T_GAS, T_WATER,
                         X2, Catalogue)
-from .effects import damage, horror_contact, move_horrors, on_exit, roll_d6, skill_pass, spawn_horror
+from .effects import (RANK_DIVER, RANK_ENGINEER, damage, horror_contact, move_horrors, on_exit, roll_d6, skill_pass,
+                      spawn_horror)
 from .state import State
 
 
@@ -16,7 +17,7 @@ def _tremor(cfg: GameConfig, st: State, g: np.ndarray) -> None:
     rolls = roll_d6(st, g, st.num_seats)  # one roll per seat in seat order (R-HZ-8)
     seats = np.broadcast_to(np.arange(st.num_seats), rolls.shape)
     failed = ~skill_pass(cfg, st, g[:, None], seats, rolls)
-    damage(st, g, failed & (st.c_hp[g] > 0), cfg.tremor_damage)
+    damage(st, g, failed & (st.c_hp[g] > 0), cfg.tremor_damage, shielded=True)
 
 
 def _on_tiles_of(st: State, g: np.ndarray, tiles: np.ndarray) -> np.ndarray:
@@ -29,15 +30,16 @@ def _flood(cfg: GameConfig, st: State, g: np.ndarray, times: int) -> None:
     """R-HZ-2: flood every water tile, then cavers on water tiles lose health (x2: the damage twice)."""
     water = st.t_type[g] == T_WATER
     st.t_flood[g] |= water
+    amphibious = st.c_rank[g] == RANK_DIVER  # R-CAV-1: floods cost the Diver no health
     for _ in range(times):
-        damage(st, g, _on_tiles_of(st, g, water), cfg.flood_damage)
+        damage(st, g, _on_tiles_of(st, g, water) & ~amphibious, cfg.flood_damage, shielded=True)
 
 
 def _gas(cfg: GameConfig, st: State, g: np.ndarray, times: int) -> None:
     """R-HZ-3: cavers on gas tiles lose health; entering a gas tile hurts until the next hazard phase."""
     gas = st.t_type[g] == T_GAS
     for _ in range(times):
-        damage(st, g, _on_tiles_of(st, g, gas), cfg.gas_damage)
+        damage(st, g, _on_tiles_of(st, g, gas), cfg.gas_damage, shielded=True)
     st.gas_active[g] = True
 
 
@@ -48,7 +50,9 @@ def _cave_in(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> None:
     hit = ((st.t_type[g] == T_CAVE_IN) & ~st.t_rubble[g]
            & ((cat.die_a[tcat] == roll) | (cat.die_b[tcat] == roll)))
     st.t_rubble[g] |= hit
-    damage(st, g, _on_tiles_of(st, g, hit), cfg.cave_in_damage)
+    vigilant = st.c_rank[g] == RANK_ENGINEER  # R-CAV-4: cave-ins cost the Engineer only 1 health
+    amount = np.where(vigilant, cfg.engineer_cave_in_damage, cfg.cave_in_damage)
+    damage(st, g, _on_tiles_of(st, g, hit), amount, shielded=True)
 
 
 def _horror(cfg: GameConfig, st: State, g: np.ndarray, severe: bool) -> None:

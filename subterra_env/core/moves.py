@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .actions import (A_DIG, A_DIG_HERE, A_END, A_EXERT, A_EXPLORE, A_HEAL, A_HIDE, A_MOVE, A_REVEAL, A_ROPE,
-                      A_ROTATE, A_RUN, A_SQUEEZE, A_STEP, A_STOP, A_SWIM, NUM_ACTIONS)
+from .actions import (A_BANDAGE, A_DIG, A_DIG_HERE, A_DIRECT, A_END, A_EXCAVATE, A_EXCAVATE_HERE, A_EXERT,
+                      A_EXPLORE, A_GEAR, A_HEAL, A_HIDE, A_MOVE, A_REPEL, A_REVEAL, A_ROPE, A_ROTATE, A_RUN, A_SPRINT,
+                      A_SQUEEZE, A_STEP, A_STOP, A_SWIM, NUM_ACTIONS)
 from .catalogue import BIT, DX, DY, OPPOSITE, T_LEDGE, T_SLIDE, T_SQUEEZE
+from .effects import RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_GEOLOGIST, RANK_LEADER, RANK_MEDIC
 from .state import P_NONE, P_PLACE, P_RUN, RUNNING, State
 
 if TYPE_CHECKING:
@@ -41,6 +43,13 @@ class Around:
         self.flooded = self.has & st.t_flood[rows, safe]
         self.rubble = self.has & st.t_rubble[rows, safe]
         self.squeeze = self.has & (st.t_type[rows, safe] == T_SQUEEZE)
+        self.horror = self.has & (st.h_tile[g][:, None, :] == self.nbr[:, :, None]).any(2)
+        self.rank = st.c_rank[g, seat]
+        # Move (and Run, Sprint) as this caver may take it (R-ACT-6), with the passives that widen it:
+        # the Diver's Amphibious enters floods (R-CAV-1), the Climber's Agility squeezes and rubble (R-CAV-5).
+        amphibious = (self.rank == RANK_DIVER)[:, None]
+        agile = (self.rank == RANK_CLIMBER)[:, None]
+        self.walk = self.passable & (~self.flooded | amphibious) & (~(self.squeeze | self.rubble) | agile)
         # Reveal targets: an open side facing an empty cell (R-CON-4), not barred by a ledge (R-TILE-7).
         x = st.t_x[g, self.tile][:, None] + DX[None, :]
         y = st.t_y[g, self.tile][:, None] + DY[None, :]
@@ -51,8 +60,7 @@ class Around:
 
 def step_targets(core: "Core", st: State, g: np.ndarray) -> np.ndarray:
     """(n, 4) directions a Move (or run step) may take (R-ACT-6)."""
-    ar = Around(st, g)
-    return ar.passable & ~ar.flooded & ~ar.squeeze & ~ar.rubble
+    return Around(st, g).walk
 
 
 def legal_mask(core: "Core", st: State) -> np.ndarray:
@@ -69,12 +77,13 @@ def legal_mask(core: "Core", st: State) -> np.ndarray:
     placing = st.pend[g] == P_PLACE
     running = st.pend[g] == P_RUN
     m = mask[g]
+    directed = st.directing[g] >= 0  # acting under the Leader's Direct: one 1-AP action (ap is 1)
     m[:, A_END] = normal
-    m[:, A_EXERT] = normal & ~st.exerted[g]
+    m[:, A_EXERT] = normal & ~st.exerted[g] & ~directed
     can_draw = (st.stack_pos[g] < st.stack.shape[1])[:, None]
     m[:, A_REVEAL:A_REVEAL + 4] = (normal & (ap >= 1))[:, None] & ar.revealable & can_draw
     m[:, A_EXPLORE:A_EXPLORE + 4] = (normal & (ap >= cfg.explore_cost))[:, None] & ar.revealable & can_draw
-    walk = ar.passable & ~ar.flooded & ~ar.squeeze & ~ar.rubble
+    walk = ar.walk
     m[:, A_MOVE:A_MOVE + 4] = (normal & (ap >= 1))[:, None] & walk
     m[:, A_RUN] = normal & (ap >= 2) & walk.any(1)
     m[:, A_STEP:A_STEP + 4] = running[:, None] & walk
@@ -98,5 +107,38 @@ def legal_mask(core: "Core", st: State) -> np.ndarray:
     heal[rows, ranks] = heal_ok
     m[:, A_HEAL:A_HEAL + 8] = heal
     m[:, A_ROTATE:A_ROTATE + 4] = placing[:, None] & ((st.pend_rots[g][:, None] & BIT[None, :]) != 0)
+    _abilities(core, st, g, ar, m, normal, here)
+    m[:, A_DIRECT:A_DIRECT + 8] &= ~directed[:, None]
     mask[g] = m
     return mask
+
+
+def _abilities(core: "Core", st: State, g: np.ndarray, ar: Around, m: np.ndarray, normal: np.ndarray,
+               here: np.ndarray) -> None:
+    """The cavers' ability actions (R-CAV); an acting caver is conscious, so R-CAV-9 holds by construction."""
+    lax = not core.cfg.no_effect_actions_illegal
+    one = normal & (st.ap[g] >= 1)
+    rank = ar.rank
+    rows = np.arange(len(g))[:, None]
+    ttype = st.t_type[g, ar.tile]
+    if (rank == RANK_CLIMBER).any():  # Gear: a rope on this ledge or slide, no check (R-CAV-5)
+        ropeable = ((ttype == T_LEDGE) | (ttype == T_SLIDE)) & (~st.t_rope[g, ar.tile] | lax)
+        m[:, A_GEAR] = one & (rank == RANK_CLIMBER) & ropeable & (st.ropes_left[g] > 0)
+    if (rank == RANK_MEDIC).any():  # Bandage another caver here; Sprint (R-CAV-6)
+        others = here & (np.arange(st.num_seats)[None, :] != ar.seat[:, None])
+        bandage = np.zeros((len(g), 8), dtype=bool)
+        bandage[rows, st.c_rank[g].astype(np.intp) - 1] = (one & (rank == RANK_MEDIC))[:, None] & others
+        m[:, A_BANDAGE:A_BANDAGE + 8] = bandage
+        m[:, A_SPRINT] = one & (rank == RANK_MEDIC) & ar.walk.any(1)
+    if (rank == RANK_BODYGUARD).any():  # Repel a horror from a connected tile (R-CAV-7)
+        m[:, A_REPEL:A_REPEL + 4] = (one & (rank == RANK_BODYGUARD))[:, None] & ar.horror
+    if (rank == RANK_GEOLOGIST).any():  # Excavate rubble here or on a connected tile (R-CAV-3)
+        geo = one & (rank == RANK_GEOLOGIST)
+        m[:, A_EXCAVATE_HERE] = geo & (st.t_rubble[g, ar.tile] | lax)
+        m[:, A_EXCAVATE:A_EXCAVATE + 4] = geo[:, None] & (ar.rubble | (ar.has & lax))
+    if (rank == RANK_LEADER).any():  # Direct another conscious caver, once per turn (R-CAV-8)
+        lead = one & (rank == RANK_LEADER) & ~st.direct_used[g]
+        able = (st.c_hp[g] > 0) & ~st.c_dead[g] & (st.c_rank[g] != RANK_LEADER)
+        direct = np.zeros((len(g), 8), dtype=bool)
+        direct[rows, st.c_rank[g].astype(np.intp) - 1] = lead[:, None] & able
+        m[:, A_DIRECT:A_DIRECT + 8] = direct

@@ -30,6 +30,7 @@ CHANNELS: tuple[str, ...] = (
     + tuple(f"caver {k} rank" for k in range(MAX_SEATS))
     + tuple(f"caver {k} hidden" for k in range(MAX_SEATS))
     + tuple(f"caver {k} devoured" for k in range(MAX_SEATS))
+    + ("Leader has directed this turn", "acting under Direct")
 )
 NUM_CHANNELS = len(CHANNELS)
 _C = {name: i for i, name in enumerate(CHANNELS)}
@@ -124,5 +125,7 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     scalars[:, r0:r0 + s] = st.c_rank[rows, others]
     scalars[:, r0 + MAX_SEATS:r0 + MAX_SEATS + s] = st.c_hidden[rows, others]
     scalars[:, r0 + 2 * MAX_SEATS:r0 + 2 * MAX_SEATS + s] = st.c_dead[rows, others]
+    scalars[:, _C["Leader has directed this turn"] - _SCALAR0] = st.direct_used
+    scalars[:, _C["acting under Direct"] - _SCALAR0] = st.directing >= 0
     out[:, _SCALAR0:] = scalars[:, :, None, None]
     return out

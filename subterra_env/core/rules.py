@@ -13,6 +13,7 @@ from ..config import CAVER_NAMES, GameConfig
 from . import rng
 from .actions import (ACTION_ARG, ACTION_KIND, K_DIG, K_END, K_EXERT, K_EXPLORE, K_HEAL, K_HIDE, K_MOVE, K_REVEAL,
                       K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP, K_SWIM, KIND_COST, NUM_ACTIONS)
+from .abilities import apply_ability, finish_direct
 from .board import actor_tile, cell_of, draw_for_reveal, place
 from .catalogue import BIT, C_OUT_OF_TIME, POPCOUNT, build
 from .effects import check_one, damage_one, enter_tile, horror_contact, move_horrors, on_exit
@@ -92,6 +93,7 @@ class Core:
         st.steps[live] += 1
         st.ap[live] -= self.cost[a]
         turn_over = np.zeros(len(live), dtype=bool)
+        was_directed = st.directing[live] >= 0
         for k in np.unique(kind):
             sel = kind == k
             g, d = live[sel], arg[sel]
@@ -138,12 +140,17 @@ class Core:
             elif k == K_HEAL:
                 target = np.argmax(st.c_rank[g] == d[:, None], axis=1)
                 st.c_hp[g, target] = np.minimum(st.c_hp[g, target] + 1, st.c_max[g, target])
+            else:
+                apply_ability(self, st, int(k), g, d)
         horror_contact(st, live)
         self._check_end(st, live)
+        if was_directed.any():  # "end turn" under Direct declines; the turn goes back to the Leader
+            finish_direct(st, live[was_directed & (st.result[live] == RUNNING)])
+            turn_over &= ~was_directed
         seat = st.actor[live].astype(np.intp)
         out = (st.c_hp[live, seat] == 0)  # R-ACT-4: unconscious mid-turn stops at once
         spent = (st.ap[live] <= 0) & st.exerted[live] & (st.pend[live] == P_NONE)
-        done = (turn_over | out | spent) & (st.result[live] == RUNNING)
+        done = (turn_over | out | spent) & (st.result[live] == RUNNING) & (st.directing[live] < 0)
         self._end_turn(st, live[done])
 
     # ------------------------------------------------------------------ helpers
@@ -168,6 +175,7 @@ class Core:
         st.ap[g] = self.cfg.action_points
         st.exerted[g] = False
         st.pend[g], st.pend_explore[g], st.run_left[g], st.run_taken[g] = P_NONE, False, 0, 0
+        st.direct_used[g], st.directing[g] = False, -1
 
     def _end_turn(self, st: State, g: np.ndarray) -> None:
         """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""

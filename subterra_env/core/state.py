@@ -93,6 +93,9 @@ class State:
     pend_rots: np.ndarray  # (B,) uint8 legal rotations of the pending tile (bit r)
     run_left: np.ndarray  # (B,) int8 steps left in a run
     run_taken: np.ndarray  # (B,) int8 steps taken in this run
+    direct_used: np.ndarray  # (B,) bool the Leader has directed this turn (R-CAV-8)
+    directing: np.ndarray  # (B,) int8 seat of the Leader whose Direct is being carried out, -1 = none
+    saved_ap: np.ndarray  # (B,) int8 the Leader's AP, restored when the directed action is done
     # end
     result: np.ndarray  # (B,) int8 RUNNING or index into RESULT_NAMES
     steps: np.ndarray  # (B,) int32 decisions taken
@@ -152,5 +155,6 @@ def alloc(batch: int, seats: int, max_tiles: int, stack_size: int, deck_size: in
         round=z(B, np.int32, 1), start_seat=z(B, np.int8), actor=z(B, np.int8), ap=z(B, np.int8),
         exerted=z(B, bool), pend=z(B, np.int8), pend_dir=z(B, np.int8, -1), pend_tile=z(B, np.int8, -1),
         pend_explore=z(B, bool), pend_rots=z(B, np.uint8), run_left=z(B, np.int8), run_taken=z(B, np.int8),
+        direct_used=z(B, bool), directing=z(B, np.int8, -1), saved_ap=z(B, np.int8),
         result=z(B, np.int8, RUNNING), steps=z(B, np.int32),
     )
