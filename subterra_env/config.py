@@ -129,6 +129,14 @@ class GameConfig:
     """R-CAV-4 Vigilant: what a cave-in costs the Engineer."""
     sprint_steps: int = 2
     """R-CAV-6: Move steps in the Medic's Sprint."""
+    scout_redraws: int = 3
+    """R-CAV-2: Sense of direction uses per game."""
+    scout_may_discard_exit: bool = False
+    """R-CAV-2 [default]: the Scout never discards the exit tile."""
+    explosives: int = 3
+    """R-CAV-4: the Engineer's explosives tokens."""
+    diver_surface_whole_turn: bool = False
+    """R-CAV-1 [default off]: surfacing takes the Diver's whole turn (French summary) instead of 1 AP."""
 
     # --- horrors (R-HOR)
     horror_limit: int = 3
@@ -189,7 +197,8 @@ def _validate(c: GameConfig) -> None:
                         ("ropes_per_tile", 1, 1), ("exit_in_last", 1, 65), ("easier_extra_cards", 0, 10),
                         ("flood_damage", 0, 9), ("gas_damage", 0, 9), ("gas_enter_damage", 0, 9),
                         ("cave_in_damage", 0, 9), ("tremor_damage", 0, 9),
-                        ("engineer_cave_in_damage", 0, 9), ("sprint_steps", 1, 5), ("horror_limit", 0, 3),
+                        ("engineer_cave_in_damage", 0, 9), ("sprint_steps", 1, 5),
+                        ("scout_redraws", 0, 9), ("explosives", 0, 9), ("horror_limit", 0, 3),
                         ("horror_range", 1, 65)):
         v = getattr(c, key)
         if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
@@ -214,6 +223,8 @@ def _validate(c: GameConfig) -> None:
             if not isinstance(n, int) or n < 0:
                 _fail(f"tiles.{ttype}.{shape}", n, "a count >= 0")
             total += n
+    if sum(c.tiles.get("water", {}).values()) > 8:
+        _fail("tiles.water", dict(c.tiles.get("water", {})), "at most 8 water tiles (the Diver's 'surface 1..8')")
     if total + 1 > 65:
         _fail("tiles", total, "at most 64 cave tiles")
     n_cave_in = sum(c.tiles.get("cave-in", {}).values())

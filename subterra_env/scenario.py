@@ -15,13 +15,16 @@ Example::
 
 Map cells are whitespace-separated tokens ``TYPE:SIDES[:MARKS]`` or ``.`` for empty. TYPE is a tile type of
 ``config.TILE_TYPES``; SIDES the open sides (``NESW``); MARKS any of ``~`` flooded, ``*`` rubble, ``r`` rope,
-``^ > v <`` a ledge or slide arrow (N, E, S, W), and two digits for cave-in die numbers. Coordinates are
+``^ > v <`` a ledge or slide arrow (N, E, S, W), two digits for cave-in die numbers, and ``n e s w`` for an
+explosives token on that side (the side is then open too). Coordinates are
 ``column,row`` of the map. Tile indices follow reading order with the start tile first (horror spawn ties
-go to the lower index). Caver tokens ``name@x,y`` take options ``hp=N``, ``hidden``, ``dead`` (no position).
+go to the lower index). Caver tokens ``name@x,y`` take options ``hp=N``, ``hidden``, ``dead`` (no position),
+``under`` (the Diver under water, no position).
 Seats follow the listed order. ``stack`` and ``deck`` list what is left, top first; ``dice`` scripts the next
 die faces (then the game's seeded stream continues). Other keys: ``actor``, ``ap``, ``exerted``, ``round``,
 ``start`` (starting caver), ``gas`` (on/off: entering damage active), ``out-of-time`` (on/off), ``seed``,
-``ropes`` (tokens left).
+``ropes`` (tokens left), ``aside`` (the Geologist's set-aside tile, TYPE[:SHAPE]), ``redraws`` (Scout),
+``explosives`` (Engineer).
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     cfg, cat = core.cfg, core.cat
     rows, keys = parse_sections(text)
     known = {"cavers", "horrors", "stack", "deck", "actor", "ap", "exerted", "round", "start", "gas",
-             "out-of-time", "seed", "dice", "ropes"}
+             "out-of-time", "seed", "dice", "ropes", "aside", "redraws", "explosives"}
     if set(keys) - known:
         raise ScenarioError(f"unknown keys {sorted(set(keys) - known)}; known: {sorted(known)}")
     cavers = keys.get("cavers", "").split()
@@ -111,6 +114,9 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
         st.t_flood[0, i] = "~" in marks
         st.t_rubble[0, i] = "*" in marks
         st.t_rope[0, i] = "r" in marks
+        blast = sum(int(BIT[k]) for k, c in enumerate("nesw") if c in marks)
+        st.t_blast[0, i] = blast
+        st.t_open[0, i] = sides | blast
         arrow = [ARROWS[c] for c in marks if c in ARROWS]
         st.t_arrow[0, i] = arrow[0] if arrow else -1
         if ttype == "exit":
@@ -137,6 +143,8 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
         st.c_max[0, s] = st.c_hp[0, s] = cfg.caver_health[rank - 1]
         if "dead" in opts:
             st.c_dead[0, s], st.c_tile[0, s], st.c_hp[0, s] = True, -1, 0
+        elif "under" in opts:
+            st.c_under[0, s], st.c_tile[0, s] = True, -1
         else:
             st.c_tile[0, s] = tile_at(at)
         for o in opts:
@@ -148,12 +156,10 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
 
     # Stack (top first) and deck (top first), placed at the end of their arrays.
     stack = keys.get("stack", "").split()
-    ids = []
-    for tok in stack:
-        ttype, _, shape = tok.partition(":")
-        if ttype not in TILE_TYPES or (shape and shape not in SHAPES):
-            raise ScenarioError(f"stack tile {tok!r}: TYPE[:SHAPE] with a type of {TILE_TYPES}, shape of {SHAPES}")
-        ids.append(_pick_tile(cat, used, TILE_TYPES.index(ttype), shape or None, ()))
+    ids = [_stack_tile(cat, used, tok) for tok in stack]
+    st.aside_tile[0] = _stack_tile(cat, used, keys["aside"]) if "aside" in keys else -1
+    st.scout_redraws[0] = int(keys.get("redraws", cfg.scout_redraws))
+    st.explosives[0] = int(keys.get("explosives", cfg.explosives))
     n = st.stack.shape[1]
     st.stack_pos[0] = n - len(ids)
     st.stack[0, n - len(ids):] = ids
@@ -201,6 +207,13 @@ def _pick_tile(cat, used: set[int], ttype: int, shape: str | None, dice: tuple[i
     pick = (free or cands)[0]
     used.add(pick)
     return pick
+
+
+def _stack_tile(cat, used: set[int], tok: str) -> int:
+    ttype, _, shape = tok.partition(":")
+    if ttype not in TILE_TYPES or (shape and shape not in SHAPES):
+        raise ScenarioError(f"stack tile {tok!r}: TYPE[:SHAPE] with a type of {TILE_TYPES}, shape of {SHAPES}")
+    return _pick_tile(cat, used, TILE_TYPES.index(ttype), shape or None, ())
 
 
 def _card(tok: str) -> int:

@@ -124,10 +124,13 @@ def test_truncation_after_max_cycles_rounds() -> None:
 
 
 def test_info_fields() -> None:
-    e = subterra_env.env()
+    e = subterra_env.env(cavers=("diver", "scout", "medic", "leader"))
     e.reset(seed=2)
     info = e.infos[e.agent_selection]
     assert info == {"result": None, "escaped": 0, "round": 1, "hazard_cards_left": 23, "tiles_left": 65}
+    e = subterra_env.env(cavers=("geologist", "scout", "medic", "leader"))
+    e.reset(seed=2)
+    assert e.infos["geologist"]["tiles_left"] == 64  # R-CAV-3: one tile set aside face up
 
 
 def test_render_test() -> None:

@@ -37,10 +37,11 @@ def check_invariants(st: State, mask: np.ndarray) -> None:
     b, t, d = np.nonzero(st.t_nbr >= 0)
     back = st.t_nbr[b, st.t_nbr[b, t, d], (d + 2) % 4]
     assert (back == t).all()
-    # Cavers stand on placed tiles unless devoured; horrors only on tiles.
+    # Cavers stand on placed tiles unless devoured or under water; horrors only on tiles.
     placed = st.t_cat >= 0
-    g, s = np.nonzero(~st.c_dead)
+    g, s = np.nonzero(~st.c_dead & ~st.c_under)
     assert placed[g, st.c_tile[g, s]].all()
+    assert (st.c_tile[st.c_under] == -1).all() and (st.c_rank[st.c_under] == 1).all()
     g, h = np.nonzero(st.h_tile >= 0)
     assert placed[g, st.h_tile[g, h]].all()
     assert ((st.exit_tile >= 0) == (st.t_type == 1).any(1)).all()

@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .actions import K_BANDAGE, K_DIRECT, K_EXCAVATE, K_GEAR, K_REPEL, K_SPRINT
-from .board import actor_tile
+from .actions import K_BANDAGE, K_DEMOLISH, K_DIRECT, K_DIVE, K_EXCAVATE, K_GEAR, K_REPEL, K_SPRINT, K_SURFACE
+from .board import actor_tile, cell_of
+from .catalogue import BIT, OPPOSITE, T_WATER
 from .effects import compact_horrors
+from .hazards import cave_in
 from .state import P_NONE, P_RUN, State
 
 if TYPE_CHECKING:
@@ -44,8 +46,46 @@ def apply_ability(core: "Core", st: State, kind: int, g: np.ndarray, arg: np.nda
         st.actor[g] = seat_of_rank(st, g, arg)
         st.ap[g] = 1
         st.pend[g] = P_NONE
+    elif kind == K_DEMOLISH:
+        demolish(core, st, g, arg)
+    elif kind == K_DIVE:  # R-CAV-1: leave the cave; the turn ends (the step sees him under water)
+        seat = st.actor[g].astype(np.intp)
+        st.c_under[g, seat] = True
+        st.c_tile[g, seat] = -1
+    elif kind == K_SURFACE:  # R-CAV-1: onto the arg-th water tile placed
+        seat = st.actor[g].astype(np.intp)
+        st.c_tile[g, seat] = water_tiles(st, g)[np.arange(len(g)), arg - 1]
+        st.c_under[g, seat] = False
+        st.pend[g] = P_NONE
     else:
         raise AssertionError(f"no ability of kind {kind}")
+
+
+def water_tiles(st: State, g: np.ndarray, k: int = 8) -> np.ndarray:
+    """(n, k) indices of the first k water tiles in placement order, -1 where fewer."""
+    water = st.t_type[g] == T_WATER
+    order = np.argsort(~water, axis=1, kind="stable")[:, :k]
+    return np.where(np.take_along_axis(water, order, axis=1), order, -1)
+
+
+def demolish(core: "Core", st: State, g: np.ndarray, d: np.ndarray) -> None:
+    """R-CAV-4: an explosives token on side d (connecting the neighbour, or opening toward an empty cell),
+    then a Cave-in event at once."""
+    tile = actor_tile(st, g)
+    x, y = cell_of(st, g, tile, d)
+    other = st.grid[g, y, x].astype(np.intp)
+    st.explosives[g] -= 1
+    newly_open = (st.t_open[g, tile] & BIT[d]) == 0
+    st.t_blast[g, tile] |= BIT[d]
+    st.t_open[g, tile] |= BIT[d]
+    n = other >= 0
+    gn, tn, on, dn = g[n], tile[n], other[n], d[n]
+    st.t_blast[gn, on] |= BIT[OPPOSITE[dn]]
+    st.t_open[gn, on] |= BIT[OPPOSITE[dn]]
+    st.t_nbr[gn, tn, dn] = on
+    st.t_nbr[gn, on, OPPOSITE[dn]] = tn
+    st.open_sides[g] += ~n & newly_open  # a new open side facing an empty cell (R-CON-4)
+    cave_in(core.cfg, core.cat, st, g)
 
 
 def finish_direct(st: State, g: np.ndarray) -> np.ndarray:

@@ -27,7 +27,12 @@ R-CAV) are appended at the end, so existing ids never move.
 | 57-60 | repel N/E/S/W | 1 | Bodyguard; a horror on the connected tile (R-CAV-7) |
 | 61 | excavate here | 1 | Geologist; rubble here (R-CAV-3) |
 | 62-65 | excavate N/E/S/W | 1 | Geologist; rubble on the connected tile |
-| 66-73 | direct caver 1..8 | 1 | Leader, once per turn; another conscious caver (R-CAV-8) |
+| 66-73 | direct caver 1..8 | 1 | Leader, once per turn; another conscious caver, not under water (R-CAV-8) |
+| 74 | redraw tile | 0 | Scout placing a tile: discard it, place the next (3 per game, never the exit) (R-CAV-2) |
+| 75-76 | place drawn tile / place set-aside tile | 0 | Geologist revealing: which of the two to place (R-CAV-3) |
+| 77-80 | demolish N/E/S/W | 2 | Engineer; a side not connected, tokens left; then a Cave-in event (R-CAV-4) |
+| 81 | dive | 2 | Diver on a water tile (R-CAV-1) |
+| 82-89 | surface 1..8 | 1 | Diver under water, at the start of his turn: on the k-th water tile placed |
 
 While a caver acts under the Leader's Direct, only its 1-AP actions are legal (and the decisions they lead
 to); "end turn" declines and hands the turn back to the Leader.
@@ -43,8 +48,9 @@ from .catalogue import DIR_NAMES
 (K_END, K_EXERT, K_REVEAL, K_EXPLORE, K_MOVE, K_RUN, K_STEP, K_STOP, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE,
  K_HEAL, K_ROTATE) = range(15)
 # The cavers' abilities (R-CAV), appended so the ids above never move.
-K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT = range(15, 21)
-NUM_KINDS = 21
+K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT, K_REDRAW, K_PICK, K_DEMOLISH, K_DIVE, K_SURFACE = \
+    range(15, 26)
+NUM_KINDS = 26
 
 _table: list[tuple[int, int, str]] = []  # (kind, argument, name)
 
@@ -81,6 +87,13 @@ _table.append((K_EXCAVATE, 4, "excavate here"))  # Geologist (R-CAV-3)
 _add(K_EXCAVATE, range(4), "excavate {d}")
 for _rank in range(1, 9):
     _table.append((K_DIRECT, _rank, f"direct caver {_rank}"))  # Leader (R-CAV-8)
+_add(K_REDRAW, [0], "redraw tile")  # Scout (R-CAV-2)
+_table.append((K_PICK, 0, "place drawn tile"))  # Geologist (R-CAV-3)
+_table.append((K_PICK, 1, "place set-aside tile"))
+_add(K_DEMOLISH, range(4), "demolish {d}")  # Engineer (R-CAV-4)
+_add(K_DIVE, [0], "dive")  # Diver (R-CAV-1)
+for _k in range(1, 9):
+    _table.append((K_SURFACE, _k, f"surface {_k}"))  # on the k-th water tile placed
 
 NUM_ACTIONS = len(_table)
 ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
@@ -91,7 +104,8 @@ _ID = {n: i for i, n in enumerate(ACTION_NAMES)}
 # Base AP cost per kind (explore and heal come from the config).
 KIND_COST = np.zeros(NUM_KINDS, dtype=np.int8)
 KIND_COST[[K_REVEAL, K_MOVE, K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT]] = 1
-KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE]] = 2
+KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE, K_DEMOLISH, K_DIVE]] = 2
+KIND_COST[K_SURFACE] = 1
 
 
 def first(kind: int) -> int:
@@ -106,6 +120,8 @@ A_DIG_HERE, A_DIG, A_ROPE, A_HIDE = _ID["dig here"], _ID["dig N"], first(K_ROPE)
 A_HEAL, A_ROTATE = first(K_HEAL), first(K_ROTATE)  # heal caver rank r is A_HEAL + r - 1
 A_GEAR, A_BANDAGE, A_SPRINT, A_REPEL = first(K_GEAR), first(K_BANDAGE), first(K_SPRINT), first(K_REPEL)
 A_EXCAVATE_HERE, A_EXCAVATE, A_DIRECT = _ID["excavate here"], _ID["excavate N"], first(K_DIRECT)
+A_REDRAW, A_PICK, A_DEMOLISH, A_DIVE, A_SURFACE = first(K_REDRAW), first(K_PICK), first(K_DEMOLISH), first(K_DIVE), \
+    first(K_SURFACE)
 
 
 def action_id(name: str) -> int:

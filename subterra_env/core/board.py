@@ -29,14 +29,23 @@ def open_toward_cell(st: State, g: np.ndarray, nb: np.ndarray) -> np.ndarray:
     return (nb >= 0) & ((opens & BIT[OPPOSITE]) != 0)
 
 
+def blasted_toward_cell(st: State, g: np.ndarray, nb: np.ndarray) -> np.ndarray:
+    """(n, 4) bool: the neighbour in direction d has an explosives token on its side facing the cell."""
+    blasts = st.t_blast[g[:, None], np.maximum(nb, 0)]
+    return (nb >= 0) & ((blasts & BIT[OPPOSITE]) != 0)
+
+
 def place(cat: Catalogue, st: State, g: np.ndarray, cat_id: np.ndarray, x: np.ndarray, y: np.ndarray,
           rot: np.ndarray) -> np.ndarray:
     """Put catalogue tiles on empty cells; returns their tile indices. Connections follow R-CON-1."""
     i = st.n_tiles[g].astype(np.intp)
     ttype = cat.tile_type[cat_id]
-    opened = ROT_MASK[cat.tile_mask[cat_id], rot]
     nb = neighbours_of_cell(st, g, x, y)
     back = open_toward_cell(st, g, nb)
+    blasted = blasted_toward_cell(st, g, nb)  # explosives facing this cell open the new tile's side (R-CAV-4)
+    blast_bits = (blasted * BIT[None, :]).sum(1).astype(np.uint8)
+    opened = ROT_MASK[cat.tile_mask[cat_id], rot] | blast_bits
+    st.t_blast[g, i] = blast_bits
     st.t_cat[g, i] = cat_id
     st.t_type[g, i] = ttype
     st.t_x[g, i], st.t_y[g, i] = x, y
@@ -71,7 +80,9 @@ def legal_rotations(cat: Catalogue, st: State, g: np.ndarray, cat_id: np.ndarray
     ttype = cat.tile_type[cat_id]
     fixed = (ttype == T_LEDGE) | (ttype == T_SLIDE)
     masks = ROT_MASK[cat.tile_mask[cat_id]]  # (n, 4)
-    ok = (masks & BIT[OPPOSITE[d]][:, None]) != 0
+    # Through an explosives token any rotation connects (R-CAV-4 [default]).
+    through_token = blasted_toward_cell(st, g, nb)[np.arange(len(g)), OPPOSITE[d]]
+    ok = ((masks & BIT[OPPOSITE[d]][:, None]) != 0) | through_token[:, None]
     ok &= ~fixed[:, None] | (np.arange(4)[None, :] == d[:, None])
     for r in range(1, 4):  # drop duplicates of an earlier rotation
         dup = np.zeros(len(g), dtype=bool)
@@ -88,27 +99,29 @@ def legal_rotations(cat: Catalogue, st: State, g: np.ndarray, cat_id: np.ndarray
 def draw_for_reveal(cat: Catalogue, st: State, g: np.ndarray, never_discard_exit: bool) -> None:
     """Draw the top tile for the pending reveal of games g, discarding dead ends (R-CON-4).
 
-    Sets pend_tile and pend_rots; a game whose stack runs out while discarding ends its pending reveal.
+    Sets pend_tile and pend_rots; a game whose stack runs out while discarding gets pend_tile = -1.
     """
-    tile = None
     todo = g
+    st.pend_tile[g], st.pend_rots[g] = -1, 0
     while len(todo):
-        empty = st.stack_pos[todo] >= st.stack.shape[1]
-        if empty.any():  # every remaining tile was discarded: the reveal finds nothing
-            e = todo[empty]
-            st.pend[e], st.pend_tile[e], st.pend_rots[e] = P_NONE, -1, 0
-            todo = todo[~empty]
-            if not len(todo):
-                break
+        todo = todo[st.stack_pos[todo] < st.stack.shape[1]]  # an empty stack leaves pend_tile at -1
+        if not len(todo):
+            break
         cat_id = st.stack[todo, st.stack_pos[todo]].astype(np.intp)
         st.stack_pos[todo] += 1
-        tile = actor_tile(st, todo)
-        d = st.pend_dir[todo].astype(np.intp)
-        x, y = cell_of(st, todo, tile, d)
-        rots = legal_rotations(cat, st, todo, cat_id, x, y, d, never_discard_exit)
+        rots = rotations_for(cat, st, todo, cat_id, never_discard_exit)
         st.pend_tile[todo] = cat_id
         st.pend_rots[todo] = rots
         todo = todo[rots == 0]
+    st.pend_tile[g] = np.where(st.pend_rots[g] == 0, -1, st.pend_tile[g])
+
+
+def rotations_for(cat: Catalogue, st: State, g: np.ndarray, cat_id: np.ndarray, never_discard_exit: bool) -> np.ndarray:
+    """Legal rotations for placing cat_id by the acting caver through the pending side (0 = must discard)."""
+    tile = actor_tile(st, g)
+    d = st.pend_dir[g].astype(np.intp)
+    x, y = cell_of(st, g, tile, d)
+    return legal_rotations(cat, st, g, cat_id, x, y, d, never_discard_exit)
 
 
 def actor_tile(st: State, g: np.ndarray) -> np.ndarray:

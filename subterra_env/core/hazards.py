@@ -43,7 +43,7 @@ def _gas(cfg: GameConfig, st: State, g: np.ndarray, times: int) -> None:
     st.gas_active[g] = True
 
 
-def _cave_in(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> None:
+def cave_in(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> None:
     """R-HZ-4: roll; matching cave-in tiles without rubble get rubble and hurt the cavers on them."""
     roll = roll_d6(st, g, 1)
     tcat = np.maximum(st.t_cat[g], 0)
@@ -88,7 +88,7 @@ def hazard_phase(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> N
                 _gas(cfg, st, sub, times)
             elif code == C_CAVE_IN:
                 for _ in range(times):
-                    _cave_in(cfg, cat, st, sub)
+                    cave_in(cfg, cat, st, sub)
             else:
                 _horror(cfg, st, sub, sev)
     late = g[st.out_of_time[g]]

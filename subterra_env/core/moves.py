@@ -8,10 +8,12 @@ import numpy as np
 
 from .actions import (A_BANDAGE, A_DIG, A_DIG_HERE, A_DIRECT, A_END, A_EXCAVATE, A_EXCAVATE_HERE, A_EXERT,
                       A_EXPLORE, A_GEAR, A_HEAL, A_HIDE, A_MOVE, A_REPEL, A_REVEAL, A_ROPE, A_ROTATE, A_RUN, A_SPRINT,
-                      A_SQUEEZE, A_STEP, A_STOP, A_SWIM, NUM_ACTIONS)
-from .catalogue import BIT, DX, DY, OPPOSITE, T_LEDGE, T_SLIDE, T_SQUEEZE
-from .effects import RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_GEOLOGIST, RANK_LEADER, RANK_MEDIC
-from .state import P_NONE, P_PLACE, P_RUN, RUNNING, State
+                      A_SQUEEZE, A_STEP, A_STOP, A_SWIM, A_PICK, A_REDRAW, A_DEMOLISH, A_DIVE, A_SURFACE,
+                      NUM_ACTIONS)
+from .catalogue import BIT, DX, DY, OPPOSITE, T_LEDGE, T_SLIDE, T_SQUEEZE, T_WATER
+from .effects import (RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER,
+                      RANK_MEDIC)
+from .state import P_NONE, P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING, State
 
 if TYPE_CHECKING:
     from .rules import Core
@@ -54,6 +56,7 @@ class Around:
         x = st.t_x[g, self.tile][:, None] + DX[None, :]
         y = st.t_y[g, self.tile][:, None] + DY[None, :]
         empty = st.grid[rows, y, x] < 0
+        self.empty = empty
         opened = (st.t_open[g, self.tile][:, None] & BIT[None, :]) != 0
         self.revealable = opened & empty & ~barred
 
@@ -80,7 +83,8 @@ def legal_mask(core: "Core", st: State) -> np.ndarray:
     directed = st.directing[g] >= 0  # acting under the Leader's Direct: one 1-AP action (ap is 1)
     m[:, A_END] = normal
     m[:, A_EXERT] = normal & ~st.exerted[g] & ~directed
-    can_draw = (st.stack_pos[g] < st.stack.shape[1])[:, None]
+    can_draw = ((st.stack_pos[g] < st.stack.shape[1])  # R-CON-4; the Geologist may place his set-aside tile
+                | ((ar.rank == RANK_GEOLOGIST) & (st.aside_tile[g] >= 0)))[:, None]
     m[:, A_REVEAL:A_REVEAL + 4] = (normal & (ap >= 1))[:, None] & ar.revealable & can_draw
     m[:, A_EXPLORE:A_EXPLORE + 4] = (normal & (ap >= cfg.explore_cost))[:, None] & ar.revealable & can_draw
     walk = ar.walk
@@ -116,8 +120,11 @@ def legal_mask(core: "Core", st: State) -> np.ndarray:
 def _abilities(core: "Core", st: State, g: np.ndarray, ar: Around, m: np.ndarray, normal: np.ndarray,
                here: np.ndarray) -> None:
     """The cavers' ability actions (R-CAV); an acting caver is conscious, so R-CAV-9 holds by construction."""
+    from . import abilities, placing  # late: they import this module's neighbours
+
     lax = not core.cfg.no_effect_actions_illegal
     one = normal & (st.ap[g] >= 1)
+    two = normal & (st.ap[g] >= 2)
     rank = ar.rank
     rows = np.arange(len(g))[:, None]
     ttype = st.t_type[g, ar.tile]
@@ -138,7 +145,19 @@ def _abilities(core: "Core", st: State, g: np.ndarray, ar: Around, m: np.ndarray
         m[:, A_EXCAVATE:A_EXCAVATE + 4] = geo[:, None] & (ar.rubble | (ar.has & lax))
     if (rank == RANK_LEADER).any():  # Direct another conscious caver, once per turn (R-CAV-8)
         lead = one & (rank == RANK_LEADER) & ~st.direct_used[g]
-        able = (st.c_hp[g] > 0) & ~st.c_dead[g] & (st.c_rank[g] != RANK_LEADER)
+        able = (st.c_hp[g] > 0) & ~st.c_dead[g] & ~st.c_under[g] & (st.c_rank[g] != RANK_LEADER)
         direct = np.zeros((len(g), 8), dtype=bool)
         direct[rows, st.c_rank[g].astype(np.intp) - 1] = lead[:, None] & able
         m[:, A_DIRECT:A_DIRECT + 8] = direct
+    m[:, A_REDRAW] = placing.scout_can_redraw(core, st, g)  # R-CAV-2
+    picking = st.pend[g] == P_PICK  # R-CAV-3
+    m[:, A_PICK] = picking
+    m[:, A_PICK + 1] = picking
+    if (rank == RANK_ENGINEER).any():  # Demolish a side that is not connected (R-CAV-4)
+        closed = (st.t_open[g, ar.tile][:, None] & BIT[None, :]) == 0
+        target = ~ar.has & (~ar.empty | closed)
+        m[:, A_DEMOLISH:A_DEMOLISH + 4] = (two & (rank == RANK_ENGINEER) & (st.explosives[g] > 0))[:, None] & target
+    if (rank == RANK_DIVER).any():  # Dive from a water tile; surface on a water tile (R-CAV-1)
+        m[:, A_DIVE] = two & (rank == RANK_DIVER) & (ttype == T_WATER) & ~st.c_under[g, ar.seat]
+        surfacing = st.pend[g] == P_SURFACE
+        m[:, A_SURFACE:A_SURFACE + 8] = surfacing[:, None] & (abilities.water_tiles(st, g) >= 0)

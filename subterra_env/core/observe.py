@@ -20,7 +20,7 @@ CHANNELS: tuple[str, ...] = (
     ("tile", "open N", "open E", "open S", "open W")
     + tuple(f"type {t}" for t in TILE_TYPES)
     + ("flooded", "rubble", "rope", "arrow N", "arrow E", "arrow S", "arrow W", "cave-in die a", "cave-in die b",
-       "horrors", "revealable cell")
+       "horrors", "revealable cell", "explosives sides (bits N=1 E=2 S=4 W=8)")
     + tuple(f"caver {k} health+1" for k in range(MAX_SEATS))
     # scalar planes
     + ("AP left", "exerted", "pending decision", "run steps left", "run steps taken", "pending tile type+1",
@@ -31,6 +31,9 @@ CHANNELS: tuple[str, ...] = (
     + tuple(f"caver {k} hidden" for k in range(MAX_SEATS))
     + tuple(f"caver {k} devoured" for k in range(MAX_SEATS))
     + ("Leader has directed this turn", "acting under Direct")
+    + tuple(f"caver {k} under water" for k in range(MAX_SEATS))
+    + ("set-aside tile type+1", "set-aside tile shape+1", "Scout redraws left", "explosives left",
+       "Scout redrew this placement")
 )
 NUM_CHANNELS = len(CHANNELS)
 _C = {name: i for i, name in enumerate(CHANNELS)}
@@ -95,6 +98,7 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     free = (feats[:, 1:5] != 0) & (st.grid[bi[:, None], gy, gx] < 0) & (fx >= 0) & (fx < w) & (fy >= 0) & (fy < w)
     fb, fd = np.nonzero(free)
     out[bi[fb], _C["revealable cell"], fy[fb, fd], fx[fb, fd]] = 1
+    out[bi, _C["explosives sides (bits N=1 E=2 S=4 W=8)"], y, x] = st.t_blast[bi, ti]
 
     # Horrors
     ht = st.h_tile.astype(np.intp)
@@ -127,5 +131,14 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     scalars[:, r0 + 2 * MAX_SEATS:r0 + 2 * MAX_SEATS + s] = st.c_dead[rows, others]
     scalars[:, _C["Leader has directed this turn"] - _SCALAR0] = st.direct_used
     scalars[:, _C["acting under Direct"] - _SCALAR0] = st.directing >= 0
+    u0 = _C["caver 0 under water"] - _SCALAR0
+    scalars[:, u0:u0 + s] = st.c_under[rows, others]
+    aside = np.maximum(st.aside_tile, 0)
+    has_aside = st.aside_tile >= 0
+    scalars[:, _C["set-aside tile type+1"] - _SCALAR0] = np.where(has_aside, cat.tile_type[aside] + 1, 0)
+    scalars[:, _C["set-aside tile shape+1"] - _SCALAR0] = np.where(has_aside, cat.tile_shape[aside] + 1, 0)
+    scalars[:, _C["Scout redraws left"] - _SCALAR0] = st.scout_redraws
+    scalars[:, _C["explosives left"] - _SCALAR0] = st.explosives
+    scalars[:, _C["Scout redrew this placement"] - _SCALAR0] = st.pend_redrawn
     out[:, _SCALAR0:] = scalars[:, :, None, None]
     return out

@@ -12,14 +12,15 @@ import numpy as np
 from ..config import CAVER_NAMES, GameConfig
 from . import rng
 from .actions import (ACTION_ARG, ACTION_KIND, K_DIG, K_END, K_EXERT, K_EXPLORE, K_HEAL, K_HIDE, K_MOVE, K_REVEAL,
-                      K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP, K_SWIM, KIND_COST, NUM_ACTIONS)
+                      K_PICK, K_REDRAW, K_SURFACE, K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP, K_SWIM, KIND_COST,
+                      NUM_ACTIONS)
 from .abilities import apply_ability, finish_direct
-from .board import actor_tile, cell_of, draw_for_reveal, place
-from .catalogue import BIT, C_OUT_OF_TIME, POPCOUNT, build
+from .board import actor_tile, place
+from .catalogue import C_OUT_OF_TIME, build
 from .effects import check_one, damage_one, enter_tile, horror_contact, move_horrors, on_exit
 from .hazards import end_phase, hazard_phase
-from .state import P_NONE, P_PLACE, P_RUN, RUNNING, State, alloc
-from . import moves
+from .state import P_NONE, P_RUN, P_SURFACE, RUNNING, State, alloc
+from . import moves, placing
 
 _SALT_CAVERS, _SALT_SEATS, _SALT_STACK, _SALT_EXIT, _SALT_DECK = 11, 12, 13, 14, 15
 
@@ -68,6 +69,11 @@ class Core:
         st.deck[:, :cat.deal_size] = cat.deck_pool[order[:, :cat.deal_size]]
         st.deck[:, cat.deal_size] = C_OUT_OF_TIME
         st.ropes_left[:] = cfg.rope_tokens
+        st.scout_redraws[:] = cfg.scout_redraws
+        st.explosives[:] = cfg.explosives
+        geologist = (ranks == 3).any(1)  # R-CAV-3 Intuition: the top tile is set aside face up
+        st.aside_tile[geologist] = st.stack[geologist, 0]
+        st.stack_pos[geologist] = 1
         # Start tile at the centre (R-SET-3); every caver on it.
         g = np.arange(b)
         origin = np.full(b, cat.stack_size + 1, dtype=np.intp)
@@ -103,12 +109,13 @@ class Core:
                 st.exerted[g] = True
                 st.ap[g] += 1
             elif k in (K_REVEAL, K_EXPLORE):
-                st.pend[g], st.pend_dir[g], st.pend_explore[g] = P_PLACE, d, k == K_EXPLORE
-                draw_for_reveal(self.cat, st, g, self.cfg.exit_never_discarded)
-                single = g[(POPCOUNT[st.pend_rots[g]] == 1) & (st.pend[g] == P_PLACE)]
-                self._place_pending(st, single, np.argmax(st.pend_rots[single][:, None] & BIT, axis=1))
+                placing.start_reveal(self, st, g, d, k == K_EXPLORE)
             elif k == K_ROTATE:
-                self._place_pending(st, g, d)
+                placing.place_pending(self, st, g, d)
+            elif k == K_REDRAW:
+                placing.redraw(self, st, g)
+            elif k == K_PICK:
+                placing.pick(self, st, g, d)
             elif k in (K_MOVE, K_SWIM, K_SQUEEZE):
                 self._move(st, g, d)
             elif k == K_RUN:
@@ -149,6 +156,9 @@ class Core:
             turn_over &= ~was_directed
         seat = st.actor[live].astype(np.intp)
         out = (st.c_hp[live, seat] == 0)  # R-ACT-4: unconscious mid-turn stops at once
+        out |= st.c_under[live, seat]  # a Dive ends the turn
+        if self.cfg.diver_surface_whole_turn:
+            out |= kind == K_SURFACE
         spent = (st.ap[live] <= 0) & st.exerted[live] & (st.pend[live] == P_NONE)
         done = (turn_over | out | spent) & (st.result[live] == RUNNING) & (st.directing[live] < 0)
         self._end_turn(st, live[done])
@@ -158,24 +168,13 @@ class Core:
         dest = st.t_nbr[g, actor_tile(st, g), d].astype(np.intp)
         enter_tile(self.cfg, st, g, st.actor[g].astype(np.intp), dest)
 
-    def _place_pending(self, st: State, g: np.ndarray, rot: np.ndarray) -> None:
-        if not len(g):
-            return
-        tile = actor_tile(st, g)
-        d = st.pend_dir[g].astype(np.intp)
-        x, y = cell_of(st, g, tile, d)
-        new = place(self.cat, st, g, st.pend_tile[g].astype(np.intp), x, y, np.asarray(rot, dtype=np.intp))
-        st.pend[g], st.pend_tile[g], st.pend_rots[g] = P_NONE, -1, 0
-        ex = st.pend_explore[g]
-        if ex.any():  # Explore moves onto the new tile (R-ACT-7), ignoring the squeeze restriction
-            enter_tile(self.cfg, st, g[ex], st.actor[g[ex]].astype(np.intp), new[ex])
-
     def _begin_turn(self, st: State, g: np.ndarray, seat: np.ndarray) -> None:
         st.actor[g] = seat
         st.ap[g] = self.cfg.action_points
         st.exerted[g] = False
         st.pend[g], st.pend_explore[g], st.run_left[g], st.run_taken[g] = P_NONE, False, 0, 0
         st.direct_used[g], st.directing[g] = False, -1
+        st.pend[g] = np.where(st.c_under[g, seat], P_SURFACE, P_NONE)  # R-CAV-1: surface first
 
     def _end_turn(self, st: State, g: np.ndarray) -> None:
         """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""
@@ -218,7 +217,7 @@ class Core:
 
     def _can_act(self, st: State, g: np.ndarray) -> np.ndarray:
         """(n, S) cavers that take a turn: conscious and not devoured (R-RND-2)."""
-        return (st.c_hp[g] > 0) & ~st.c_dead[g]
+        return ((st.c_hp[g] > 0) | st.c_under[g]) & ~st.c_dead[g]  # a knocked-out Diver still surfaces
 
     def _check_end(self, st: State, g: np.ndarray) -> None:
         """R-RND-3 and R-RND-4: end when no conscious caver is left in the cave off the exit."""

@@ -10,10 +10,12 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
       t_arrow  (B, T)    int8   ledge/slide arrow direction, -1 = none
       t_flood, t_rubble, t_rope (B, T) bool   markers
       t_nbr    (B, T, 4) int8   tile connected through side d, -1 = wall / empty / half-open edge
+      t_blast  (B, T)    uint8  sides with an explosives token (R-CAV-4); such a side is also set in t_open
       grid     (B, G, G) int8   tile index per cell, -1 = empty; G = 2 * stack + 3 so no edge is ever reached
     cavers, by seat (seat 0 moves first in the first round):
       c_rank   (B, S)    int8   rank number 1..8 (caver identity)
-      c_tile   (B, S)    int8   tile index, -1 = devoured
+      c_tile   (B, S)    int8   tile index, -1 = devoured or under water
+      c_under  (B, S)    bool   the Diver is under water (R-CAV-1)
       c_hp, c_max (B, S) int8   health (0 = unconscious) and start health
       c_dead   (B, S)    bool   devoured
       c_hidden (B, S)    bool   hidden until the end of this round
@@ -32,7 +34,7 @@ import numpy as np
 
 FORCED = 16  # scripted dice slots per game
 # Pending decisions (what the acting caver is choosing now).
-P_NONE, P_PLACE, P_RUN = 0, 1, 2
+P_NONE, P_PLACE, P_RUN, P_PICK, P_SURFACE = 0, 1, 2, 3, 4  # P_PICK: the Geologist picks a tile
 # Results (R-RND-4); -1 while the game runs.
 RESULT_NAMES = ("defeat", "bronze", "silver", "gold")
 RUNNING = -1
@@ -55,6 +57,7 @@ class State:
     t_rubble: np.ndarray
     t_rope: np.ndarray
     t_nbr: np.ndarray
+    t_blast: np.ndarray
     grid: np.ndarray
     n_tiles: np.ndarray  # (B,) int16 tiles on the table
     open_sides: np.ndarray  # (B,) int16 open sides of the cave facing empty cells (R-CON-4)
@@ -72,6 +75,7 @@ class State:
     # cavers
     c_rank: np.ndarray
     c_tile: np.ndarray
+    c_under: np.ndarray
     c_hp: np.ndarray
     c_max: np.ndarray
     c_dead: np.ndarray
@@ -96,6 +100,10 @@ class State:
     direct_used: np.ndarray  # (B,) bool the Leader has directed this turn (R-CAV-8)
     directing: np.ndarray  # (B,) int8 seat of the Leader whose Direct is being carried out, -1 = none
     saved_ap: np.ndarray  # (B,) int8 the Leader's AP, restored when the directed action is done
+    pend_redrawn: np.ndarray  # (B,) bool the Scout already redrew for this placement (R-CAV-2)
+    scout_redraws: np.ndarray  # (B,) int8 Sense of direction uses left
+    explosives: np.ndarray  # (B,) int8 the Engineer's explosives tokens left (R-CAV-4)
+    aside_tile: np.ndarray  # (B,) int8 the Geologist's face-up set-aside tile (catalogue id), -1 = none (R-CAV-3)
     # end
     result: np.ndarray  # (B,) int8 RUNNING or index into RESULT_NAMES
     steps: np.ndarray  # (B,) int32 decisions taken
@@ -144,17 +152,18 @@ def alloc(batch: int, seats: int, max_tiles: int, stack_size: int, deck_size: in
         t_cat=z((B, T), np.int8, -1), t_type=z((B, T), np.int8, -1), t_x=z((B, T), np.int16),
         t_y=z((B, T), np.int16), t_open=z((B, T), np.uint8), t_arrow=z((B, T), np.int8, -1),
         t_flood=z((B, T), bool), t_rubble=z((B, T), bool), t_rope=z((B, T), bool),
-        t_nbr=z((B, T, 4), np.int8, -1), grid=z((B, G, G), np.int8, -1),
+        t_nbr=z((B, T, 4), np.int8, -1), t_blast=z((B, T), np.uint8), grid=z((B, G, G), np.int8, -1),
         n_tiles=z(B, np.int16), open_sides=z(B, np.int16), exit_tile=z(B, np.int8, -1),
         stack=z((B, stack_size), np.int8), stack_pos=z(B, np.int16),
         deck=z((B, deck_size), np.int8, -1), deck_pos=z(B, np.int16), last_card=z(B, np.int8, -1),
         gas_active=z(B, bool), out_of_time=z(B, bool), ropes_left=z(B, np.int8),
-        c_rank=z((B, S), np.int8), c_tile=z((B, S), np.int8), c_hp=z((B, S), np.int8), c_max=z((B, S), np.int8),
+        c_rank=z((B, S), np.int8), c_tile=z((B, S), np.int8), c_under=z((B, S), bool), c_hp=z((B, S), np.int8), c_max=z((B, S), np.int8),
         c_dead=z((B, S), bool), c_hidden=z((B, S), bool), c_hide_streak=z((B, S), np.int8),
         c_hid_now=z((B, S), bool), h_tile=z((B, 3), np.int8, -1),
         round=z(B, np.int32, 1), start_seat=z(B, np.int8), actor=z(B, np.int8), ap=z(B, np.int8),
         exerted=z(B, bool), pend=z(B, np.int8), pend_dir=z(B, np.int8, -1), pend_tile=z(B, np.int8, -1),
         pend_explore=z(B, bool), pend_rots=z(B, np.uint8), run_left=z(B, np.int8), run_taken=z(B, np.int8),
         direct_used=z(B, bool), directing=z(B, np.int8, -1), saved_ap=z(B, np.int8),
+        pend_redrawn=z(B, bool), scout_redraws=z(B, np.int8), explosives=z(B, np.int8), aside_tile=z(B, np.int8, -1),
         result=z(B, np.int8, RUNNING), steps=z(B, np.int32),
     )
