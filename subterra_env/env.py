@@ -4,8 +4,8 @@
 |---|---|
 | Import | ``from subterra_env import env, raw_env`` |
 | Agents | the cavers of the game, named after them (``diver``, ``scout``, ...); ``possible_agents`` = all 8 |
-| Actions | ``Discrete(47)`` for every caver, with ``action_mask`` (table: ``subterra_env.core.actions``) |
-| Observations | ``{"observation": int8 (69, 2R+1, 2R+1), "action_mask": int8 (47,)}``, R = ``obs_radius`` |
+| Actions | ``Discrete(90)`` for every caver, with ``action_mask`` (table: ``subterra_env.core.actions``) |
+| Observations | ``{"observation": int8 (83, 2R+1, 2R+1), "action_mask": int8 (90,)}``, R = ``obs_radius`` |
 | Reward | one team reward for all cavers: at the end ``reward_result[result]``, plus optional shaping |
 | Termination | the end of the game (R-RND-3); truncation after ``max_cycles`` rounds |
 
@@ -14,7 +14,9 @@ of a run are decisions of their own. Unconscious and devoured cavers are never s
 ``agents`` until the game ends (they share the team reward). ``info[agent]`` holds ``result`` (None while
 running), ``escaped``, ``round``, ``hazard_cards_left`` and ``tiles_left``.
 
-Version history: v0 — first release (core rules, no caver abilities yet).
+The Leader's Direct passes ``agent_selection`` to the directed caver for one action, then back (R-CAV-8).
+
+Version history: v0 — first release: the complete rules (R-SET..R-HZ) and the eight cavers' abilities (R-CAV).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import numpy as np
 
 from .config import CAVER_NAMES, SHAPES, TILE_TYPES, GameConfig
 from .core.catalogue import BIT, CARD_NAMES, DIR_NAMES, DX, DY, build
-from .core.state import P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
+from .core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RESULT_NAMES, RUNNING, State
 
 Colour = tuple[int, int, int]
 
@@ -78,6 +78,8 @@ def _caver_status(st: State, b: int, s: int) -> str:
     if st.c_dead[b, s]:
         return "devoured"
     flags = ["conscious" if st.c_hp[b, s] > 0 else "unconscious"]
+    if st.c_under[b, s]:
+        flags.append("under water")
     if st.c_hidden[b, s]:
         flags.append("hidden")
     if st.exit_tile[b] >= 0 and st.c_tile[b, s] == st.exit_tile[b]:
@@ -129,6 +131,10 @@ def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
         return f"placing a tile: {what} to the {side}, rotations {','.join(rots) or '-'}"
     if pend == P_RUN:
         return f"running ({int(st.run_left[b])} steps left, {int(st.run_taken[b])} taken)"
+    if pend == P_PICK:
+        return "Geologist picks the drawn or the set-aside tile"
+    if pend == P_SURFACE:
+        return "Diver surfaces on a water tile"
     return "none"
 
 
@@ -170,6 +176,23 @@ def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
                  f"tiles left {st.stack.shape[1] - int(st.stack_pos[b])} | ropes left {int(st.ropes_left[b])} | "
                  f"horrors {int((st.h_tile[b] >= 0).sum())} | gas active {'yes' if st.gas_active[b] else 'no'} | "
                  f"out of time {'yes' if st.out_of_time[b] else 'no'}")
+    abilities = []
+    if st.aside_tile[b] >= 0:
+        cat = build(cfg or GameConfig())
+        if cat.max_tiles == st.t_cat.shape[1]:
+            aside = int(st.aside_tile[b])
+            abilities.append(f"set aside: {TILE_TYPES[cat.tile_type[aside]]} ({SHAPES[cat.tile_shape[aside]]})")
+    ranks = set(int(r) for r in st.c_rank[b])
+    if 2 in ranks:
+        abilities.append(f"scout redraws {int(st.scout_redraws[b])}")
+    if 4 in ranks:
+        abilities.append(f"explosives {int(st.explosives[b])}")
+    if 8 in ranks:
+        abilities.append(f"leader directed {'yes' if st.direct_used[b] else 'no'}")
+    if st.directing[b] >= 0:
+        abilities.append(f"acting under Direct of seat {int(st.directing[b])}")
+    if abilities:
+        lines.append(" | ".join(abilities))
     if st.result[b] != RUNNING:
         lines.append(f"result: {RESULT_NAMES[int(st.result[b])]}")
     lines.append(LEGEND)

@@ -134,3 +134,26 @@ def test_knocked_out_under_water_surfaces_unconscious():  # R-CAV-1, R-HZ-1
     assert g.actor() == "diver" and g.legal() == {"surface 1"}
     g.play("surface 1")
     assert g.pos("diver") == (1, 0) and g.hp("diver") == 0 and g.actor() != "diver"
+
+
+def test_random_games_take_every_ability_action():  # R-CAV-1..8
+    """Random legal play with every caver at the table takes each ability action at least once."""
+    import numpy as np
+
+    from subterra_env.config import CAVER_NAMES, GameConfig
+    from subterra_env.core.actions import ACTION_KIND, K_GEAR, NUM_ACTIONS
+    from subterra_env.core.rules import Core
+    from subterra_env.core.state import RUNNING
+
+    taken = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    for lineup in (CAVER_NAMES[:6], CAVER_NAMES[2:]):
+        core = Core(GameConfig(num_cavers=6, cavers=lineup))
+        st = core.init(np.arange(400))
+        rng = np.random.default_rng(len(lineup[0]))
+        while (st.result == RUNNING).any():
+            mask = core.legal_mask(st)
+            action = np.argmax(rng.random(mask.shape) * mask, axis=1)
+            np.add.at(taken, action[st.result == RUNNING], 1)
+            core.step(st, action)
+    by_kind = np.bincount(ACTION_KIND, weights=taken, minlength=ACTION_KIND.max() + 1)
+    assert (by_kind[K_GEAR:] > 0).all(), dict(enumerate(by_kind[K_GEAR:]))
