@@ -32,8 +32,9 @@ def apply_ability(core: "Core", st: State, kind: int, g: np.ndarray, arg: np.nda
         st.pend[g], st.run_left[g], st.run_taken[g] = P_RUN, core.cfg.sprint_steps, 0
     elif kind == K_REPEL:  # R-CAV-7: the oldest horror on the connected tile leaves the cave
         target = st.t_nbr[g, actor_tile(st, g), arg]
-        slot = np.argmax(st.h_tile[g] == target[:, None], axis=1)
-        st.h_tile[g, slot] = -1
+        there = st.h_tile[g] == target[:, None]
+        hit = there.any(1)  # with R-ACT-15 off, a Repel toward an empty tile does nothing
+        st.h_tile[g[hit], np.argmax(there[hit], axis=1)] = -1
         compact_horrors(st, g)
     elif kind == K_EXCAVATE:  # R-CAV-3: as Dig, for 1 AP
         tile = actor_tile(st, g)

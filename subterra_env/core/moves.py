@@ -138,7 +138,7 @@ def _abilities(core: "Core", st: State, g: np.ndarray, ar: Around, m: np.ndarray
         m[:, A_BANDAGE:A_BANDAGE + 8] = bandage
         m[:, A_SPRINT] = one & (rank == RANK_MEDIC) & ar.walk.any(1)
     if (rank == RANK_BODYGUARD).any():  # Repel a horror from a connected tile (R-CAV-7)
-        m[:, A_REPEL:A_REPEL + 4] = (one & (rank == RANK_BODYGUARD))[:, None] & ar.horror
+        m[:, A_REPEL:A_REPEL + 4] = (one & (rank == RANK_BODYGUARD))[:, None] & (ar.horror | (ar.has & lax))
     if (rank == RANK_GEOLOGIST).any():  # Excavate rubble here or on a connected tile (R-CAV-3)
         geo = one & (rank == RANK_GEOLOGIST)
         m[:, A_EXCAVATE_HERE] = geo & (st.t_rubble[g, ar.tile] | lax)
