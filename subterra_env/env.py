@@ -33,8 +33,8 @@ from .core.actions import ACTION_NAMES, NUM_ACTIONS
 from .core.observe import NUM_CHANNELS, observe
 from .core.rules import Core
 from .core.state import RESULT_NAMES, RUNNING, State
+from .rewards import DEFAULT_RESULT, TeamReward, escaped
 
-DEFAULT_REWARD_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
 
 
 class IllegalActionError(ValueError):
@@ -46,7 +46,7 @@ class raw_env(AECEnv):
                 "render_fps": 2}
 
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
-                 obs_radius: int = 7, reward_result: tuple[float, float, float, float] = DEFAULT_REWARD_RESULT,
+                 obs_radius: int = 7, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
                  reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
                  **settings: Any):
         """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
@@ -65,13 +65,11 @@ class raw_env(AECEnv):
             raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
         if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
             raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
-        if len(reward_result) != 4:
-            raise ValueError("reward_result: four values for defeat, bronze, silver, gold")
         self.render_mode = render_mode
         self.max_cycles = max_cycles
         self.obs_radius = obs_radius
-        self.reward_result = tuple(float(r) for r in reward_result)
-        self.reward_escape, self.reward_health, self.reward_tile = reward_escape, reward_health, reward_tile
+        self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
+                                      reward_tile)
         self.core = Core(self.config)
         self.possible_agents = list(CAVER_NAMES)
         w = 2 * obs_radius + 1
@@ -134,9 +132,7 @@ class raw_env(AECEnv):
         }
 
     def _escaped(self) -> int:
-        st = self.state_
-        ex = st.exit_tile[0]
-        return int(((st.c_tile[0] == ex) & (ex >= 0)).sum())
+        return int(escaped(self.state_)[0])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -156,15 +152,9 @@ class raw_env(AECEnv):
             return
         action = self._check_action(agent, action)
         st = self.state_
-        before_hp = int(st.c_hp[0].sum())
-        before_tiles = int(st.n_tiles[0])
-        before_escaped = self._escaped()
+        before = self.team_reward.snapshot(st)
         self.core.step(st, np.array([action]))
-        reward = (self.reward_health * (before_hp - int(st.c_hp[0].sum()))
-                  + self.reward_tile * (int(st.n_tiles[0]) - before_tiles)
-                  + self.reward_escape * (self._escaped() - before_escaped))
-        if st.result[0] != RUNNING:
-            reward += self.reward_result[int(st.result[0])]
+        reward = float(self.team_reward(before, st)[0])
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: float(reward) for a in self.agents}
         self._after_change()

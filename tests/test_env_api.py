@@ -144,3 +144,17 @@ def test_rgb_render_through_env() -> None:
     e.reset(seed=0)
     img = e.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+
+
+def test_shaping_rewards() -> None:
+    """reward_tile pays per tile placed, reward_health per health point lost (a negative value penalises)."""
+    e = subterra_env.env(cavers=("diver", "scout", "medic", "leader"), reward_tile=0.5, reward_health=-0.25)
+    e.reset(seed=0)
+    e.step(action_id("reveal N"))
+    if e.unwrapped.state_.pend[0]:  # a rotation to choose
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert e.rewards["scout"] == 0.5 and e._cumulative_rewards["leader"] == 0.5
+    st = e.unwrapped.state_
+    before = e.unwrapped.team_reward.snapshot(st)
+    st.c_hp[0, 2] -= 2
+    assert e.unwrapped.team_reward(before, st)[0] == -0.5

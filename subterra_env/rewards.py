@@ -1,0 +1,46 @@
+"""The team reward, shared by the AEC environment and the vector interfaces (one definition, batched).
+
+At the end of a game every caver gets ``result[outcome]`` (defeat, bronze, silver, gold); optional shaping adds
+``escape`` per caver reaching the exit, ``health`` per health point lost and ``tile`` per tile placed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core.state import RUNNING, State
+
+DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
+
+
+def escaped(st: State) -> np.ndarray:
+    """(B,) cavers standing on the exit tile."""
+    ex = st.exit_tile[:, None]
+    return ((st.c_tile == ex) & (ex >= 0)).sum(1)
+
+
+@dataclass(frozen=True)
+class TeamReward:
+    result: tuple[float, float, float, float] = DEFAULT_RESULT
+    escape: float = 0.0
+    health: float = 0.0
+    tile: float = 0.0
+
+    def __post_init__(self) -> None:
+        if len(self.result) != 4:
+            raise ValueError(f"reward_result={self.result!r}: four values for defeat, bronze, silver, gold")
+
+    def snapshot(self, st: State) -> np.ndarray:
+        """(B, 3) what shaping compares across a step: health total, tiles placed, cavers escaped."""
+        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st)], axis=1)
+
+    def __call__(self, before: np.ndarray, st: State) -> np.ndarray:
+        """(B,) float32 team reward of the step that led from `before` (a snapshot) to st."""
+        after = self.snapshot(st)
+        delta = after - before
+        r = -self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
+        ended = st.result != RUNNING
+        r = r + np.where(ended, np.asarray(self.result)[np.maximum(st.result, 0)], 0.0)
+        return r.astype(np.float32)
