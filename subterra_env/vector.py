@@ -1,0 +1,176 @@
+"""Many games stepped together for training a parameter-shared policy, over the same rules core.
+
+Each of ``num_envs`` slots is one game; a slot presents its game's current decision: the acting caver's
+observation (the same tensor the AEC environment gives that caver) and legal-action mask. One action per slot
+per step. The reward is the team reward (``subterra_env.rewards``). A finished game is reset in the same step
+("same-step" autoreset): the returned observation is the new game's first one, and the final observation is
+kept for the learner (``terminal_observation`` in SB3 infos, ``final_obs`` in gymnasium infos).
+
+Seeding: ``reset(seed=s)`` seeds slot i with its own stream ``(s, i)``; every game a slot plays, including the
+autoreset ones, draws its seed from that stream, so a slot's sequence of games is the same for any num_envs.
+
+``BatchedGames`` is the engine-facing part; ``SubterraVectorEnv`` (gymnasium) lives here and
+``subterra_env.sb3.SubterraVecEnv`` (stable-baselines3) wraps the same class.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from .config import GameConfig, from_dict, to_dict
+from .core.actions import NUM_ACTIONS
+from .core.observe import NUM_CHANNELS, observe
+from .core.rules import Core
+from .core.state import RESULT_NAMES, RUNNING, State
+from .rewards import DEFAULT_RESULT, TeamReward
+
+
+class BatchedGames:
+    """num_envs games with autoreset, team rewards, observations and masks of the acting cavers."""
+
+    def __init__(self, num_envs: int, config: GameConfig | None = None, *, obs_radius: int = 7,
+                 max_cycles: int = 200, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
+                 reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
+                 **settings: Any):
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r}: expected a positive integer")
+        if not isinstance(max_cycles, int) or max_cycles < 1:
+            raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
+        if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
+            raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
+        if settings:
+            config = from_dict({**(to_dict(config) if config else {}), **settings})
+        self.config = config or GameConfig()
+        self.core = Core(self.config)
+        self.num_envs = num_envs
+        self.obs_radius = obs_radius
+        self.max_cycles = max_cycles
+        self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
+                                      reward_tile)
+        w = 2 * obs_radius + 1
+        self.obs_shape = (NUM_CHANNELS, w, w)
+        self._slot_rngs = [np.random.default_rng([0, i]) for i in range(num_envs)]
+        self.state: State = self.core.init(self._next_seeds(np.arange(num_envs)))
+        self._obs = np.zeros((num_envs, *self.obs_shape), dtype=np.int8)
+        self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
+
+    def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
+        return np.array([self._slot_rngs[i].integers(0, 2**62) for i in slots], dtype=np.int64)
+
+    def seed(self, seed: int | list[int] | None) -> None:
+        """Seed every slot: slot i from the stream (seed, i), or from seed[i] alone when a list is given."""
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"{len(seed)} seeds for {self.num_envs} slots")
+            self._slot_rngs = [np.random.default_rng([int(s)]) for s in seed]
+        else:
+            self._slot_rngs = [np.random.default_rng(None if seed is None else [int(seed), i])
+                               for i in range(self.num_envs)]
+
+    def reset(self) -> np.ndarray:
+        self.state = self.core.init(self._next_seeds(np.arange(self.num_envs)))
+        self._refresh()
+        return self._obs.copy()
+
+    def _refresh(self) -> None:
+        st = self.state
+        observe(self.core.cat, st, np.maximum(st.actor, 0), self.obs_radius, out=self._obs)
+        self._mask = self.core.legal_mask(st)
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask.copy()
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) and a.shape != (self.num_envs, 1):
+            raise ValueError(f"actions of shape {a.shape}: expected ({self.num_envs},), one per slot")
+        if not np.issubdtype(a.dtype, np.integer):
+            if not np.issubdtype(a.dtype, np.floating) or not np.all(a == np.round(a)):
+                raise ValueError(f"actions of dtype {a.dtype}: expected integer action ids")
+        a = a.reshape(self.num_envs).astype(np.intp)
+        bad = (a < 0) | (a >= NUM_ACTIONS)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"slot {i}: action {a[i]} is out of range 0..{NUM_ACTIONS - 1}")
+        illegal = ~self._mask[np.arange(self.num_envs), a]
+        if illegal.any():
+            from .core.actions import ACTION_NAMES
+
+            i = int(np.argmax(illegal))
+            legal = ", ".join(ACTION_NAMES[j] for j in np.flatnonzero(self._mask[i]))
+            raise ValueError(f"slot {i}: action {a[i]} ({ACTION_NAMES[a[i]]!r}) is not legal now; legal: {legal}")
+        return a
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict] | None]:
+        """Apply one action per slot; returns (obs, reward, terminated, truncated, finals) where finals is the
+        list of (slot, final observation, info) of the games that ended, already reset."""
+        a = self.check_actions(actions)
+        st = self.state
+        before = self.team_reward.snapshot(st)
+        self.core.step(st, a)
+        reward = self.team_reward(before, st)
+        terminated = st.result != RUNNING
+        truncated = ~terminated & (st.round > self.max_cycles)
+        done = np.nonzero(terminated | truncated)[0]
+        finals = []
+        if len(done):
+            final_obs = observe(self.core.cat, st.take(done), np.maximum(st.actor[done], 0), self.obs_radius)
+            for j, slot in enumerate(done):
+                finals.append((int(slot), final_obs[j], self.game_info(int(slot))))
+            st.put(done, self.core.init(self._next_seeds(done)))
+        self._refresh()
+        return self._obs.copy(), reward, terminated, truncated, finals
+
+    def game_info(self, slot: int) -> dict:
+        st = self.state
+        r = int(st.result[slot])
+        ex = st.exit_tile[slot]
+        return {"result": RESULT_NAMES[r] if r >= 0 else None, "round": int(st.round[slot]),
+                "escaped": int(((st.c_tile[slot] == ex) & (ex >= 0)).sum())}
+
+    def get_state(self, slot: int) -> State:
+        """A copy of one slot's game (for search and checkpointing)."""
+        return self.state.take(np.array([slot]))
+
+    def set_state(self, slot: int, game: State) -> None:
+        self.state.put(np.array([slot]), game)
+        self._refresh()
+
+
+class SubterraVectorEnv(gymnasium.vector.VectorEnv):
+    """gymnasium VectorEnv: obs (N, C, H, W) int8; ``info["action_mask"]`` (N, A) bool; same-step autoreset."""
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, config: GameConfig | None = None, **kwargs: Any):
+        self.games = BatchedGames(num_envs, config, **kwargs)
+        self.num_envs = num_envs
+        self.single_observation_space = gymnasium.spaces.Box(0, 127, self.games.obs_shape, dtype=np.int8)
+        self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        if seed is not None:
+            self.games.seed(seed)
+        obs = self.games.reset()
+        return obs, {"action_mask": self.games.action_masks()}
+
+    def step(self, actions):
+        obs, reward, terminated, truncated, finals = self.games.step(actions)
+        info: dict[str, Any] = {"action_mask": self.games.action_masks()}
+        if finals:
+            final_obs = np.zeros_like(obs)
+            has_final = np.zeros(self.num_envs, dtype=bool)
+            results = np.full(self.num_envs, None, dtype=object)
+            for slot, fobs, finfo in finals:
+                final_obs[slot], has_final[slot], results[slot] = fobs, True, finfo["result"]
+            info.update(final_obs=final_obs, _final_obs=has_final,
+                        final_info={"result": results, "_result": has_final}, _final_info=has_final)
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.games.action_masks()
