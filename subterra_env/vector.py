@@ -46,6 +46,7 @@ class BatchedGames:
         self.config = config or GameConfig()
         self.core = Core(self.config)
         self.num_envs = num_envs
+        self.render_mode = None
         self.obs_radius = obs_radius
         self.max_cycles = max_cycles
         self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,

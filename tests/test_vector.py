@@ -1,0 +1,125 @@
+"""Vector interfaces over the same core: gymnasium VectorEnv, SB3 VecEnv, seeding, autoreset, MaskablePPO."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.core.observe import observe
+from subterra_env.core.rules import Core
+from subterra_env.vector import BatchedGames, SubterraVectorEnv
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+def test_gymnasium_vector_env_spaces_masks_and_autoreset() -> None:
+    env = SubterraVectorEnv(6, obs_radius=4)
+    assert env.metadata["autoreset_mode"].value == "SameStep"
+    obs, info = env.reset(seed=1)
+    assert obs.shape == (6, *env.single_observation_space.shape) and obs.dtype == np.int8
+    assert env.observation_space.contains(obs)
+    assert info["action_mask"].shape == (6, NUM_ACTIONS) and info["action_mask"].any(1).all()
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(800):
+        obs, rew, term, trunc, info = env.step(_random_actions(info["action_mask"], rng))
+        assert info["action_mask"].any(1).all()  # every slot always has a live game
+        if term.any():
+            finished += int(term.sum())
+            assert set(info["final_info"]["result"][term]) <= {"defeat", "bronze", "silver", "gold"}
+            assert info["_final_obs"][term].all() and (rew[term] >= 0).all()
+            # the returned observation is already the new game's first: round 1, no tile but the start
+            assert (env.games.state.round[term] == 1).all() and (env.games.state.n_tiles[term] == 1).all()
+    assert finished > 0
+
+
+def test_slot_sequences_do_not_depend_on_num_envs() -> None:
+    """Seeded per slot: slot i plays the same games whether 1 or 37 slots run (batch invariance)."""
+    big = BatchedGames(37, obs_radius=3)
+    big.seed(list(range(100, 137)))
+    small = BatchedGames(1, obs_radius=3)
+    small.seed([117])
+    ob, os_ = big.reset(), small.reset()
+    np.testing.assert_array_equal(ob[17], os_[0])
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        a = _random_actions(big.action_masks(), rng)
+        ob, rb, tb, _, _ = big.step(a)
+        os_, rs, ts, _, _ = small.step(a[17:18])
+        np.testing.assert_array_equal(ob[17], os_[0])
+        assert rb[17] == rs[0] and tb[17] == ts[0]
+        np.testing.assert_array_equal(big.action_masks()[17], small.action_masks()[0])
+
+
+def test_same_seed_same_games_different_seed_different_games() -> None:
+    a, b, c = BatchedGames(4), BatchedGames(4), BatchedGames(4)
+    a.seed(3), b.seed(3), c.seed(4)
+    np.testing.assert_array_equal(a.reset(), b.reset())
+    assert not np.array_equal(a.reset(), c.reset()) or not a.state.equals(c.state)
+
+
+def test_observation_is_the_acting_cavers_view() -> None:
+    g = BatchedGames(5, obs_radius=5)
+    obs = g.reset()
+    np.testing.assert_array_equal(obs, observe(g.core.cat, g.state, g.state.actor, 5))
+    np.testing.assert_array_equal(g.action_masks(), Core(g.config).legal_mask(g.state))
+
+
+@pytest.mark.parametrize("bad,needle", [
+    (np.zeros(3, dtype=int), "shape"), (np.full(4, 0.5), "integer"), (np.full(4, 999), "out of range"),
+    (np.full(4, 10), "not legal"),  # "move N": nothing placed north of the start yet
+])
+def test_bad_actions_are_refused_and_change_nothing(bad: np.ndarray, needle: str) -> None:
+    g = BatchedGames(4)
+    g.reset()
+    before = g.state.copy()
+    with pytest.raises(ValueError, match=needle):
+        g.step(bad)
+    assert g.state.equals(before)
+
+
+def test_settings_errors() -> None:
+    with pytest.raises(ValueError, match="num_envs"):
+        BatchedGames(0)
+    with pytest.raises(ValueError, match="unknown setting"):
+        BatchedGames(2, flavour="x")
+
+
+def test_maskable_ppo_trains_on_the_sb3_vecenv() -> None:
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_checker import check_env  # noqa: F401  (imported: the extra is present)
+
+    from subterra_env.sb3 import SubterraVecEnv
+
+    venv = SubterraVecEnv(num_envs=16, seed=0, obs_radius=3)
+    obs = venv.reset()
+    assert obs.shape == (16, *venv.observation_space.shape)
+    assert venv.action_masks().shape == (16, NUM_ACTIONS)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=256, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [64]})
+    model.learn(total_timesteps=4096)
+    assert model.num_timesteps >= 4096
+    action, _ = model.predict(venv.reset(), action_masks=venv.action_masks())
+    assert venv.action_masks()[np.arange(16), action].all()  # the policy only picks legal actions
+
+
+def test_sb3_infos_carry_terminal_observation() -> None:
+    pytest.importorskip("stable_baselines3")
+    from subterra_env.sb3 import SubterraVecEnv
+
+    venv = SubterraVecEnv(num_envs=8, seed=1, obs_radius=3)
+    venv.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(600):
+        obs, rew, done, infos = venv.step(_random_actions(venv.action_masks(), rng))
+        for i in np.flatnonzero(done):
+            assert infos[i]["terminal_observation"].shape == obs.shape[1:]
+            assert infos[i]["result"] in ("defeat", "bronze", "silver", "gold")
+            assert infos[i]["TimeLimit.truncated"] is False
+        if done.any():
+            return
+    pytest.fail("no game finished in 600 steps")
