@@ -98,6 +98,7 @@ def hazard_phase(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> N
         failed = ~skill_pass(cfg, st, late[:, None], seats, rolls)
         eaten = failed & ~on_exit(st, late) & ~st.c_dead[late]
         st.c_dead[late] |= eaten
+        st.c_under[late] &= ~eaten
         st.c_tile[late] = np.where(eaten, -1, st.c_tile[late])
         st.c_hp[late] = np.where(eaten, 0, st.c_hp[late])
     horror_contact(st, g)

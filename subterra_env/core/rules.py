@@ -14,7 +14,7 @@ from . import rng
 from .actions import (ACTION_ARG, ACTION_KIND, K_DIG, K_END, K_EXERT, K_EXPLORE, K_HEAL, K_HIDE, K_MOVE, K_REVEAL,
                       K_PICK, K_REDRAW, K_SURFACE, K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP, K_SWIM, KIND_COST,
                       NUM_ACTIONS)
-from .abilities import apply_ability, finish_direct
+from .abilities import apply_ability, finish_direct, seat_of_rank
 from .board import actor_tile, place
 from .catalogue import C_OUT_OF_TIME, build
 from .effects import check_one, damage_one, enter_tile, horror_contact, move_horrors, on_exit
@@ -145,7 +145,7 @@ class Core:
                 st.c_hidden[g, seat] |= ok
                 st.c_hid_now[g, seat] = True
             elif k == K_HEAL:
-                target = np.argmax(st.c_rank[g] == d[:, None], axis=1)
+                target = seat_of_rank(st, g, d)
                 st.c_hp[g, target] = np.minimum(st.c_hp[g, target] + 1, st.c_max[g, target])
             else:
                 apply_ability(self, st, int(k), g, d)
@@ -181,7 +181,7 @@ class Core:
         if not len(g):
             return
         seat = st.actor[g].astype(np.intp)
-        ex = st.exerted[g] & (st.c_hp[g, seat] > 0)
+        ex = st.exerted[g] & (st.c_hp[g, seat] > 0) & ~st.c_under[g, seat]  # under water: only Tremor, Out of Time
         if ex.any():
             failed = ~check_one(self.cfg, st, g[ex], seat[ex])
             damage_one(st, g[ex], seat[ex], 1, failed)
