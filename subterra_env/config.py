@@ -297,7 +297,10 @@ def load(path: str | Path) -> GameConfig:
     """Load a GameConfig from a YAML file; a top-level 'preset' key starts from that preset."""
     import yaml
 
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except yaml.YAMLError as e:  # name the file and where YAML broke, not just the parser's internals
+        raise ConfigError(f"{path}: not valid YAML: {e}") from e
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
     name = data.pop("preset", "default")

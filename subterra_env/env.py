@@ -16,11 +16,19 @@ running), ``escaped``, ``round``, ``hazard_cards_left`` and ``tiles_left``.
 
 The Leader's Direct passes ``agent_selection`` to the directed caver for one action, then back (R-CAV-8).
 
+``state()`` is a global view for centralised critics: the observation tensor of the acting caver, but with a
+window of ``state_radius`` (default 12) centred on the start tile; like observations it holds no hidden order.
+``get_state()`` / ``set_state(snapshot)`` copy and restore the whole environment (the game, the seed stream,
+rewards and flags), so a restored snapshot continues identically: for search and checkpointing. ``copy.deepcopy``
+and ``pickle`` work on the environment too.
+
 Version history: v0 — first release: the complete rules (R-SET..R-HZ) and the eight cavers' abilities (R-CAV).
 """
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -41,12 +49,40 @@ class IllegalActionError(ValueError):
     """An action that the acting caver may not take now; the message lists the legal ones."""
 
 
+@dataclass(frozen=True)
+class EnvSnapshot:
+    """Everything ``raw_env`` needs to continue a game identically (see ``raw_env.get_state``)."""
+
+    game: State  # the one game (batch of 1), a copy
+    seed_stream: dict  # the bit generator state that seeds the next reset()
+    agent_selection: str | None
+    agents: tuple[str, ...]
+    rewards: dict[str, float]
+    cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    config: GameConfig
+
+
+class GameOverError(RuntimeError):
+    """step() after every caver has left the finished game: reset() starts a new one."""
+
+
+class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, except that stepping a finished game raises GameOverError, not a warning."""
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and not self.agents:
+            self.unwrapped.step(action)  # raises GameOverError with the result
+        super().step(action)
+
+
 class raw_env(AECEnv):
     metadata = {"name": "subterra_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
-                 obs_radius: int = 7, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
+                 obs_radius: int = 7, state_radius: int = 12, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
                  reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
                  **settings: Any):
         """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
@@ -63,11 +99,13 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
         if not isinstance(max_cycles, int) or max_cycles < 1:
             raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
-        if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
-            raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
+        for name, radius in (("obs_radius", obs_radius), ("state_radius", state_radius)):
+            if not isinstance(radius, int) or not 1 <= radius <= 20:
+                raise ValueError(f"{name}={radius!r}: expected an integer in 1..20")
         self.render_mode = render_mode
         self.max_cycles = max_cycles
         self.obs_radius = obs_radius
+        self.state_radius = state_radius
         self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
                                       reward_tile)
         self.core = Core(self.config)
@@ -79,6 +117,8 @@ class raw_env(AECEnv):
         })
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        ws = 2 * state_radius + 1
+        self.state_space = gymnasium.spaces.Box(0, 127, (NUM_CHANNELS, ws, ws), dtype=np.int8)
         self._seed_rng = np.random.default_rng()
         self.state_: State | None = None
 
@@ -141,11 +181,54 @@ class raw_env(AECEnv):
         mask = self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
+    def state(self) -> np.ndarray:
+        """Global state: the acting caver's view (caver 0 = the actor) centred on the start tile."""
+        if self.state_ is None:
+            raise RuntimeError("state() before reset(): call reset() first")
+        st = self.state_
+        seat = np.maximum(st.actor, 0)
+        return observe(self.core.cat, st, seat, self.state_radius, centre=np.zeros(1, dtype=np.intp))[0]
+
+    # ------------------------------------------------------------------ snapshots
+    def get_state(self) -> EnvSnapshot:
+        """A copy of the whole environment; ``set_state`` on it continues exactly as this one would."""
+        if self.state_ is None:
+            raise RuntimeError("get_state() before reset(): call reset() first")
+        return EnvSnapshot(
+            game=self.state_.copy(), seed_stream=copy.deepcopy(self._seed_rng.bit_generator.state),
+            agent_selection=self.agent_selection, agents=tuple(self.agents), rewards=dict(self.rewards),
+            cumulative_rewards=dict(self._cumulative_rewards), terminations=dict(self.terminations),
+            truncations=dict(self.truncations), config=self.config)
+
+    def set_state(self, snapshot: EnvSnapshot) -> None:
+        """Restore a snapshot of ``get_state`` (of an environment with the same settings)."""
+        if not isinstance(snapshot, EnvSnapshot):
+            raise TypeError(f"set_state expects an EnvSnapshot from get_state(), got {type(snapshot).__name__}")
+        if snapshot.config != self.config:
+            raise ValueError("set_state: the snapshot comes from a game with other settings "
+                             f"(differing: {_config_diff(snapshot.config, self.config)})")
+        self.state_ = snapshot.game.copy()
+        self._seed_rng = np.random.default_rng()
+        self._seed_rng.bit_generator.state = copy.deepcopy(snapshot.seed_stream)
+        self.agents = list(snapshot.agents)
+        self._seat = {CAVER_NAMES[r - 1]: s for s, r in enumerate(self.state_.c_rank[0])}
+        self.rewards = dict(snapshot.rewards)
+        self._cumulative_rewards = dict(snapshot.cumulative_rewards)
+        self.terminations = dict(snapshot.terminations)
+        self.truncations = dict(snapshot.truncations)
+        self._mask = self.core.legal_mask(self.state_)[0]
+        self.infos = {a: self._info() for a in self.agents}
+        self.agent_selection = snapshot.agent_selection
+
     def legal_actions(self) -> list[str]:
         """Names of the acting caver's legal actions (for people and debugging)."""
         return [ACTION_NAMES[i] for i in np.flatnonzero(self._mask)]
 
     def step(self, action: int | None) -> None:
+        if self.state_ is None:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if not self.agents:
+            raise GameOverError(f"step({action!r}) after the game ended ({self._info()['result']}): call reset()")
         agent = self.agent_selection
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)
@@ -163,15 +246,18 @@ class raw_env(AECEnv):
             self.render()
 
     def _check_action(self, agent: str, action: Any) -> int:
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS \
+                and self._mask[action]:
+            return int(action)  # the common case, without building the list of legal names
         legal = self.legal_actions()
         if action is None:
             raise IllegalActionError(f"{agent} is acting and must choose an action, got None; legal: {legal}")
-        try:
-            a = int(np.asarray(action).item())
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action {action!r} for {agent} is not an integer id; legal: {legal}") from None
-        if not np.asarray(action).shape == () or float(np.asarray(action).item()) != a:
+        arr = np.asarray(action)
+        if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+            raise IllegalActionError(f"action {action!r} for {agent} is not an integer id; legal: {legal}")
+        if arr.shape != () or not np.isfinite(arr) or float(arr) != int(arr):
             raise IllegalActionError(f"action {action!r} for {agent} is not a single integer id; legal: {legal}")
+        a = int(arr)
         if not 0 <= a < NUM_ACTIONS:
             raise IllegalActionError(f"action {a} for {agent} is out of range 0..{NUM_ACTIONS - 1}; legal: {legal}")
         if not self._mask[a]:
@@ -197,6 +283,11 @@ class raw_env(AECEnv):
         pass
 
 
+def _config_diff(a: GameConfig, b: GameConfig) -> str:
+    da, db = to_dict(a), to_dict(b)
+    return ", ".join(k for k in da if da[k] != db.get(k)) or "none"
+
+
 def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's standard wrappers.
 
@@ -208,4 +299,4 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     elif illegal_action != "raise":
         raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-    return wrappers.OrderEnforcingWrapper(e)
+    return StrictOrderWrapper(e)

@@ -56,6 +56,13 @@ class SubterraVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         return self.games.action_masks()
 
+    def get_state(self, slot: int):
+        """Snapshot of one slot, a ``subterra_env.vector.SlotSnapshot`` (for search and checkpointing)."""
+        return self.games.get_state(slot)
+
+    def set_state(self, slot: int, snapshot) -> None:
+        self.games.set_state(slot, snapshot)
+
     def close(self) -> None:
         pass
 

@@ -15,6 +15,8 @@ autoreset ones, draws its seed from that stream, so a slot's sequence of games i
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -132,13 +134,37 @@ class BatchedGames:
         return {"result": RESULT_NAMES[r] if r >= 0 else None, "round": int(st.round[slot]),
                 "escaped": int(((st.c_tile[slot] == ex) & (ex >= 0)).sum())}
 
-    def get_state(self, slot: int) -> State:
-        """A copy of one slot's game (for search and checkpointing)."""
-        return self.state.take(np.array([slot]))
+    def _slot(self, slot: Any) -> int:
+        if not isinstance(slot, (int, np.integer)) or not 0 <= slot < self.num_envs:
+            raise IndexError(f"slot {slot!r} is out of range 0..{self.num_envs - 1}")
+        return int(slot)
 
-    def set_state(self, slot: int, game: State) -> None:
-        self.state.put(np.array([slot]), game)
+    def get_state(self, slot: int) -> SlotSnapshot:
+        """A copy of one slot's game and seed stream (for search and checkpointing)."""
+        slot = self._slot(slot)
+        return SlotSnapshot(self.state.take(np.array([slot])),
+                            copy.deepcopy(self._slot_rngs[slot].bit_generator.state), self.config)
+
+    def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
+        """Put a snapshot (from any slot of games with the same settings) into a slot; it continues identically."""
+        slot = self._slot(slot)
+        if not isinstance(snapshot, SlotSnapshot):
+            raise TypeError(f"set_state expects a SlotSnapshot from get_state(), got {type(snapshot).__name__}")
+        if snapshot.config != self.config:
+            raise ValueError("set_state: the snapshot comes from games with other settings")
+        self.state.put(np.array([slot]), snapshot.game)
+        self._slot_rngs[slot] = np.random.default_rng()
+        self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
         self._refresh()
+
+
+@dataclass(frozen=True)
+class SlotSnapshot:
+    """One slot of BatchedGames: its game (a batch of 1) and the stream seeding its next games."""
+
+    game: State
+    seed_stream: dict
+    config: GameConfig
 
 
 class SubterraVectorEnv(gymnasium.vector.VectorEnv):
@@ -175,3 +201,10 @@ class SubterraVectorEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         return self.games.action_masks()
+
+    def get_state(self, slot: int) -> SlotSnapshot:
+        """Snapshot of one slot (see BatchedGames.get_state)."""
+        return self.games.get_state(slot)
+
+    def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
+        self.games.set_state(slot, snapshot)

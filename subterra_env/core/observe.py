@@ -64,8 +64,12 @@ _STATIC = _static_features()
 assert _C["caver 0 hidden"] == _RANK0 + MAX_SEATS and _C["caver 0 devoured"] == _RANK0 + 2 * MAX_SEATS
 
 
-def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.ndarray | None = None) -> np.ndarray:
-    """(B, C, 2R+1, 2R+1) int8 observations of the given seat of every game (written into out if given)."""
+def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.ndarray | None = None,
+            centre: np.ndarray | None = None) -> np.ndarray:
+    """(B, C, 2R+1, 2R+1) int8 observations of the given seat of every game (written into out if given).
+
+    The window is centred on the observer's tile, or on the tile index ``centre`` per game when given (the global
+    state of ``raw_env.state()`` is centred on the start tile, tile 0)."""
     b, s = st.batch_size, st.num_seats
     w = 2 * radius + 1
     if out is None:
@@ -74,7 +78,8 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
         out[...] = 0
     games = np.arange(b)
     seats = np.asarray(seats, dtype=np.intp)
-    me = np.maximum(st.c_tile[games, seats], 0)  # a devoured observer sees from the start tile
+    me = np.maximum(st.c_tile[games, seats], 0) if centre is None else np.asarray(centre, dtype=np.intp)
+    # (a devoured or diving observer sees from the start tile)
     cx, cy = st.t_x[games, me], st.t_y[games, me]
 
     # Tiles: one feature row per visible tile, scattered in one write.
