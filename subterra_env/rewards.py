@@ -32,15 +32,23 @@ class TeamReward:
         if len(self.result) != 4:
             raise ValueError(f"reward_result={self.result!r}: four values for defeat, bronze, silver, gold")
 
-    def snapshot(self, st: State) -> np.ndarray:
-        """(B, 3) what shaping compares across a step: health total, tiles placed, cavers escaped."""
+    @property
+    def shaped(self) -> bool:
+        return bool(self.escape or self.health or self.tile)
+
+    def snapshot(self, st: State) -> np.ndarray | None:
+        """(B, 3) what shaping compares across a step: health total, tiles placed, cavers escaped (None when no
+        shaping is set: then nothing needs comparing, which keeps one-game stepping cheap)."""
+        if not self.shaped:
+            return None
         return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st)], axis=1)
 
-    def __call__(self, before: np.ndarray, st: State) -> np.ndarray:
+    def __call__(self, before: np.ndarray | None, st: State) -> np.ndarray:
         """(B,) float32 team reward of the step that led from `before` (a snapshot) to st."""
-        after = self.snapshot(st)
-        delta = after - before
-        r = -self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
+        r = np.zeros(st.batch_size)
+        if before is not None:
+            delta = self.snapshot(st) - before
+            r = -self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
         ended = st.result != RUNNING
         r = r + np.where(ended, np.asarray(self.result)[np.maximum(st.result, 0)], 0.0)
         return r.astype(np.float32)
