@@ -21,7 +21,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/aec_speed.py
+	$(BIN)/python benchmarks/sps.py
 
 clean:
 	rm -rf $(VENV)

@@ -107,6 +107,7 @@ def victims(st: State, g: np.ndarray) -> np.ndarray:
 
 def move_horrors(cfg: GameConfig, st: State, g: np.ndarray) -> None:
     """Each horror, oldest first, steps toward its closest victim or leaves the cave (R-HOR-3)."""
+    g = g[(st.h_tile[g] >= 0).any(1)]  # the distance sweeps are the costly part: only games with horrors
     if not len(g):
         return
     dist = distances_from(st, g, st.c_tile[g].astype(np.intp), cfg.horror_range)  # (n, S, T)

@@ -75,7 +75,7 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     if out is None:
         out = np.zeros((b, NUM_CHANNELS, w, w), dtype=np.int8)
     else:
-        out[...] = 0
+        out[:, :_SCALAR0] = 0  # the scalar planes are overwritten whole below
     games = np.arange(b)
     seats = np.asarray(seats, dtype=np.intp)
     me = np.maximum(st.c_tile[games, seats], 0) if centre is None else np.asarray(centre, dtype=np.intp)

@@ -1,0 +1,51 @@
+"""Smoke test of benchmarks/sps.py: a --quick run writes every row with positive step rates (no speed threshold)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SPS = Path(__file__).resolve().parents[1] / "benchmarks" / "sps.py"
+
+
+def load_sps(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("sps", SPS)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "sps", module)  # dataclasses look the module up while it is executed
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sps = load_sps(monkeypatch)
+    out = tmp_path / "x.json"
+    returned = sps.main(["--quick", "--out", str(out)])
+    data = json.loads(out.read_text())
+    assert data == json.loads(json.dumps(returned))
+    assert {"platform", "cpu_count", "python", "numpy"} <= data["machine"].keys()
+
+    rows = {(r["name"], r["batch"]): r for r in data["rows"]}
+    expected = {("subterra AEC env (PettingZoo)", 1), ("SB3 VecEnv", 256), ("gymnasium VectorEnv", 256),
+                ("connect_four_v3", 1), ("hanabi_v5 players=4", 1)}
+    expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
+    assert rows.keys() == expected
+
+    sb3_installed = importlib.util.find_spec("stable_baselines3") is not None
+    for (name, batch), r in rows.items():
+        if r["kind"] == "reference" or (name == "SB3 VecEnv" and not sb3_installed):
+            assert r["status"] == "ok" or r["status"].startswith("not installed ("), r
+        else:
+            assert r["status"] == "ok", r
+        if r["status"] == "ok":
+            assert r["env_steps_per_s"] > 0 and r["calls_per_s"] > 0 and r["us_per_call"] > 0, r
+            assert r["games_per_s"] >= 0
+            assert r["env_steps_per_s"] == pytest.approx(r["calls_per_s"] * batch), r  # every call steps B games
+
+    memory = data["memory"]
+    assert memory["batch"] == max(sps.QUICK_BATCHES)
+    assert memory["state_bytes_per_game"] > 0 and memory["peak_traced_bytes_per_game"] > 0
