@@ -10,5 +10,5 @@ from .core.rules import Core
 from .env import EnvSnapshot, GameOverError, IllegalActionError, env, raw_env
 
 __version__ = "0.1.0"
-__all__ = ["ACTION_NAMES", "CAVER_NAMES", "ConfigError", "Core", "EnvSnapshot", "GameOverError", "GameConfig", "IllegalActionError",
-           "NUM_ACTIONS", "action_id", "env", "load", "preset", "raw_env"]
+__all__ = ["ACTION_NAMES", "CAVER_NAMES", "ConfigError", "Core", "EnvSnapshot", "GameConfig", "GameOverError",
+           "IllegalActionError", "NUM_ACTIONS", "action_id", "env", "load", "preset", "raw_env"]

@@ -82,12 +82,13 @@ class raw_env(AECEnv):
                 "render_fps": 2}
 
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
-                 obs_radius: int = 7, state_radius: int = 12, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
-                 reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
-                 **settings: Any):
+                 obs_radius: int = 7, state_radius: int = 12,
+                 reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
+                 reward_health: float = 0.0, reward_tile: float = 0.0, **settings: Any):
         """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
 
-        ``max_cycles``: rounds before truncation. ``obs_radius``: half-width of the observation window.
+        ``max_cycles``: rounds before truncation. ``obs_radius``: half-width of the observation window;
+        ``state_radius``: of the global ``state()`` window around the start tile.
         Shaping (all default 0, added to the team reward when it happens): ``reward_escape`` per caver reaching
         the exit, ``reward_health`` per health point lost (use a negative value), ``reward_tile`` per tile placed.
         """
