@@ -106,6 +106,7 @@ KIND_COST = np.zeros(NUM_KINDS, dtype=np.int8)
 KIND_COST[[K_REVEAL, K_MOVE, K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT]] = 1
 KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE, K_DEMOLISH, K_DIVE]] = 2
 KIND_COST[K_SURFACE] = 1
+EXERT_BONUS = 1  # AP that Exert adds for the rest of the turn (R-ACT-2)
 
 
 def first(kind: int) -> int:

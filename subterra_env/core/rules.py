@@ -11,9 +11,9 @@ import numpy as np
 
 from ..config import CAVER_NAMES, GameConfig
 from . import rng
-from .actions import (ACTION_ARG, ACTION_KIND, K_DIG, K_END, K_EXERT, K_EXPLORE, K_HEAL, K_HIDE, K_MOVE, K_REVEAL,
-                      K_PICK, K_REDRAW, K_SURFACE, K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP, K_SWIM, KIND_COST,
-                      NUM_ACTIONS)
+from .actions import (ACTION_ARG, ACTION_KIND, EXERT_BONUS, K_DIG, K_END, K_EXERT, K_EXPLORE, K_HEAL, K_HIDE,
+                      K_MOVE, K_PICK, K_REDRAW, K_REVEAL, K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP,
+                      K_SURFACE, K_SWIM, KIND_COST, NUM_ACTIONS)
 from .abilities import apply_ability, finish_direct, seat_of_rank
 from .board import actor_tile, place
 from .catalogue import C_OUT_OF_TIME, build
@@ -107,7 +107,7 @@ class Core:
                 turn_over |= sel
             elif k == K_EXERT:
                 st.exerted[g] = True
-                st.ap[g] += 1
+                st.ap[g] += EXERT_BONUS
             elif k in (K_REVEAL, K_EXPLORE):
                 placing.start_reveal(self, st, g, d, k == K_EXPLORE)
             elif k == K_ROTATE:

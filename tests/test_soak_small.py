@@ -1,0 +1,92 @@
+"""benchmarks/soak.py at a small size: no errors, a complete JSON report, and failures reported with their seed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from subterra_env.core import rng
+from subterra_env.core.invariants import InvariantError
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
+
+SOAK_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "soak.py"
+REPORT_FIELDS = {"games", "finished", "failed", "aborted", "errors", "error_list", "seconds", "games_per_s",
+                 "steps_total", "steps_per_s", "batch", "check_every", "seed", "rss_mb", "lanes"}
+
+
+@pytest.fixture(scope="module")
+def soak() -> ModuleType:
+    """benchmarks/ is not a package: load soak.py from its path (registered, as its dataclasses require)."""
+    spec = importlib.util.spec_from_file_location("benchmarks_soak", SOAK_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_soak(soak: ModuleType, out: Path, *args: str) -> tuple[int, dict]:
+    rc = soak.main([*args, "--out", str(out), "--progress-seconds", "1"])
+    return rc, json.loads(out.read_text())
+
+
+def test_small_soak_passes(soak: ModuleType, tmp_path: Path) -> None:
+    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "300", "--batch", "32")
+    assert rc == 0
+    assert REPORT_FIELDS <= set(rep)
+    assert rep["errors"] == 0 and rep["error_list"] == [] and rep["failed"] == 0
+    assert rep["games"] == rep["finished"] == 300 == sum(lane["games"] for lane in rep["lanes"])
+    assert len(rep["lanes"]) == len(soak.SETTINGS) and all(lane["games"] > 0 for lane in rep["lanes"])
+    assert rep["steps_total"] > 300 * 50 and rep["games_per_s"] > 0
+    assert set(rep["rss_mb"]) == {"start", "after_warmup", "end", "growth_after_warmup", "peak"}
+    assert all(sum(lane["results"].values()) == lane["games"] for lane in rep["lanes"])
+
+
+BAD_SEED, BAD_STEP = 3, 10  # lane 0's fourth game (seeds start at --seed << 32 = 0)
+
+
+def _is_bad(st: State) -> np.ndarray:
+    return (st.key == rng.seed_keys(np.array([BAD_SEED]))[0]) & (st.steps == BAD_STEP)
+
+
+def test_crash_is_reported_with_its_seed(soak: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core exception is traced to its game by replay, the lane restarts, and the exit code is 1."""
+    step = Core.step
+
+    def crashing_step(self: Core, st: State, actions: np.ndarray) -> None:
+        if _is_bad(st).any():
+            raise RuntimeError("injected crash")
+        step(self, st, actions)
+
+    monkeypatch.setattr(Core, "step", crashing_step)
+    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "24", "--batch", "4")
+    assert rc == 1 and rep["errors"] >= 1
+    first = rep["error_list"][0]
+    assert (first["lane"], first["seed"], first["game_step"], first["during"]) == \
+        (0, BAD_SEED, BAD_STEP, "step (isolated by replay)")
+    assert "injected crash" in first["error"]
+    assert rep["finished"] + rep["failed"] == 24
+
+
+def test_invariant_error_is_reported_with_its_seed(soak: ModuleType, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    check = soak.check_invariants
+
+    def failing_check(cfg, before, after, mask) -> None:  # noqa: ANN001 - same signature as check_invariants
+        bad = np.flatnonzero(_is_bad(after)) if before is not None else []
+        if len(bad):
+            raise InvariantError("injected", bad, "a test")
+        check(cfg, before, after, mask)
+
+    monkeypatch.setattr(soak, "check_invariants", failing_check)
+    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "24", "--batch", "4")
+    assert rc == 1 and rep["errors"] == 1 and rep["failed"] == 1 and rep["finished"] == 23
+    err = rep["error_list"][0]
+    assert (err["lane"], err["seed"], err["game_step"], err["during"]) == (0, BAD_SEED, BAD_STEP, "check")
+    assert "invariant 'injected' violated" in err["error"]
