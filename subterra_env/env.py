@@ -139,7 +139,7 @@ class raw_env(AECEnv):
 
     def _after_change(self, first: bool = False) -> None:
         st = self.state_
-        names = [CAVER_NAMES[r - 1] for r in st.c_rank[0]]
+        names = self._names()
         if first:
             self.agents = names
             self._seat = {n: s for s, n in enumerate(names)}
@@ -160,6 +160,10 @@ class raw_env(AECEnv):
             self.agent_selection = self.agents[0] if self.agents else None
         else:
             self.agent_selection = names[int(st.actor[0])]
+
+    def _names(self) -> list[str]:
+        """Agent names by seat."""
+        return [CAVER_NAMES[r - 1] for r in self.state_.c_rank[0]]
 
     def _info(self) -> dict[str, Any]:
         st = self.state_
@@ -212,7 +216,7 @@ class raw_env(AECEnv):
         self._seed_rng = np.random.default_rng()
         self._seed_rng.bit_generator.state = copy.deepcopy(snapshot.seed_stream)
         self.agents = list(snapshot.agents)
-        self._seat = {CAVER_NAMES[r - 1]: s for s, r in enumerate(self.state_.c_rank[0])}
+        self._seat = {n: s for s, n in enumerate(self._names())}
         self.rewards = dict(snapshot.rewards)
         self._cumulative_rewards = dict(snapshot.cumulative_rewards)
         self.terminations = dict(snapshot.terminations)

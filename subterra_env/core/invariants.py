@@ -22,8 +22,8 @@ import numpy as np
 
 from ..config import GameConfig
 from .actions import EXERT_BONUS
-from .catalogue import BIT, DX, DY, OPPOSITE, T_EXIT
-from .effects import RANK_DIVER
+from .catalogue import BIT, DX, DY, OPPOSITE, T_EXIT, build
+from .effects import RANK_DIVER, on_exit
 from .state import RUNNING, State
 
 
@@ -86,11 +86,6 @@ def _games_of(st: State, games: np.ndarray) -> np.ndarray:
     bad = np.zeros(st.batch_size, dtype=bool)
     bad[games] = True
     return bad
-
-
-def _on_exit(st: State) -> np.ndarray:
-    """(B, S) caver stands on the exit tile."""
-    return (st.c_tile == st.exit_tile[:, None]) & (st.exit_tile[:, None] >= 0)
 
 
 # ---------------------------------------------------------------------------------------------- state checks
@@ -170,8 +165,7 @@ def _exit_kept(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     """With the exit never discarded (R-CON-4, R-CAV-2 defaults) it is placed, held, or still in the stack."""
     if not cfg.exit_never_discarded or cfg.scout_may_discard_exit:
         return np.zeros(st.batch_size, dtype=bool)
-    # Catalogue layout: the stack holds the cave ids 0..n-1 and the exit, id n (build(cfg) costs 0.5 ms a call).
-    exit_id = st.stack.shape[1] - 1
+    exit_id = build(cfg).exit_id  # build is cached per config
     later = np.arange(st.stack.shape[1])[None, :] >= st.stack_pos[:, None]
     kept = ((st.exit_tile >= 0) | (st.pend_tile == exit_id) | (st.aside_tile == exit_id)
             | ((st.stack == exit_id) & later).any(1))
@@ -200,7 +194,7 @@ def _results(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     """R-RND-4: an ended game's result is 3 minus the cavers not on the exit (floor 0), its actor is -1; a running
     game still has a conscious caver (R-RND-3)."""
     running = st.result == RUNNING
-    left_behind = (~_on_exit(st)).sum(1)
+    left_behind = (~on_exit(st, np.arange(st.batch_size))).sum(1)
     scored = (st.result == np.maximum(3 - left_behind, 0)) & (st.actor == -1)
     conscious = ((st.c_hp > 0) & ~st.c_dead).any(1)
     return np.where(running, ~conscious, ~scored)
