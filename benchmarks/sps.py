@@ -40,7 +40,7 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig
-from subterra_env.core.observe import NUM_CHANNELS, observe
+from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS, observe
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
 
@@ -139,13 +139,14 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     next_seed += batch
     rng = np.random.default_rng(seed)
     w = 2 * OBS_RADIUS + 1
-    out = np.zeros((batch, NUM_CHANNELS, w, w), dtype=np.int8) if with_obs else None
+    grid = np.zeros((batch, NUM_GRID_CHANNELS, w, w), dtype=np.int8) if with_obs else None
+    scalars = np.zeros((batch, NUM_SCALARS), dtype=np.int8)
 
     def step() -> tuple[int, int]:
         nonlocal next_seed
         mask = core.legal_mask(st)
-        if out is not None:
-            observe(core.cat, st, np.maximum(st.actor, 0), OBS_RADIUS, out=out)
+        if grid is not None:
+            observe(core.cat, st, np.maximum(st.actor, 0), OBS_RADIUS, grid, scalars)
         core.step(st, random_legal(rng, mask))
         done = np.flatnonzero(st.result != RUNNING)
         if len(done):

@@ -275,8 +275,43 @@ def to_dict(c: GameConfig) -> dict[str, Any]:
     return {f.name: getattr(c, f.name) for f in dataclasses.fields(c)}
 
 
+def _deal(n4: tuple[int, int, int], n5: tuple[int, int, int], n6: tuple[int, int, int]) -> dict[int, dict[str, int]]:
+    """Cards dealt (normal, advanced, expert) for 4, 5 and 6 cavers."""
+    return {n: dict(zip(DIFFICULTIES[1:], row)) for n, row in ((4, n4), (5, n5), (6, n6))}
+
+
+# Learnable presets (as Hanabi-Small and Very-Small beside the full game): every rule stays, the cave is shorter
+# (fewer tiles, so the exit comes out early) and the deck keeps the full game's pressure of about one hazard card
+# per three tiles (64 tiles : 22 cards). Easiest first; "full" is the rulebook game.
+LEARNABLE_PRESETS: tuple[str, ...] = ("tiny", "small", "medium", "full")
+_TINY = {  # 12 cave tiles, the exit among the last 3, 4 hazard cards for 4 cavers
+    "tiles": {"normal": {"4": 1, "T": 1, "L": 1, "I": 1}, "water": {"4": 1}, "gas": {"T": 1},
+              "cave-in": {"T": 1, "L": 1}, "horror": {"L": 1}, "squeeze": {"I": 1}, "ledge": {"I": 1},
+              "rough": {"4": 1}},
+    "cave_in_numbers": ((1, 2), (3, 4)), "exit_in_last": 3,
+    "deal": _deal((4, 4, 3), (4, 3, 3), (3, 3, 2)), "easier_extra_cards": 1,
+}
+_SMALL = {  # 24 cave tiles, the exit among the last 4, 8 hazard cards for 4 cavers
+    "tiles": {"normal": {"4": 2, "T": 1, "L": 2, "I": 1}, "water": {"4": 1, "T": 1, "I": 1},
+              "gas": {"T": 1, "L": 2}, "cave-in": {"T": 3, "L": 1}, "horror": {"L": 1, "D": 2},
+              "squeeze": {"I": 1}, "ledge": {"I": 1}, "slide": {"I": 1}, "rough": {"4": 2}},
+    "cave_in_numbers": ((1, 2), (3, 4), (5, 6), (2, 4)), "exit_in_last": 4,
+    "deal": _deal((8, 7, 7), (7, 6, 5), (6, 5, 5)), "easier_extra_cards": 1,
+}
+_MEDIUM = {  # 32 cave tiles (about half of each type), the exit among the last 5, 11 hazard cards for 4 cavers
+    "tiles": {"normal": {"4": 2, "T": 2, "L": 2, "I": 2}, "water": {"4": 1, "T": 1, "I": 2},
+              "gas": {"T": 1, "L": 2, "I": 1}, "cave-in": {"T": 4, "L": 2}, "horror": {"L": 1, "D": 3},
+              "squeeze": {"I": 2}, "ledge": {"I": 1}, "slide": {"I": 1}, "rough": {"4": 2}},
+    "cave_in_numbers": ((1, 2), (1, 3), (2, 4), (3, 5), (4, 6), (5, 6)), "exit_in_last": 5,
+    "deal": _deal((11, 10, 9), (10, 9, 8), (9, 8, 7)), "easier_extra_cards": 2,
+}
+
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
+    "tiny": _TINY,
+    "small": _SMALL,
+    "medium": _MEDIUM,
+    "full": {},
     "easier": {"difficulty": "easier"},
     "advanced": {"difficulty": "advanced"},
     "expert": {"difficulty": "expert"},

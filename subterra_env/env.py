@@ -1,11 +1,11 @@
-"""Sub Terra as a PettingZoo AEC environment (``subterra_v0``).
+"""Sub Terra as a PettingZoo AEC environment (``subterra_v1``).
 
 | | |
 |---|---|
 | Import | ``from subterra_env import env, raw_env`` |
 | Agents | the cavers of the game, named after them (``diver``, ``scout``, ...); ``possible_agents`` = all 8 |
 | Actions | ``Discrete(90)`` for every caver, with ``action_mask`` (table: ``subterra_env.core.actions``) |
-| Observations | ``{"observation": int8 (83, 2R+1, 2R+1), "action_mask": int8 (90,)}``, R = ``obs_radius`` |
+| Observations | ``{"observation": int8 (34, 2R+1, 2R+1), "scalars": int8 (49,), "action_mask": int8 (90,)}``, R = ``obs_radius`` (v1) |
 | Reward | one team reward for all cavers: at the end ``reward_result[result]``, plus optional shaping |
 | Termination | the end of the game (R-RND-3); truncation after ``max_cycles`` rounds |
 
@@ -16,13 +16,17 @@ running), ``escaped``, ``round``, ``hazard_cards_left`` and ``tiles_left``.
 
 The Leader's Direct passes ``agent_selection`` to the directed caver for one action, then back (R-CAV-8).
 
-``state()`` is a global view for centralised critics: the observation tensor of the acting caver, but with a
-window of ``state_radius`` (default 12) centred on the start tile; like observations it holds no hidden order.
+``state()`` is a global view for centralised critics: the acting caver's observation, but with a window of
+``state_radius`` (default 12) centred on the start tile, as one flat int8 vector (grid then scalars;
+``subterra_env.core.observe.split_state`` splits it); like observations it holds no hidden order.
 ``get_state()`` / ``set_state(snapshot)`` copy and restore the whole environment (the game, the seed stream,
 rewards and flags), so a restored snapshot continues identically: for search and checkpointing. ``copy.deepcopy``
 and ``pickle`` work on the environment too.
 
-Version history: v0 — first release: the complete rules (R-SET..R-HZ) and the eight cavers' abilities (R-CAV).
+Version history:
+- v1 — observation v1: the 49 scalar features move out of the grid into ``"scalars"`` (the grid keeps 34 planes:
+  7,699 values per decision at R = 7 instead of 18,675); ``state()`` becomes a flat vector. Rules unchanged.
+- v0 — first release: the complete rules (R-SET..R-HZ) and the eight cavers' abilities (R-CAV).
 """
 
 from __future__ import annotations
@@ -38,10 +42,11 @@ from pettingzoo.utils import wrappers
 
 from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
 from .core.actions import ACTION_NAMES, NUM_ACTIONS
-from .core.observe import NUM_CHANNELS, observe
+from .core.observe import observe
 from .core.rules import Core
 from .core.state import RESULT_NAMES, RUNNING, State
 from .rewards import DEFAULT_RESULT, TeamReward, escaped
+from .spaces import observation_space, state_space
 
 
 
@@ -78,7 +83,7 @@ class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
 
 
 class raw_env(AECEnv):
-    metadata = {"name": "subterra_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
+    metadata = {"name": "subterra_v1", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
@@ -111,15 +116,10 @@ class raw_env(AECEnv):
                                       reward_tile)
         self.core = Core(self.config)
         self.possible_agents = list(CAVER_NAMES)
-        w = 2 * obs_radius + 1
-        space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(0, 127, (NUM_CHANNELS, w, w), dtype=np.int8),
-            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-        })
+        space = observation_space(obs_radius, with_mask=True)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        ws = 2 * state_radius + 1
-        self.state_space = gymnasium.spaces.Box(0, 127, (NUM_CHANNELS, ws, ws), dtype=np.int8)
+        self.state_space = state_space(state_radius)
         self._seed_rng = np.random.default_rng()
         self.state_: State | None = None
 
@@ -181,18 +181,20 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        obs = observe(self.core.cat, self.state_, np.array([seat]), self.obs_radius)[0]
+        grid, scalars = observe(self.core.cat, self.state_, np.array([seat]), self.obs_radius)
         acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
         mask = self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": grid[0], "scalars": scalars[0], "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        """Global state: the acting caver's view (caver 0 = the actor) centred on the start tile."""
+        """Global state: the acting caver's view (caver 0 = the actor) centred on the start tile, flat (grid, then
+        scalars)."""
         if self.state_ is None:
             raise RuntimeError("state() before reset(): call reset() first")
         st = self.state_
         seat = np.maximum(st.actor, 0)
-        return observe(self.core.cat, st, seat, self.state_radius, centre=np.zeros(1, dtype=np.intp))[0]
+        grid, scalars = observe(self.core.cat, st, seat, self.state_radius, centre=np.zeros(1, dtype=np.intp))
+        return np.concatenate((grid[0].ravel(), scalars[0]))
 
     # ------------------------------------------------------------------ snapshots
     def get_state(self) -> EnvSnapshot:

@@ -3,7 +3,7 @@
     from subterra_env.sb3 import SubterraVecEnv
     from sb3_contrib import MaskablePPO
     venv = SubterraVecEnv(num_envs=64, seed=0)
-    MaskablePPO("MlpPolicy", venv).learn(10_000)
+    MaskablePPO("MultiInputPolicy", venv).learn(10_000)
 
 ``action_masks()`` returns (num_envs, A) so MaskablePPO uses it directly. Same-step autoreset: a finished game's
 last observation is ``infos[i]["terminal_observation"]``; truncation (``max_cycles`` rounds) sets
@@ -29,14 +29,13 @@ class SubterraVecEnv(VecEnv):
     def __init__(self, num_envs: int = 16, config: GameConfig | None = None, seed: int | None = None,
                  **kwargs: Any):
         self.games = BatchedGames(num_envs, config, **kwargs)
-        obs_space = gymnasium.spaces.Box(0, 127, self.games.obs_shape, dtype=np.int8)
         self.render_mode = None
-        super().__init__(num_envs, obs_space, gymnasium.spaces.Discrete(NUM_ACTIONS))
+        super().__init__(num_envs, self.games.observation_space, gymnasium.spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None
         if seed is not None:
             self.games.seed(seed)
 
-    def reset(self) -> np.ndarray:
+    def reset(self) -> dict[str, np.ndarray]:
         if any(s is not None for s in self._seeds):  # VecEnv.seed(s) stored s + i for slot i
             self.games.seed([int(s) for s in self._seeds])
         self._reset_seeds()

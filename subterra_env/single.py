@@ -1,6 +1,6 @@
 """A single-agent gymnasium view: one policy plays every caver in turn (a shared-policy team).
 
-Observation: the acting caver's int8 grid (as everywhere); ``info["action_mask"]`` holds the legal actions and
+Observation: the acting caver's observation dict (grid and scalars, as everywhere); ``info["action_mask"]`` holds the legal actions and
 ``action_masks()`` returns them for sb3-contrib's MaskablePPO. The episode ends with the game (terminated) or
 after ``max_cycles`` rounds (truncated). Useful for gymnasium's and SB3's env checkers and for single-agent code.
 
@@ -29,7 +29,7 @@ class SubterraSingleAgentEnv(gymnasium.Env):
             raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'penalise'")
         self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
         self.games = BatchedGames(1, **kwargs)
-        self.observation_space = gymnasium.spaces.Box(0, 127, self.games.obs_shape, dtype=np.int8)
+        self.observation_space = self.games.observation_space
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
@@ -40,7 +40,8 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         super().reset(seed=seed)
         if seed is not None:
             self.games.seed([seed])
-        obs = self.games.reset()[0]
+        self.games.reset()
+        obs = self.games.slot_observation(0)
         self._over = False
         return obs, self._info()
 
@@ -58,16 +59,16 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         games = self.games
         st = games.state
         if self.illegal_action == "penalise" and not games.action_masks()[0, int(action)]:
-            return games._obs[0].copy(), self.illegal_reward, False, False, {**self._info(), "illegal_action": True}
+            return games.slot_observation(0), self.illegal_reward, False, False, {**self._info(), "illegal_action": True}
         before = games.team_reward.snapshot(st)
         a = games.check_actions(np.array([int(action)]))
         games.core.step(st, a)
         reward = float(games.team_reward(before, st)[0])
         terminated = bool(st.result[0] >= 0)
         truncated = bool(not terminated and st.round[0] > games.max_cycles)
-        games._refresh()
+        games.refresh()
         self._over = terminated or truncated
-        obs = games._obs[0].copy()
+        obs = games.slot_observation(0)
         return obs, reward, terminated, truncated, self._info()
 
     def render(self):

@@ -1,7 +1,8 @@
 """Many games stepped together for training a parameter-shared policy, over the same rules core.
 
 Each of ``num_envs`` slots is one game; a slot presents its game's current decision: the acting caver's
-observation (the same tensor the AEC environment gives that caver) and legal-action mask. One action per slot
+observation (the dict ``{"observation": grid, "scalars": vector}`` the AEC environment gives that caver, batched
+along a leading axis) and legal-action mask. One action per slot
 per step. The reward is the team reward (``subterra_env.rewards``). A finished game is reset in the same step
 ("same-step" autoreset): the returned observation is the new game's first one, and the final observation is
 kept for the learner (``terminal_observation`` in SB3 infos, ``final_obs`` in gymnasium infos).
@@ -24,10 +25,11 @@ import numpy as np
 
 from .config import GameConfig, from_dict, to_dict
 from .core.actions import NUM_ACTIONS
-from .core.observe import NUM_CHANNELS, observe
+from .core.observe import NUM_SCALARS, observe
 from .core.rules import Core
 from .core.state import RESULT_NAMES, RUNNING, State
 from .rewards import DEFAULT_RESULT, TeamReward
+from .spaces import grid_shape, observation_space
 
 
 class BatchedGames:
@@ -53,11 +55,11 @@ class BatchedGames:
         self.max_cycles = max_cycles
         self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
                                       reward_tile)
-        w = 2 * obs_radius + 1
-        self.obs_shape = (NUM_CHANNELS, w, w)
+        self.observation_space = observation_space(obs_radius)
         self._slot_rngs = [np.random.default_rng([0, i]) for i in range(num_envs)]
         self.state: State = self.core.init(self._next_seeds(np.arange(num_envs)))
-        self._obs = np.zeros((num_envs, *self.obs_shape), dtype=np.int8)
+        self._grid = np.zeros((num_envs, *grid_shape(obs_radius)), dtype=np.int8)
+        self._scalars = np.zeros((num_envs, NUM_SCALARS), dtype=np.int8)
         self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
 
     def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
@@ -73,15 +75,27 @@ class BatchedGames:
             self._slot_rngs = [np.random.default_rng(None if seed is None else [int(seed), i])
                                for i in range(self.num_envs)]
 
-    def reset(self) -> np.ndarray:
+    def reset(self) -> dict[str, np.ndarray]:
         self.state = self.core.init(self._next_seeds(np.arange(self.num_envs)))
-        self._refresh()
-        return self._obs.copy()
+        self.refresh()
+        return self.observations()
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
+        """Recompute the observations and masks after the State changed (step, set_state, an outside edit)."""
         st = self.state
-        observe(self.core.cat, st, np.maximum(st.actor, 0), self.obs_radius, out=self._obs)
+        observe(self.core.cat, st, np.maximum(st.actor, 0), self.obs_radius, self._grid, self._scalars)
         self._mask = self.core.legal_mask(st)
+
+    def observations(self, copy: bool = True) -> dict[str, np.ndarray]:
+        """The acting cavers' observations, (num_envs, ...) per key: copies, or views of the buffers that the next
+        step overwrites (``copy=False``)."""
+        if copy:
+            return {"observation": self._grid.copy(), "scalars": self._scalars.copy()}
+        return {"observation": self._grid, "scalars": self._scalars}
+
+    def slot_observation(self, slot: int) -> dict[str, np.ndarray]:
+        """A copy of one slot's observation."""
+        return {"observation": self._grid[slot].copy(), "scalars": self._scalars[slot].copy()}
 
     def action_masks(self) -> np.ndarray:
         return self._mask.copy()
@@ -107,7 +121,7 @@ class BatchedGames:
             raise ValueError(f"slot {i}: action {a[i]} ({ACTION_NAMES[a[i]]!r}) is not legal now; legal: {legal}")
         return a
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict] | None]:
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, list]:
         """Apply one action per slot; returns (obs, reward, terminated, truncated, finals) where finals is the
         list of (slot, final observation, info) of the games that ended, already reset."""
         a = self.check_actions(actions)
@@ -120,12 +134,13 @@ class BatchedGames:
         done = np.nonzero(terminated | truncated)[0]
         finals = []
         if len(done):
-            final_obs = observe(self.core.cat, st.take(done), np.maximum(st.actor[done], 0), self.obs_radius)
+            grid, scalars = observe(self.core.cat, st.take(done), np.maximum(st.actor[done], 0), self.obs_radius)
             for j, slot in enumerate(done):
-                finals.append((int(slot), final_obs[j], self.game_info(int(slot))))
+                final_obs = {"observation": grid[j], "scalars": scalars[j]}
+                finals.append((int(slot), final_obs, self.game_info(int(slot))))
             st.put(done, self.core.init(self._next_seeds(done)))
-        self._refresh()
-        return self._obs.copy(), reward, terminated, truncated, finals
+        self.refresh()
+        return self.observations(), reward, terminated, truncated, finals
 
     def game_info(self, slot: int) -> dict:
         st = self.state
@@ -155,7 +170,7 @@ class BatchedGames:
         self.state.put(np.array([slot]), snapshot.game)
         self._slot_rngs[slot] = np.random.default_rng()
         self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
-        self._refresh()
+        self.refresh()
 
 
 @dataclass(frozen=True)
@@ -168,14 +183,17 @@ class SlotSnapshot:
 
 
 class SubterraVectorEnv(gymnasium.vector.VectorEnv):
-    """gymnasium VectorEnv: obs (N, C, H, W) int8; ``info["action_mask"]`` (N, A) bool; same-step autoreset."""
+    """gymnasium VectorEnv: dict obs (N, ...) per key; ``info["action_mask"]`` (N, A) bool; same-step autoreset.
+
+    ``info["final_obs"]`` is an object array holding the last observation dict of each slot whose game ended
+    (None elsewhere), as gymnasium's own vector envs do for dict spaces."""
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, config: GameConfig | None = None, **kwargs: Any):
         self.games = BatchedGames(num_envs, config, **kwargs)
         self.num_envs = num_envs
-        self.single_observation_space = gymnasium.spaces.Box(0, 127, self.games.obs_shape, dtype=np.int8)
+        self.single_observation_space = self.games.observation_space
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
@@ -190,7 +208,7 @@ class SubterraVectorEnv(gymnasium.vector.VectorEnv):
         obs, reward, terminated, truncated, finals = self.games.step(actions)
         info: dict[str, Any] = {"action_mask": self.games.action_masks()}
         if finals:
-            final_obs = np.zeros_like(obs)
+            final_obs = np.full(self.num_envs, None, dtype=object)
             has_final = np.zeros(self.num_envs, dtype=bool)
             results = np.full(self.num_envs, None, dtype=object)
             for slot, fobs, finfo in finals:

@@ -54,3 +54,22 @@ def test_health_defaults() -> None:  # R-SET-2
     c = GameConfig()
     assert c.caver_health == (3, 3, 3, 3, 3, 3, 5, 3)
     assert hash(c) == hash(GameConfig())
+
+
+@pytest.mark.parametrize("name,tiles,exit_in_last,cards", [
+    ("tiny", 12, 3, 4), ("small", 24, 4, 8), ("medium", 32, 5, 11), ("full", 64, 6, 22),
+])
+def test_learnable_presets_shorten_the_cave_and_keep_the_pressure(name: str, tiles: int, exit_in_last: int,
+                                                                   cards: int) -> None:
+    """Each learnable preset's YAML file loads; the stack holds the cave tiles plus the exit, the deck one card
+    per about three tiles, and every table size and difficulty is valid."""
+    from subterra_env.config import LEARNABLE_PRESETS
+
+    assert LEARNABLE_PRESETS == ("tiny", "small", "medium", "full")
+    cfg = load(CONFIGS / f"{name}.yaml")
+    assert cfg == preset(name)
+    assert sum(sum(shapes.values()) for shapes in cfg.tiles.values()) == tiles
+    assert (cfg.exit_in_last, cfg.deal_size) == (exit_in_last, cards)
+    for n in (4, 5, 6):
+        for difficulty in ("easier", "normal", "advanced", "expert"):
+            assert cfg.replace(num_cavers=n, difficulty=difficulty).deal_size >= 2

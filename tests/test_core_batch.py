@@ -18,7 +18,7 @@ def _trajectory(core: Core, seeds: np.ndarray, steps: int) -> tuple[list, list]:
     for _ in range(steps):
         mask = core.legal_mask(st)
         masks.append(mask.copy())
-        obs.append(observe(core.cat, st, np.maximum(st.actor, 0), 5))
+        obs.append(np.concatenate([o.reshape(len(seeds), -1) for o in observe(core.cat, st, np.maximum(st.actor, 0), 5)], 1))
         actions = np.array([p.choice(np.flatnonzero(m)) if m.any() else 0 for p, m in zip(pickers, mask)])
         core.step(st, actions)
     return masks, obs

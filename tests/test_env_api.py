@@ -27,7 +27,7 @@ def test_seed_test() -> None:
 def test_metadata_and_agents() -> None:
     e = subterra_env.env(num_cavers=5)
     e.reset(seed=3)
-    assert e.metadata["name"] == "subterra_v0"
+    assert e.metadata["name"] == "subterra_v1"
     assert e.possible_agents == list(subterra_env.CAVER_NAMES)
     assert len(e.agents) == 5 and set(e.agents) <= set(e.possible_agents)
     ranks = [subterra_env.CAVER_NAMES.index(a) + 1 for a in e.agents]

@@ -14,6 +14,7 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_test
 import subterra_env
 from subterra_env import GameOverError, IllegalActionError
 from subterra_env.config import ConfigError, load
+from subterra_env.core.observe import SCALARS, split_state
 from subterra_env.vector import BatchedGames, SubterraVectorEnv
 
 
@@ -78,7 +79,8 @@ def test_vector_slot_snapshot_moves_between_slots_and_envs() -> None:
         full_b[0] = act
         oa, ra, ta, _, _ = a.step(full_a)
         ob, rb, tb, _, _ = b.step(full_b)
-        np.testing.assert_array_equal(oa[1], ob[0])
+        for key in oa:
+            np.testing.assert_array_equal(oa[key][1], ob[key][0])
         assert (ra[1], ta[1]) == (rb[0], tb[0])
 
 
@@ -120,7 +122,10 @@ def test_pettingzoo_state_checks() -> None:
     e = subterra_env.env(state_radius=6)
     e.reset(seed=0)
     s = e.state()
-    assert s.shape == (83, 13, 13) and s[0, 6, 6] == 1  # the start tile sits at the centre of the state
+    assert s.shape == (34 * 13 * 13 + 49,)
+    grid, scalars = split_state(s, 6)
+    assert grid.shape == (34, 13, 13) and grid[0, 6, 6] == 1  # the start tile sits at the centre of the state
+    assert scalars[SCALARS.index("round")] == 1 and scalars[SCALARS.index("tiles left")] == 65
     assert e.state_space.contains(s)
 
 

@@ -15,11 +15,17 @@ def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
 
+def _assert_slot_obs_equal(a: dict, i: int, b: dict, j: int) -> None:
+    for key in ("observation", "scalars"):
+        np.testing.assert_array_equal(a[key][i], b[key][j])
+
+
 def test_gymnasium_vector_env_spaces_masks_and_autoreset() -> None:
     env = SubterraVectorEnv(6, obs_radius=4)
     assert env.metadata["autoreset_mode"].value == "SameStep"
     obs, info = env.reset(seed=1)
-    assert obs.shape == (6, *env.single_observation_space.shape) and obs.dtype == np.int8
+    assert obs["observation"].shape == (6, 34, 9, 9) and obs["observation"].dtype == np.int8
+    assert obs["scalars"].shape == (6, 49) and obs["scalars"].dtype == np.int8
     assert env.observation_space.contains(obs)
     assert info["action_mask"].shape == (6, NUM_ACTIONS) and info["action_mask"].any(1).all()
     rng = np.random.default_rng(0)
@@ -31,6 +37,8 @@ def test_gymnasium_vector_env_spaces_masks_and_autoreset() -> None:
             finished += int(term.sum())
             assert set(info["final_info"]["result"][term]) <= {"defeat", "bronze", "silver", "gold"}
             assert info["_final_obs"][term].all() and (rew[term] >= 0).all()
+            for fobs in info["final_obs"][term]:
+                assert env.single_observation_space.contains(fobs)
             # the returned observation is already the new game's first: round 1, no tile but the start
             assert (env.games.state.round[term] == 1).all() and (env.games.state.n_tiles[term] == 1).all()
     assert finished > 0
@@ -43,13 +51,13 @@ def test_slot_sequences_do_not_depend_on_num_envs() -> None:
     small = BatchedGames(1, obs_radius=3)
     small.seed([117])
     ob, os_ = big.reset(), small.reset()
-    np.testing.assert_array_equal(ob[17], os_[0])
+    _assert_slot_obs_equal(ob, 17, os_, 0)
     rng = np.random.default_rng(5)
     for _ in range(300):
         a = _random_actions(big.action_masks(), rng)
         ob, rb, tb, _, _ = big.step(a)
         os_, rs, ts, _, _ = small.step(a[17:18])
-        np.testing.assert_array_equal(ob[17], os_[0])
+        _assert_slot_obs_equal(ob, 17, os_, 0)
         assert rb[17] == rs[0] and tb[17] == ts[0]
         np.testing.assert_array_equal(big.action_masks()[17], small.action_masks()[0])
 
@@ -57,14 +65,19 @@ def test_slot_sequences_do_not_depend_on_num_envs() -> None:
 def test_same_seed_same_games_different_seed_different_games() -> None:
     a, b, c = BatchedGames(4), BatchedGames(4), BatchedGames(4)
     a.seed(3), b.seed(3), c.seed(4)
-    np.testing.assert_array_equal(a.reset(), b.reset())
-    assert not np.array_equal(a.reset(), c.reset()) or not a.state.equals(c.state)
+    oa, ob = a.reset(), b.reset()
+    for key in oa:
+        np.testing.assert_array_equal(oa[key], ob[key])
+    oa, oc = a.reset(), c.reset()
+    assert not np.array_equal(oa["observation"], oc["observation"]) or not a.state.equals(c.state)
 
 
 def test_observation_is_the_acting_cavers_view() -> None:
     g = BatchedGames(5, obs_radius=5)
     obs = g.reset()
-    np.testing.assert_array_equal(obs, observe(g.core.cat, g.state, g.state.actor, 5))
+    grid, scalars = observe(g.core.cat, g.state, g.state.actor, 5)
+    np.testing.assert_array_equal(obs["observation"], grid)
+    np.testing.assert_array_equal(obs["scalars"], scalars)
     np.testing.assert_array_equal(g.action_masks(), Core(g.config).legal_mask(g.state))
 
 
@@ -97,9 +110,9 @@ def test_maskable_ppo_trains_on_the_sb3_vecenv() -> None:
 
     venv = SubterraVecEnv(num_envs=16, seed=0, obs_radius=3)
     obs = venv.reset()
-    assert obs.shape == (16, *venv.observation_space.shape)
+    assert obs["observation"].shape == (16, 34, 7, 7) and obs["scalars"].shape == (16, 49)
     assert venv.action_masks().shape == (16, NUM_ACTIONS)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=256, n_epochs=1, seed=0,
+    model = MaskablePPO("MultiInputPolicy", venv, n_steps=128, batch_size=256, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [64]})
     model.learn(total_timesteps=4096)
     assert model.num_timesteps >= 4096
@@ -117,7 +130,7 @@ def test_sb3_infos_carry_terminal_observation() -> None:
     for _ in range(600):
         obs, rew, done, infos = venv.step(_random_actions(venv.action_masks(), rng))
         for i in np.flatnonzero(done):
-            assert infos[i]["terminal_observation"].shape == obs.shape[1:]
+            assert venv.observation_space.contains(infos[i]["terminal_observation"])
             assert infos[i]["result"] in ("defeat", "bronze", "silver", "gold")
             assert infos[i]["TimeLimit.truncated"] is False
         if done.any():

@@ -1,9 +1,13 @@
-"""Observation tensors: an int8 grid (C, 2R+1, 2R+1) centred on the observing caver.
+"""Observation v1: an int8 grid (C, 2R+1, 2R+1) centred on the observing caver, and an int8 scalar vector.
 
 Cells are relative to the observer (row 0 = north). Seats are relative too: "caver k" is the caver k seats
 after the observer in seating order (k = 0 is the observer). Hidden information (the stack order and the
-hazard deck order) never enters: only counts do. Scalar features fill whole planes. CHANNELS lists every
-plane; its order is the channel order.
+hazard deck order) never enters: only counts do.
+
+The grid holds what differs from cell to cell (tiles, markers, horrors, cavers); the scalars hold the rest (the
+turn, counts, who is who), once each rather than as constant planes. ``GRID_CHANNELS`` and ``SCALARS`` name every
+entry; their order is the tensor order. Each section below writes one block and the offsets are asserted.
+Version history: v0 (env ``subterra_v0``) put the 49 scalars into constant planes of the grid: (83, W, W).
 """
 
 from __future__ import annotations
@@ -16,33 +20,41 @@ from .state import State
 
 MAX_SEATS = 6
 
-CHANNELS: tuple[str, ...] = (
+TILE_CHANNELS: tuple[str, ...] = (
     ("tile", "open N", "open E", "open S", "open W")
     + tuple(f"type {t}" for t in TILE_TYPES)
-    + ("flooded", "rubble", "rope", "arrow N", "arrow E", "arrow S", "arrow W", "cave-in die a", "cave-in die b",
-       "horrors", "revealable cell", "explosives sides (bits N=1 E=2 S=4 W=8)")
+    + ("flooded", "rubble", "rope", "arrow N", "arrow E", "arrow S", "arrow W", "cave-in die a", "cave-in die b")
+)
+GRID_CHANNELS: tuple[str, ...] = (
+    TILE_CHANNELS
+    + ("horrors", "revealable cell", "explosives sides (bits N=1 E=2 S=4 W=8)")
     + tuple(f"caver {k} health+1" for k in range(MAX_SEATS))
-    # scalar planes
-    + ("AP left", "exerted", "pending decision", "run steps left", "run steps taken", "pending tile type+1",
-       "pending tile shape+1", "pending direction+1", "hazard cards left", "tiles left", "out of time",
-       "gas active", "round", "horrors in cave", "ropes left", "last hazard card+1", "exit placed",
-       "starting caver offset")
-    + tuple(f"caver {k} rank" for k in range(MAX_SEATS))
+)
+TURN_SCALARS: tuple[str, ...] = (
+    "AP left", "exerted", "pending decision", "run steps left", "run steps taken", "pending tile type+1",
+    "pending tile shape+1", "pending direction+1", "hazard cards left", "tiles left", "out of time",
+    "gas active", "round", "horrors in cave", "ropes left", "last hazard card+1", "exit placed",
+    "starting caver offset",
+)
+SEAT_SCALARS: tuple[str, ...] = (
+    tuple(f"caver {k} rank" for k in range(MAX_SEATS))
     + tuple(f"caver {k} hidden" for k in range(MAX_SEATS))
     + tuple(f"caver {k} devoured" for k in range(MAX_SEATS))
-    + ("Leader has directed this turn", "acting under Direct")
+)
+ABILITY_SCALARS: tuple[str, ...] = (
+    ("Leader has directed this turn", "acting under Direct")
     + tuple(f"caver {k} under water" for k in range(MAX_SEATS))
     + ("set-aside tile type+1", "set-aside tile shape+1", "Scout redraws left", "explosives left",
        "Scout redrew this placement")
 )
-NUM_CHANNELS = len(CHANNELS)
-_C = {name: i for i, name in enumerate(CHANNELS)}
-_TYPE0, _ARROW0, _CAVER0 = _C["type start"], _C["arrow N"], _C["caver 0 health+1"]
-_SCALAR0, _RANK0 = _C["AP left"], _C["caver 0 rank"]
-_N_SCALARS = _RANK0 - _SCALAR0
-_TILE_PLANES = _C["horrors"]  # planes 0.._TILE_PLANES-1 describe the tile in a cell
-_TYPES = np.arange(len(TILE_TYPES))
-_DIRS = np.arange(4)
+SCALARS: tuple[str, ...] = TURN_SCALARS + SEAT_SCALARS + ABILITY_SCALARS
+NUM_GRID_CHANNELS, NUM_SCALARS = len(GRID_CHANNELS), len(SCALARS)
+_C = {name: i for i, name in enumerate(GRID_CHANNELS)}
+_S = {name: i for i, name in enumerate(SCALARS)}
+_TILE_PLANES = len(TILE_CHANNELS)  # planes 0.._TILE_PLANES-1 describe the tile in a cell
+_CAVER0 = _C["caver 0 health+1"]
+assert (NUM_GRID_CHANNELS, NUM_SCALARS) == (34, 49) and _TILE_PLANES == _C["horrors"]
+assert _S["caver 0 rank"] == len(TURN_SCALARS) and _S["Leader has directed this turn"] == len(TURN_SCALARS) + 18
 
 
 def _static_features() -> np.ndarray:
@@ -54,38 +66,49 @@ def _static_features() -> np.ndarray:
                 row = table[t, m, a + 1]
                 row[0] = 1
                 row[1:5] = (m & BIT) != 0
-                row[_TYPE0 + t] = 1
+                row[_C["type start"] + t] = 1
                 if a >= 0:
-                    row[_ARROW0 + a] = 1
+                    row[_C["arrow N"] + a] = 1
     return table.reshape(-1, _TILE_PLANES)
 
 
 _STATIC = _static_features()
-assert _C["caver 0 hidden"] == _RANK0 + MAX_SEATS and _C["caver 0 devoured"] == _RANK0 + 2 * MAX_SEATS
 
 
-def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.ndarray | None = None,
-            centre: np.ndarray | None = None) -> np.ndarray:
-    """(B, C, 2R+1, 2R+1) int8 observations of the given seat of every game (written into out if given).
+def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out: np.ndarray | None = None,
+            scalars_out: np.ndarray | None = None, centre: np.ndarray | None = None,
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(grid (B, 34, 2R+1, 2R+1), scalars (B, 49)) int8 observations of the given seat of every game.
 
-    The window is centred on the observer's tile, or on the tile index ``centre`` per game when given (the global
-    state of ``raw_env.state()`` is centred on the start tile, tile 0)."""
-    b, s = st.batch_size, st.num_seats
-    w = 2 * radius + 1
-    if out is None:
-        out = np.zeros((b, NUM_CHANNELS, w, w), dtype=np.int8)
+    Written into ``grid_out`` / ``scalars_out`` when given. The window is centred on the observer's tile, or on
+    the tile index ``centre`` per game when given (the global ``raw_env.state()`` is centred on the start tile)."""
+    b, w = st.batch_size, 2 * radius + 1
+    if grid_out is None:
+        grid_out = np.zeros((b, NUM_GRID_CHANNELS, w, w), dtype=np.int8)
     else:
-        out[:, :_SCALAR0] = 0  # the scalar planes are overwritten whole below
-    games = np.arange(b)
+        grid_out[...] = 0
+    if scalars_out is None:
+        scalars_out = np.zeros((b, NUM_SCALARS), dtype=np.int8)
     seats = np.asarray(seats, dtype=np.intp)
+    games = np.arange(b)
     me = np.maximum(st.c_tile[games, seats], 0) if centre is None else np.asarray(centre, dtype=np.intp)
     # (a devoured or diving observer sees from the start tile)
-    cx, cy = st.t_x[games, me], st.t_y[games, me]
-
-    # Tiles: one feature row per visible tile, scattered in one write.
-    rx = (st.t_x - cx[:, None]).astype(np.intp) + radius
-    ry = (st.t_y - cy[:, None]).astype(np.intp) + radius
+    rx = (st.t_x - st.t_x[games, me][:, None]).astype(np.intp) + radius  # (B, T) window column of each tile
+    ry = (st.t_y - st.t_y[games, me][:, None]).astype(np.intp) + radius
     seen = (st.t_cat >= 0) & (rx >= 0) & (rx < w) & (ry >= 0) & (ry < w)
+    others = (seats[:, None] + np.arange(st.num_seats)[None, :]) % st.num_seats  # (B, S) seat of caver k
+    _write_tiles(cat, st, grid_out, rx, ry, seen, w)
+    _write_horrors(st, grid_out, rx, ry, seen)
+    _write_cavers(st, grid_out, rx, ry, seen, others)
+    _write_turn_scalars(cat, st, scalars_out, seats)
+    _write_seat_scalars(st, scalars_out, others)
+    _write_ability_scalars(cat, st, scalars_out, others)
+    return grid_out, scalars_out
+
+
+def _write_tiles(cat: Catalogue, st: State, out: np.ndarray, rx: np.ndarray, ry: np.ndarray, seen: np.ndarray,
+                 w: int) -> None:
+    """Channels "tile" .. "cave-in die b", "revealable cell" and "explosives sides": one row per visible tile."""
     bi, ti = np.nonzero(seen)
     x, y = rx[bi, ti], ry[bi, ti]
     opened = st.t_open[bi, ti]
@@ -105,45 +128,68 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, out: np.n
     out[bi[fb], _C["revealable cell"], fy[fb, fd], fx[fb, fd]] = 1
     out[bi, _C["explosives sides (bits N=1 E=2 S=4 W=8)"], y, x] = st.t_blast[bi, ti]
 
-    # Horrors
+
+def _write_horrors(st: State, out: np.ndarray, rx: np.ndarray, ry: np.ndarray, seen: np.ndarray) -> None:
+    """Channel "horrors": the number of horrors on each visible tile."""
     ht = st.h_tile.astype(np.intp)
+    games = np.arange(st.batch_size)
     hb, hs = np.nonzero((ht >= 0) & seen[games[:, None], np.maximum(ht, 0)])
     np.add.at(out, (hb, _C["horrors"], ry[hb, ht[hb, hs]], rx[hb, ht[hb, hs]]), 1)
 
-    # Cavers by relative seat k (k = 0 is the observer).
-    others = (seats[:, None] + np.arange(s)[None, :]) % s  # (B, S)
-    rows = games[:, None]
+
+def _write_cavers(st: State, out: np.ndarray, rx: np.ndarray, ry: np.ndarray, seen: np.ndarray,
+                  others: np.ndarray) -> None:
+    """Channels "caver k health+1": caver k (k seats after the observer) stands here, with this health + 1."""
+    rows = np.arange(st.batch_size)[:, None]
     tile = st.c_tile[rows, others].astype(np.intp)
-    vis = (tile >= 0) & seen[rows, np.maximum(tile, 0)]
-    vb, vk = np.nonzero(vis)
+    vb, vk = np.nonzero((tile >= 0) & seen[rows, np.maximum(tile, 0)])
     vt = tile[vb, vk]
     out[vb, _CAVER0 + vk, ry[vb, vt], rx[vb, vt]] = st.c_hp[vb, others[vb, vk]] + 1
 
-    # Scalar planes, one write.
+
+def _write_turn_scalars(cat: Catalogue, st: State, out: np.ndarray, seats: np.ndarray) -> None:
+    """Scalars "AP left" .. "starting caver offset" (TURN_SCALARS)."""
     pend_tile = np.maximum(st.pend_tile, 0)
     pending = st.pend_tile >= 0
-    scalars = np.zeros((b, NUM_CHANNELS - _SCALAR0), dtype=np.int8)
-    scalars[:, :_N_SCALARS] = np.stack((
+    out[:, :len(TURN_SCALARS)] = np.stack((
         st.ap, st.exerted, st.pend, st.run_left, st.run_taken,
         np.where(pending, cat.tile_type[pend_tile] + 1, 0), np.where(pending, cat.tile_shape[pend_tile] + 1, 0),
         st.pend_dir + 1, (st.deck >= 0).sum(1) - st.deck_pos, st.stack.shape[1] - st.stack_pos, st.out_of_time,
         st.gas_active, np.minimum(st.round, 127), (st.h_tile >= 0).sum(1), st.ropes_left, st.last_card + 1,
-        st.exit_tile >= 0, (st.start_seat - seats) % s,
+        st.exit_tile >= 0, (st.start_seat - seats) % st.num_seats,
     ), axis=1)
-    r0 = _RANK0 - _SCALAR0
-    scalars[:, r0:r0 + s] = st.c_rank[rows, others]
-    scalars[:, r0 + MAX_SEATS:r0 + MAX_SEATS + s] = st.c_hidden[rows, others]
-    scalars[:, r0 + 2 * MAX_SEATS:r0 + 2 * MAX_SEATS + s] = st.c_dead[rows, others]
-    scalars[:, _C["Leader has directed this turn"] - _SCALAR0] = st.direct_used
-    scalars[:, _C["acting under Direct"] - _SCALAR0] = st.directing >= 0
-    u0 = _C["caver 0 under water"] - _SCALAR0
-    scalars[:, u0:u0 + s] = st.c_under[rows, others]
+
+
+def _write_seat_scalars(st: State, out: np.ndarray, others: np.ndarray) -> None:
+    """Scalars "caver k rank" / "hidden" / "devoured" (SEAT_SCALARS); 0 where the table has no seat k."""
+    rows, s = np.arange(st.batch_size)[:, None], st.num_seats
+    r0 = _S["caver 0 rank"]
+    out[:, r0:r0 + 3 * MAX_SEATS] = 0
+    out[:, r0:r0 + s] = st.c_rank[rows, others]
+    out[:, r0 + MAX_SEATS:r0 + MAX_SEATS + s] = st.c_hidden[rows, others]
+    out[:, r0 + 2 * MAX_SEATS:r0 + 2 * MAX_SEATS + s] = st.c_dead[rows, others]
+
+
+def _write_ability_scalars(cat: Catalogue, st: State, out: np.ndarray, others: np.ndarray) -> None:
+    """Scalars "Leader has directed this turn" .. "Scout redrew this placement" (ABILITY_SCALARS)."""
+    rows, s = np.arange(st.batch_size)[:, None], st.num_seats
+    out[:, _S["Leader has directed this turn"]] = st.direct_used
+    out[:, _S["acting under Direct"]] = st.directing >= 0
+    u0 = _S["caver 0 under water"]
+    out[:, u0:u0 + MAX_SEATS] = 0
+    out[:, u0:u0 + s] = st.c_under[rows, others]
     aside = np.maximum(st.aside_tile, 0)
     has_aside = st.aside_tile >= 0
-    scalars[:, _C["set-aside tile type+1"] - _SCALAR0] = np.where(has_aside, cat.tile_type[aside] + 1, 0)
-    scalars[:, _C["set-aside tile shape+1"] - _SCALAR0] = np.where(has_aside, cat.tile_shape[aside] + 1, 0)
-    scalars[:, _C["Scout redraws left"] - _SCALAR0] = st.scout_redraws
-    scalars[:, _C["explosives left"] - _SCALAR0] = st.explosives
-    scalars[:, _C["Scout redrew this placement"] - _SCALAR0] = st.pend_redrawn
-    out[:, _SCALAR0:] = scalars[:, :, None, None]
-    return out
+    out[:, _S["set-aside tile type+1"]] = np.where(has_aside, cat.tile_type[aside] + 1, 0)
+    out[:, _S["set-aside tile shape+1"]] = np.where(has_aside, cat.tile_shape[aside] + 1, 0)
+    out[:, _S["Scout redraws left"]] = st.scout_redraws
+    out[:, _S["explosives left"]] = st.explosives
+    out[:, _S["Scout redrew this placement"]] = st.pend_redrawn
+
+
+def split_state(flat: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (grid, scalars) of a flat ``raw_env.state()`` vector (or a batch of them) with window ``radius``."""
+    w = 2 * radius + 1
+    n = NUM_GRID_CHANNELS * w * w
+    flat = np.asarray(flat)
+    return flat[..., :n].reshape(*flat.shape[:-1], NUM_GRID_CHANNELS, w, w), flat[..., n:]

@@ -1,0 +1,105 @@
+"""The agent protocol shared by every player of subterra_env: random, heuristic, trained policy, human.
+
+An agent answers one decision with ``act(observation, action_mask) -> action id`` and a batch of decisions with
+``act_batch(observations, action_masks) -> (B,) action ids``. ``observation`` is the env's observation dict
+(``{"observation": grid, "scalars": vector}``, the AEC env's dict may also hold ``action_mask``); a batch is the
+same dict with a leading batch axis. The mask is always applied: an agent never returns an illegal action.
+
+An agent that needs more than its observation (the heuristic reads the whole public board) is bound to its game
+at construction through :func:`game_view`: ``HeuristicAgent(env)`` for an AEC env, ``HeuristicAgent(vec_env)``
+for every slot of a vector env, ``HeuristicAgent(vec_env, slot=3)`` for one slot. Such an agent must only read
+public information: never ``State.stack`` / ``State.deck`` beyond their counts (``tiles_left`` /
+``cards_left`` below), never ``State.key`` / ``State.ctr`` / ``State.forced``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
+
+Observation = dict[str, np.ndarray]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What evaluate.py, the play command and the tests call."""
+
+    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int: ...
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: np.ndarray | None = None) -> np.ndarray:
+        """``games``: for a game-bound agent, the indices (into the bound batch) of the games the rows are, in
+        order; None means every game of the batch. Agents that read only observations ignore it."""
+        ...
+
+
+@dataclass
+class GameView:
+    """Read access to the games an agent is bound to: the rules core and the live State (batch axis first).
+
+    ``state`` is looked up on every access, so the view follows resets of the env it came from."""
+
+    source: Any
+    slot: int | None = None  # bound to one slot of a batch (act() reads that slot); None: slot 0 / all slots
+
+    @property
+    def core(self) -> Core:
+        return _holder(self.source).core
+
+    @property
+    def state(self) -> State:
+        holder = _holder(self.source)
+        st = getattr(holder, "state_", None)  # the AEC env keeps its one game in state_
+        if not isinstance(st, State):
+            st = holder.state
+        if not isinstance(st, State):
+            raise TypeError(f"{type(self.source).__name__} holds no game State yet: call reset() first")
+        return st
+
+    @property
+    def game(self) -> int:
+        """The index of the bound game for act()."""
+        return 0 if self.slot is None else self.slot
+
+    def tiles_left(self, g: int) -> int:
+        """Tiles still in the stack of game g (public: a player sees the pile's height, not its order)."""
+        st = self.state
+        return int(st.stack.shape[1] - st.stack_pos[g])
+
+    def cards_left(self, g: int) -> int:
+        """Hazard cards still in the deck of game g (public count)."""
+        st = self.state
+        return int((st.deck[g] >= 0).sum() - st.deck_pos[g])
+
+
+def _holder(source: Any) -> Any:
+    """The object that owns ``core`` and the State: an AEC env (raw or wrapped), BatchedGames, a vector env."""
+    if hasattr(source, "unwrapped") and hasattr(source.unwrapped, "core"):
+        source = source.unwrapped
+    if hasattr(source, "games") and hasattr(source.games, "core"):
+        source = source.games  # SubterraVectorEnv, SubterraVecEnv, SubterraSingleAgentEnv
+    if not hasattr(source, "core"):
+        raise TypeError(f"cannot bind an agent to {type(source).__name__}: expected a subterra_env AEC env, "
+                        "vector env, BatchedGames or an object with .core and .state")
+    return source
+
+
+def game_view(source: Any, slot: int | None = None) -> GameView:
+    """Bind to the games of ``source`` (see the module docstring); a GameView passes through."""
+    if isinstance(source, GameView):
+        return source if slot is None else GameView(source.source, slot)
+    _holder(source)  # fail early with a clear message
+    return GameView(source, slot)
+
+
+def check_mask(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action ids of a mask; an empty mask is an error (the agent is not the acting caver)."""
+    legal = np.flatnonzero(action_mask)
+    if not len(legal):
+        raise ValueError("action_mask has no legal action: is this agent acting?")
+    return legal
