@@ -45,7 +45,8 @@ from .core.actions import ACTION_NAMES, NUM_ACTIONS
 from .core.observe import observe
 from .core.rules import Core
 from .core.state import RESULT_NAMES, RUNNING, State
-from .rewards import DEFAULT_RESULT, TeamReward, escaped
+from .info import game_info
+from .rewards import DEFAULT_RESULT, TeamReward
 from .spaces import observation_space, state_space
 
 
@@ -166,18 +167,7 @@ class raw_env(AECEnv):
         return [CAVER_NAMES[r - 1] for r in self.state_.c_rank[0]]
 
     def _info(self) -> dict[str, Any]:
-        st = self.state_
-        result = int(st.result[0])
-        return {
-            "result": RESULT_NAMES[result] if result >= 0 else None,
-            "escaped": int(self._escaped()),
-            "round": int(st.round[0]),
-            "hazard_cards_left": int((st.deck[0] >= 0).sum() - st.deck_pos[0]),
-            "tiles_left": int(st.stack.shape[1] - st.stack_pos[0]),
-        }
-
-    def _escaped(self) -> int:
-        return int(escaped(self.state_)[0])
+        return game_info(self.state_, 0)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]

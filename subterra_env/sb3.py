@@ -7,7 +7,10 @@
 
 ``action_masks()`` returns (num_envs, A) so MaskablePPO uses it directly. Same-step autoreset: a finished game's
 last observation is ``infos[i]["terminal_observation"]``; truncation (``max_cycles`` rounds) sets
-``infos[i]["TimeLimit.truncated"]``; ``infos[i]["result"]`` names the outcome of a finished game.
+``infos[i]["TimeLimit.truncated"]``; a finished game's info also holds ``result``, ``escaped``, ``round``,
+``hazard_cards_left``, ``tiles_left`` (the keys of every interface, ``subterra_env.info``) and ``episode``
+(``r`` return, ``l`` decisions, ``t`` seconds since the env was made) as SB3's ``Monitor`` writes it, so
+``ep_rew_mean`` and ``ep_len_mean`` appear in SB3's logs without a VecMonitor.
 """
 
 from __future__ import annotations

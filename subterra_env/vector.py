@@ -17,6 +17,7 @@ autoreset ones, draws its seed from that stream, so a slot's sequence of games i
 from __future__ import annotations
 
 import copy
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,8 @@ from .config import GameConfig, from_dict, to_dict
 from .core.actions import NUM_ACTIONS
 from .core.observe import NUM_SCALARS, observe
 from .core.rules import Core
-from .core.state import RESULT_NAMES, RUNNING, State
+from .core.state import RUNNING, State
+from .info import game_info
 from .rewards import DEFAULT_RESULT, TeamReward
 from .spaces import grid_shape, observation_space
 
@@ -61,6 +63,15 @@ class BatchedGames:
         self._grid = np.zeros((num_envs, *grid_shape(obs_radius)), dtype=np.int8)
         self._scalars = np.zeros((num_envs, NUM_SCALARS), dtype=np.int8)
         self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
+        self._reset_episode_stats(np.arange(num_envs))
+        self._t0 = time.perf_counter()
+
+    def _reset_episode_stats(self, slots: np.ndarray) -> None:
+        if not hasattr(self, "_ep_return"):
+            self._ep_return = np.zeros(self.num_envs)
+            self._ep_length = np.zeros(self.num_envs, dtype=np.int64)
+        self._ep_return[slots] = 0.0
+        self._ep_length[slots] = 0
 
     def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
         return np.array([self._slot_rngs[i].integers(0, 2**62) for i in slots], dtype=np.int64)
@@ -77,6 +88,7 @@ class BatchedGames:
 
     def reset(self) -> dict[str, np.ndarray]:
         self.state = self.core.init(self._next_seeds(np.arange(self.num_envs)))
+        self._reset_episode_stats(np.arange(self.num_envs))
         self.refresh()
         return self.observations()
 
@@ -129,6 +141,8 @@ class BatchedGames:
         before = self.team_reward.snapshot(st)
         self.core.step(st, a)
         reward = self.team_reward(before, st)
+        self._ep_return += reward
+        self._ep_length += 1
         terminated = st.result != RUNNING
         truncated = ~terminated & (st.round > self.max_cycles)
         done = np.nonzero(terminated | truncated)[0]
@@ -137,17 +151,18 @@ class BatchedGames:
             grid, scalars = observe(self.core.cat, st.take(done), np.maximum(st.actor[done], 0), self.obs_radius)
             for j, slot in enumerate(done):
                 final_obs = {"observation": grid[j], "scalars": scalars[j]}
-                finals.append((int(slot), final_obs, self.game_info(int(slot))))
+                info = self.game_info(int(slot))
+                info["episode"] = {"r": float(self._ep_return[slot]), "l": int(self._ep_length[slot]),
+                                   "t": round(time.perf_counter() - self._t0, 6)}
+                finals.append((int(slot), final_obs, info))
+            self._reset_episode_stats(done)
             st.put(done, self.core.init(self._next_seeds(done)))
         self.refresh()
         return self.observations(), reward, terminated, truncated, finals
 
     def game_info(self, slot: int) -> dict:
-        st = self.state
-        r = int(st.result[slot])
-        ex = st.exit_tile[slot]
-        return {"result": RESULT_NAMES[r] if r >= 0 else None, "round": int(st.round[slot]),
-                "escaped": int(((st.c_tile[slot] == ex) & (ex >= 0)).sum())}
+        """The info keys every interface shares (``subterra_env.info.game_info``) for one slot's game."""
+        return game_info(self.state, slot)
 
     def _slot(self, slot: Any) -> int:
         if not isinstance(slot, (int, np.integer)) or not 0 <= slot < self.num_envs:
@@ -170,6 +185,7 @@ class BatchedGames:
         self.state.put(np.array([slot]), snapshot.game)
         self._slot_rngs[slot] = np.random.default_rng()
         self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
+        self._reset_episode_stats(np.array([slot]))  # the episode statistics count from the restore
         self.refresh()
 
 

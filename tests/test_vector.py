@@ -136,3 +136,25 @@ def test_sb3_infos_carry_terminal_observation() -> None:
         if done.any():
             return
     pytest.fail("no game finished in 600 steps")
+
+
+def test_sb3_infos_carry_episode_statistics_and_shared_keys() -> None:
+    """A finished game's info has SB3's ``episode`` entry (return, length, time) and the AEC env's info keys."""
+    pytest.importorskip("stable_baselines3")
+    from subterra_env.sb3 import SubterraVecEnv
+
+    venv = SubterraVecEnv(num_envs=4, seed=2, obs_radius=2, reward_tile=0.5)
+    venv.reset()
+    rng = np.random.default_rng(2)
+    returns, lengths = np.zeros(4), np.zeros(4, dtype=int)
+    for _ in range(2000):
+        obs, rew, done, infos = venv.step(_random_actions(venv.action_masks(), rng))
+        returns += rew
+        lengths += 1
+        for i in np.flatnonzero(done):
+            info = infos[i]
+            assert set(info) >= {"result", "escaped", "round", "hazard_cards_left", "tiles_left", "episode"}
+            assert info["episode"]["l"] == lengths[i] and info["episode"]["t"] >= 0
+            assert info["episode"]["r"] == pytest.approx(returns[i], abs=1e-4)
+            return
+    pytest.fail("no game finished")

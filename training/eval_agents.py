@@ -1,0 +1,142 @@
+"""Agents and team specs for training/evaluate.py: parsing 'random' / 'heuristic' / 'policy:PATH' entries,
+building them once per evaluation (policies cached by path), the batch-invariant random player, observations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from agents.random_agent import RandomAgent
+from subterra_env.core import rng
+from subterra_env.core.observe import observe
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
+
+DEFAULT_OBS_RADIUS = 7
+
+
+class EvalError(ValueError):
+    """Bad evaluation input (team spec, checkpoint, config); the message names the culprit."""
+
+
+class SeededRandomAgent:
+    """Uniform legal play whose draw for a decision depends only on (game seed, decisions taken, salt), so every
+    game plays the same alone or in any batch. Bound to an object with ``.state`` and ``.seeds`` (the seed of
+    each game of that batch)."""
+
+    needs_observation = False
+
+    def __init__(self, games: Any, salt: int = 0):
+        self.games, self.salt = games, int(salt)
+        self._fallback = np.random.default_rng(salt)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        return int(self._fallback.choice(np.flatnonzero(action_mask)))
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+        masks = np.asarray(action_masks, dtype=bool)
+        st = self.games.state
+        games = np.arange(st.batch_size) if games is None else np.asarray(games)
+        keys = rng.mix(rng.seed_keys(self.games.seeds[games]) ^ np.uint64(0xE7A1 + self.salt))
+        draw = rng.stream(keys, st.steps[games].astype(np.uint64), 1)[:, 0]
+        n = masks.sum(1)
+        if not n.all():
+            raise ValueError(f"row {int(np.argmin(n))} of action_masks has no legal action")
+        k = (draw % n.astype(np.uint64)).astype(np.int64)
+        return (np.cumsum(masks, axis=1) > k[:, None]).argmax(axis=1)
+
+
+class GamesHolder:
+    """What game-bound agents read: the Core, the State of the current batch and its games' seeds (the source
+    given to ``HeuristicAgent(source)``; ``agents.base.game_view`` accepts any object with .core and .state)."""
+
+    def __init__(self, core: Core):
+        self.core = core
+        self.state: State | None = None
+        self.seeds = np.zeros(0, dtype=np.int64)
+
+
+def parse_team(spec: str | Sequence[Any]) -> list[Any]:
+    """Validate a team spec: a list of entries ('random', 'heuristic', 'policy:PATH' or agent objects)."""
+    if isinstance(spec, str):
+        entries: list[Any] = [e.strip() for e in spec.split(",")]
+    else:
+        entries = list(spec)
+    if not entries:
+        raise EvalError("empty team spec")
+    for e in entries:
+        if not isinstance(e, str):
+            if not hasattr(e, "act_batch"):
+                raise EvalError(f"team entry {e!r} is not an agent (no act_batch)")
+            continue
+        if e in ("random", "heuristic"):
+            continue
+        if e.startswith("policy:"):
+            path = Path(e[len("policy:"):])
+            if not path.is_file():
+                raise EvalError(f"policy checkpoint not found: {str(path)!r} (team spec {spec!r})")
+            continue
+        raise EvalError(f"unknown team entry {e!r} in {spec!r}: expected 'random', 'heuristic', 'policy:PATH' "
+                        "or a comma list of these")
+    return entries
+
+
+def entry_label(entry: Any) -> str:
+    if isinstance(entry, str):
+        return f"policy:{Path(entry[7:]).stem}" if entry.startswith("policy:") else entry
+    return str(getattr(entry, "label", None) or type(entry).__name__)
+
+
+def team_label(entries: Sequence[Any]) -> str:
+    """The entries as given, policies by file stem: 'heuristic', 'policy:team,heuristic'."""
+    return ",".join(entry_label(e) for e in entries)
+
+
+class AgentCache:
+    """Loaded policies by path, shared across evaluations (cross-play loads each checkpoint once)."""
+
+    def __init__(self, deterministic: bool = True, seed: int = 0):
+        self.deterministic, self.seed = deterministic, seed
+        self.policies: dict[str, Any] = {}
+
+    def build(self, entry: Any, games: GamesHolder, salt: int) -> Any:
+        if not isinstance(entry, str):
+            return entry
+        if entry == "random":
+            return SeededRandomAgent(games, salt)
+        if entry == "heuristic":
+            try:
+                from agents.heuristic import HeuristicAgent
+            except ImportError as e:
+                raise EvalError(f"team entry 'heuristic': agents.heuristic is not available ({e})") from e
+            return HeuristicAgent(games, seed=self.seed)
+        path = entry[len("policy:"):]
+        if path not in self.policies:
+            try:
+                from agents.policy_agent import PolicyAgent
+            except ImportError as e:
+                raise EvalError(f"team entry {entry!r}: agents.policy_agent is not available ({e})") from e
+            try:
+                self.policies[path] = PolicyAgent(path, deterministic=self.deterministic, seed=self.seed)
+            except Exception as e:  # a corrupt or incompatible checkpoint: name it
+                raise EvalError(f"cannot load policy checkpoint {path!r}: {type(e).__name__}: {e}") from e
+        return self.policies[path]
+
+
+def needs_observation(agent: Any) -> bool:
+    flag = getattr(agent, "needs_observation", None)
+    if flag is not None:
+        return bool(flag)
+    if isinstance(agent, RandomAgent):
+        return False
+    return type(agent).__name__ != "HeuristicAgent"  # reads the bound game, accepts None
+
+
+def observations(core: Core, st: State, idx: np.ndarray, radius: int) -> dict[str, np.ndarray]:
+    sub = st.take(idx)
+    out = observe(core.cat, sub, np.maximum(sub.actor, 0), radius)
+    if isinstance(out, tuple):  # observation v1: (grid, scalars)
+        return {"observation": out[0], "scalars": out[1]}
+    return {"observation": out}
