@@ -63,6 +63,10 @@ class ConfigError(ValueError):
     """A setting is unknown or out of range; the message names the key and what is allowed."""
 
 
+class ConfigTypeError(ConfigError, TypeError):
+    """A setting has the wrong type (``num_cavers="4"``); a ConfigError and a TypeError."""
+
+
 def _frozen(d: Mapping[str, Any]) -> tuple:
     return tuple(sorted((k, _frozen(v) if isinstance(v, Mapping) else v) for k, v in d.items()))
 
@@ -176,7 +180,28 @@ def _fail(key: str, value: Any, allowed: str) -> None:
     raise ConfigError(f"setting {key!r}={value!r} is out of range: allowed {allowed}")
 
 
+def _check_int(key: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ConfigTypeError(f"setting {key!r}={value!r} has type {type(value).__name__}: expected an integer")
+
+
+def unknown_settings_error(unknown: Any, env_keys: Any = ()) -> ConfigError:
+    """The error for unknown keywords: lists the game settings and, when given, the interface's own keywords."""
+    import difflib
+
+    names = sorted(f.name for f in dataclasses.fields(GameConfig))
+    close = sorted({m for k in unknown for m in difflib.get_close_matches(str(k), names + list(env_keys), n=2)})
+    msg = f"unknown setting(s) {sorted(unknown)}"
+    if close:
+        msg += f" (did you mean {', '.join(map(repr, close))}?)"
+    msg += f"; known settings: {names}"
+    if env_keys:
+        msg += f"; environment settings: {sorted(env_keys)}"
+    return ConfigError(msg)
+
+
 def _validate(c: GameConfig) -> None:
+    _check_int("num_cavers", c.num_cavers)
     if c.num_cavers not in (4, 5, 6):
         _fail("num_cavers", c.num_cavers, "4, 5 or 6")
     if c.cavers is not None:
@@ -201,7 +226,8 @@ def _validate(c: GameConfig) -> None:
                         ("scout_redraws", 0, 9), ("explosives", 0, 9), ("horror_limit", 0, 3),
                         ("horror_range", 1, 65)):
         v = getattr(c, key)
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        _check_int(key, v)
+        if not lo <= v <= hi:
             _fail(key, v, f"an integer in {lo}..{hi}")
     if c.start_shape not in SHAPES:
         _fail("start_shape", c.start_shape, str(SHAPES))
@@ -252,12 +278,13 @@ def _validate(c: GameConfig) -> None:
         _fail("deal", c.deal_size, f"0..{deck_size} cards (the deck after removals)")
 
 
-def from_dict(d: Mapping[str, Any]) -> GameConfig:
-    """Build a config from plain data (YAML); unknown keys are errors."""
+def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfig:
+    """Build a config from plain data (YAML); unknown keys are errors (listing ``env_keys`` too, the keywords of
+    the interface that was called, when given)."""
     names = {f.name for f in dataclasses.fields(GameConfig)}
     unknown = sorted(set(d) - names)
     if unknown:
-        raise ConfigError(f"unknown setting(s) {unknown}; known settings: {sorted(names)}")
+        raise unknown_settings_error(unknown, env_keys)
     d = dict(d)
     if d.get("cavers") is not None:
         d["cavers"] = tuple(d["cavers"])
@@ -267,6 +294,8 @@ def from_dict(d: Mapping[str, Any]) -> GameConfig:
         d["deal"] = {int(k): v for k, v in d["deal"].items()}
     try:
         return GameConfig(**d)
+    except ConfigError:
+        raise
     except TypeError as e:  # wrong value types that dataclass init rejects
         raise ConfigError(str(e)) from e
 

@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Import | ``from subterra_env import env, raw_env`` |
-| Agents | the cavers of the game, named after them (``diver``, ``scout``, ...); ``possible_agents`` = all 8 |
+| Agents | the cavers of the game, named after them (``diver``, ``scout``, ...); ``possible_agents`` = all 8; or, with ``agent_names="seat"``, seats ``caver_0`` .. ``caver_{n-1}`` (the same every game) |
 | Actions | ``Discrete(90)`` for every caver, with ``action_mask`` (table: ``subterra_env.core.actions``) |
 | Observations | ``{"observation": int8 (34, 2R+1, 2R+1), "scalars": int8 (49,), "action_mask": int8 (90,)}``, R = ``obs_radius`` (v1) |
 | Reward | one team reward for all cavers: at the end ``reward_result[result]``, plus optional shaping |
@@ -11,8 +11,18 @@
 
 Turns follow the rules: ``agent_selection`` is the caver who decides now. Placing a revealed tile and each step
 of a run are decisions of their own. Unconscious and devoured cavers are never selected; they stay in
-``agents`` until the game ends (they share the team reward). ``info[agent]`` holds ``result`` (None while
-running), ``escaped``, ``round``, ``hazard_cards_left`` and ``tiles_left``.
+``agents`` until the game ends (they share the team reward). ``info[agent]`` holds ``result`` (a code: -1 while
+running, 0 defeat, 1..3 bronze..gold; ``subterra_env.info.result_name``), ``escaped``, ``round``,
+``hazard_cards_left`` and ``tiles_left``, all ints (``subterra_env.info``).
+
+Stable agents for frameworks that address every ``possible_agent`` (TorchRL, RLlib): spaces are declared for
+every possible agent; ``observe()`` of a caver not seated in this game returns the empty observation (all zeros,
+zero action mask); ``rewards``, ``terminations``, ``truncations`` and ``infos`` hold the agents of this game (as
+PettingZoo's API requires) but indexing them with a possible agent not seated answers its neutral entry (reward
+0, the game's terminated/truncated flags, the game's info) instead of KeyError. ``agent_names="seat"`` names the
+agents by seat (``caver_0`` acts first), so ``agents == possible_agents`` in every game, for wrappers that take
+the agents of the first reset (RLlib's ``PettingZooEnv``) and for seat-based training; who sits there is in the
+observation (scalar ``caver 0 rank``, index 18).
 
 The Leader's Direct passes ``agent_selection`` to the directed caver for one action, then back (R-CAV-8).
 
@@ -44,15 +54,74 @@ from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
 from .core.actions import ACTION_NAMES, NUM_ACTIONS
 from .core.observe import observe
 from .core.rules import Core
-from .core.state import RESULT_NAMES, RUNNING, State
+from .core.state import RUNNING, State
 from .info import game_info
 from .rewards import DEFAULT_RESULT, TeamReward
 from .spaces import observation_space, state_space
 
 
-
 class IllegalActionError(ValueError):
     """An action that the acting caver may not take now; the message lists the legal ones."""
+
+
+class UnknownAgentError(KeyError):
+    """An agent name that is not one of ``possible_agents``; the message lists them."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else ""
+
+
+AGENT_NAMES = ("caver", "seat")
+# raw_env's own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
+ENV_KEYWORDS = ("config", "render_mode", "max_cycles", "obs_radius", "state_radius", "reward_result",
+                "reward_escape", "reward_health", "reward_tile", "agent_names")
+
+
+def seat_names(num_cavers: int) -> list[str]:
+    """Agent names with ``agent_names="seat"``: ``caver_0`` (first seat) .. ``caver_{n-1}``."""
+    return [f"caver_{i}" for i in range(num_cavers)]
+
+
+class _Absent:
+    """What a possible agent that is not seated in this game answers (see ``_AgentDict``)."""
+
+    def __init__(self, possible: list[str]):
+        self.possible = frozenset(possible)
+        self.reward = 0.0
+        self.terminated = False
+        self.truncated = False
+        self.info: dict[str, int] = {}
+
+
+class _AgentDict(dict):
+    """A dict over this game's agents (its keys are ``env.agents``, as PettingZoo requires) that answers ``d[a]``
+    for a possible agent not seated in this game with that agent's neutral entry instead of KeyError, for
+    frameworks that loop over every possible agent (TorchRL). ``get``, ``in`` and iteration see only the keys."""
+
+    def __init__(self, items: Any, absent: _Absent, kind: str):
+        super().__init__(items)
+        self._absent, self._kind = absent, kind
+
+    def __missing__(self, key: Any) -> Any:
+        if key in self._absent.possible:
+            value = getattr(self._absent, self._kind)
+            return dict(value) if isinstance(value, dict) else value
+        raise KeyError(key)
+
+
+def _agent_dict_property(name: str, kind: str) -> property:
+    attr = "_" + name.lstrip("_") + "_d"
+
+    def get(self: raw_env) -> _AgentDict:
+        try:
+            return self.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"{name}: call reset() first") from None
+
+    def set_(self: raw_env, value: Any) -> None:
+        self.__dict__[attr] = _AgentDict(value, self._absent, kind)
+
+    return property(get, set_)
 
 
 @dataclass(frozen=True)
@@ -87,21 +156,33 @@ class raw_env(AECEnv):
     metadata = {"name": "subterra_v1", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
+    rewards = _agent_dict_property("rewards", "reward")
+    _cumulative_rewards = _agent_dict_property("_cumulative_rewards", "reward")
+    terminations = _agent_dict_property("terminations", "terminated")
+    truncations = _agent_dict_property("truncations", "truncated")
+    infos = _agent_dict_property("infos", "info")
+
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
                  obs_radius: int = 7, state_radius: int = 12,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
-                 reward_health: float = 0.0, reward_tile: float = 0.0, **settings: Any):
+                 reward_health: float = 0.0, reward_tile: float = 0.0, agent_names: str = "caver", **settings: Any):
         """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
 
         ``max_cycles``: rounds before truncation. ``obs_radius``: half-width of the observation window;
         ``state_radius``: of the global ``state()`` window around the start tile.
         Shaping (all default 0, added to the team reward when it happens): ``reward_escape`` per caver reaching
         the exit, ``reward_health`` per health point lost (use a negative value), ``reward_tile`` per tile placed.
+        ``agent_names``: ``"caver"`` (agents named after their cavers) or ``"seat"`` (``caver_0`` ..).
         """
         super().__init__()
         if settings:
-            config = from_dict({**(to_dict(config) if config else {}), **settings})
+            config = from_dict({**(to_dict(config) if config else {}), **settings},
+                               env_keys=ENV_KEYWORDS + ("illegal_action",))
         self.config = config or GameConfig()
+        if agent_names not in AGENT_NAMES:
+            raise ValueError(f"agent_names={agent_names!r}: expected 'caver' (diver, scout, ...) or 'seat' "
+                             "(caver_0, caver_1, ...)")
+        self.agent_names = agent_names
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
         if not isinstance(max_cycles, int) or max_cycles < 1:
@@ -116,7 +197,11 @@ class raw_env(AECEnv):
         self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
                                       reward_tile)
         self.core = Core(self.config)
-        self.possible_agents = list(CAVER_NAMES)
+        if agent_names == "seat":
+            self.possible_agents = seat_names(self.config.num_cavers)
+        else:
+            self.possible_agents = list(CAVER_NAMES)
+        self._absent = _Absent(self.possible_agents)
         space = observation_space(obs_radius, with_mask=True)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
@@ -125,10 +210,18 @@ class raw_env(AECEnv):
         self.state_: State | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        self._check_agent(agent, "observation_space")
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        self._check_agent(agent, "action_space")
         return self.action_spaces[agent]
+
+    def _check_agent(self, agent: Any, where: str) -> None:
+        if agent not in self._absent.possible:
+            now = f"; in this game: {self.agents}" if self.state_ is not None else ""
+            raise UnknownAgentError(f"{where}({agent!r}): no such agent; possible agents: {self.possible_agents}"
+                                    + now)
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -161,20 +254,39 @@ class raw_env(AECEnv):
             self.agent_selection = self.agents[0] if self.agents else None
         else:
             self.agent_selection = names[int(st.actor[0])]
+        self._set_absent(info, bool(over), bool(truncated))
+
+    def _set_absent(self, info: dict, over: bool, truncated: bool) -> None:
+        """The neutral entries of possible agents not seated in this game: no reward, the game's flags and info."""
+        self._absent.terminated, self._absent.truncated, self._absent.info = over, truncated, dict(info)
 
     def _names(self) -> list[str]:
         """Agent names by seat."""
+        if self.agent_names == "seat":
+            return seat_names(len(self.state_.c_rank[0]))
         return [CAVER_NAMES[r - 1] for r in self.state_.c_rank[0]]
 
     def _info(self) -> dict[str, Any]:
         return game_info(self.state_, 0)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        """The caver's observation; for a possible agent not seated in this game, the empty observation (all
+        zeros, zero action mask); for any other name, UnknownAgentError listing the agents."""
+        if self.state_ is None:
+            raise RuntimeError("observe() before reset(): call reset() first")
+        seat = self._seat.get(agent)
+        if seat is None:
+            self._check_agent(agent, "observe")
+            return self.empty_observation()
         grid, scalars = observe(self.core.cat, self.state_, np.array([seat]), self.obs_radius)
         acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
         mask = self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": grid[0], "scalars": scalars[0], "action_mask": mask}
+
+    def empty_observation(self) -> dict[str, np.ndarray]:
+        """What ``observe()`` gives a caver not seated in this game: zeros of the observation space's shapes."""
+        space = self.observation_spaces[self.possible_agents[0]]
+        return {k: np.zeros(s.shape, dtype=s.dtype) for k, s in space.spaces.items()}
 
     def state(self) -> np.ndarray:
         """Global state: the acting caver's view (caver 0 = the actor) centred on the start tile, flat (grid, then
@@ -216,6 +328,8 @@ class raw_env(AECEnv):
         self._mask = self.core.legal_mask(self.state_)[0]
         self.infos = {a: self._info() for a in self.agents}
         self.agent_selection = snapshot.agent_selection
+        over = bool(self.state_.result[0] != RUNNING)
+        self._set_absent(self._info(), over, not over and int(self.state_.round[0]) > self.max_cycles)
 
     def legal_actions(self) -> list[str]:
         """Names of the acting caver's legal actions (for people and debugging)."""
@@ -249,12 +363,7 @@ class raw_env(AECEnv):
         legal = self.legal_actions()
         if action is None:
             raise IllegalActionError(f"{agent} is acting and must choose an action, got None; legal: {legal}")
-        arr = np.asarray(action)
-        if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-            raise IllegalActionError(f"action {action!r} for {agent} is not an integer id; legal: {legal}")
-        if arr.shape != () or not np.isfinite(arr) or float(arr) != int(arr):
-            raise IllegalActionError(f"action {action!r} for {agent} is not a single integer id; legal: {legal}")
-        a = int(arr)
+        a = check_action_id(action, f" for {agent}", f"; legal: {legal}", IllegalActionError)
         if not 0 <= a < NUM_ACTIONS:
             raise IllegalActionError(f"action {a} for {agent} is out of range 0..{NUM_ACTIONS - 1}; legal: {legal}")
         if not self._mask[a]:
@@ -280,6 +389,21 @@ class raw_env(AECEnv):
         pass
 
 
+def check_action_id(action: Any, who: str = "", legal: str = "", error: type = ValueError) -> int:
+    """One action id from a Python or numpy integer, or an integer array of shape (); floats (even 3.0), bools,
+    strings, NaN and arrays of other shapes are refused (``error`` naming the action), never cast. Returns it
+    as an int (the range is not checked here)."""
+    arr = np.asarray(action) if not isinstance(action, str) else None
+    if arr is None or arr.dtype == bool or arr.dtype == object or not (
+            np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise error(f"action {action!r}{who} is not an integer id{legal}")
+    if arr.shape != ():
+        raise error(f"action {action!r}{who} of shape {arr.shape} is not a single integer id{legal}")
+    if np.issubdtype(arr.dtype, np.floating):
+        raise error(f"action {action!r}{who} is a float, not a single integer id (pass an int){legal}")
+    return int(arr)
+
+
 def _config_diff(a: GameConfig, b: GameConfig) -> str:
     da, db = to_dict(a), to_dict(b)
     return ", ".join(k for k in da if da[k] != db.get(k)) or "none"
@@ -291,6 +415,8 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     ``illegal_action="raise"`` (default) raises IllegalActionError naming the action and the legal ones;
     ``"terminate"`` uses PettingZoo's TerminateIllegalWrapper (the game ends with reward -1 for the offender).
     """
+    if illegal_action not in ("raise", "terminate"):
+        raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
     e: AECEnv = raw_env(**kwargs)
     if illegal_action == "terminate":
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)

@@ -1,19 +1,41 @@
-"""The info every interface reports about a game: one definition for the AEC env, the vector envs and the
-single-agent adapter, so their keys agree."""
+"""The info every interface reports about a game: one definition for the AEC env, the vector envs, the single-agent
+adapter and the RLlib env, so their keys and value types agree.
+
+Every value is a plain int, never None or a string: frameworks turn each info value into a tensor (TorchRL's
+PettingZooWrapper calls ``torch.as_tensor`` on every one, which refuses None and strings). ``result`` is a code:
+
+| code | ``RESULTS[code + 1]`` | meaning |
+|---:|---|---|
+| -1 | running | the game has not ended (also a game truncated after ``max_cycles`` rounds) |
+| 0 | defeat | |
+| 1, 2, 3 | bronze, silver, gold | the medal (R-RND-3) |
+
+``result_name(info["result"])`` gives the name.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import operator
 
-from .core.state import RESULT_NAMES, State
+from .core.state import RESULT_NAMES, RUNNING, State
+
+RESULTS: tuple[str, ...] = ("running",) + RESULT_NAMES  # RESULTS[code + 1] names a result code
+INFO_KEYS: tuple[str, ...] = ("result", "escaped", "round", "hazard_cards_left", "tiles_left")
 
 
-def game_info(st: State, g: int) -> dict[str, Any]:
-    """``result`` (None while running, else defeat/bronze/silver/gold), ``escaped`` (cavers on the exit),
-    ``round``, ``hazard_cards_left`` and ``tiles_left`` (public counts) of game g."""
-    result = int(st.result[g])
+def result_name(code: int) -> str:
+    """``"running"``, ``"defeat"``, ``"bronze"``, ``"silver"`` or ``"gold"`` for a ``result`` code (-1..3)."""
+    code = operator.index(code)  # TypeError for floats and strings
+    if not RUNNING <= code < len(RESULT_NAMES):
+        raise ValueError(f"result code {code}: expected -1 (running) .. 3 (gold)")
+    return RESULTS[code + 1]
+
+
+def game_info(st: State, g: int) -> dict[str, int]:
+    """``result`` (a code: -1 running, 0 defeat, 1 bronze, 2 silver, 3 gold), ``escaped`` (cavers on the exit),
+    ``round``, ``hazard_cards_left`` and ``tiles_left`` (public counts) of game g; all ints (``INFO_KEYS``)."""
     return {
-        "result": RESULT_NAMES[result] if result >= 0 else None,
+        "result": int(st.result[g]),
         "escaped": int(((st.c_tile[g] == st.exit_tile[g]) & (st.exit_tile[g] >= 0)).sum()),
         "round": int(st.round[g]),
         "hazard_cards_left": int((st.deck[g] >= 0).sum() - st.deck_pos[g]),

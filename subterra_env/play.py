@@ -12,6 +12,7 @@ from agents import RandomAgent
 from .config import GameConfig
 from .core.actions import ACTION_NAMES
 from .env import raw_env
+from .info import result_name
 
 
 def play(seed: int, config: GameConfig, show_every_round: bool = False) -> dict:
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     cfg = GameConfig(num_cavers=args.num_cavers, difficulty=args.difficulty)
     info = play(args.seed, cfg, args.every)
-    print(f"result: {info['result']} (escaped {info['escaped']}, rounds {info['round']}, "
+    print(f"result: {result_name(info['result'])} (escaped {info['escaped']}, rounds {info['round']}, "
           f"decisions {info['decisions']})")
 
 

@@ -7,8 +7,9 @@
 
 ``action_masks()`` returns (num_envs, A) so MaskablePPO uses it directly. Same-step autoreset: a finished game's
 last observation is ``infos[i]["terminal_observation"]``; truncation (``max_cycles`` rounds) sets
-``infos[i]["TimeLimit.truncated"]``; a finished game's info also holds ``result``, ``escaped``, ``round``,
-``hazard_cards_left``, ``tiles_left`` (the keys of every interface, ``subterra_env.info``) and ``episode``
+``infos[i]["TimeLimit.truncated"]``; a finished game's info also holds ``result`` (a code, -1 for a truncated
+game, 0 defeat .. 3 gold), ``escaped``, ``round``, ``hazard_cards_left``, ``tiles_left`` (the keys of every
+interface, ``subterra_env.info``) and ``episode``
 (``r`` return, ``l`` decisions, ``t`` seconds since the env was made) as SB3's ``Monitor`` writes it, so
 ``ep_rew_mean`` and ``ep_len_mean`` appear in SB3's logs without a VecMonitor.
 """
@@ -31,7 +32,7 @@ class SubterraVecEnv(VecEnv):
 
     def __init__(self, num_envs: int = 16, config: GameConfig | None = None, seed: int | None = None,
                  **kwargs: Any):
-        self.games = BatchedGames(num_envs, config, **kwargs)
+        self.games = BatchedGames(num_envs, config, interface_keys=("seed",), **kwargs)
         self.render_mode = None
         super().__init__(num_envs, self.games.observation_space, gymnasium.spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None

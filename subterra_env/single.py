@@ -7,6 +7,8 @@ after ``max_cycles`` rounds (truncated). Useful for gymnasium's and SB3's env ch
 An illegal action raises ValueError naming it and the legal ones (``illegal_action="raise"``, the default); with
 ``illegal_action="penalise"`` it changes nothing and returns ``illegal_reward`` (default -1) with
 ``info["illegal_action"] = True``: what generic tools that sample unmasked actions (the env checkers) need.
+Actions are integer ids (a Python or numpy integer); floats, bools and arrays of other shapes are refused with
+ValueError in both modes, never cast. ``info`` holds ``action_mask`` and the keys of ``subterra_env.info``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import gymnasium
 import numpy as np
 
 from .core.actions import ACTION_NAMES, NUM_ACTIONS
+from .env import check_action_id
 from .vector import BatchedGames
 
 
@@ -28,13 +31,14 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         if illegal_action not in ("raise", "penalise"):
             raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'penalise'")
         self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
-        self.games = BatchedGames(1, **kwargs)
+        self.games = BatchedGames(1, interface_keys=("render_mode", "illegal_action", "illegal_reward"), **kwargs)
         self.observation_space = self.games.observation_space
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self._over = True
+        self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -42,7 +46,7 @@ class SubterraSingleAgentEnv(gymnasium.Env):
             self.games.seed([seed])
         self.games.reset()
         obs = self.games.slot_observation(0)
-        self._over = False
+        self._over, self._started = False, True
         return obs, self._info()
 
     def _info(self) -> dict:
@@ -52,16 +56,19 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         return self.games.action_masks()[0]
 
     def step(self, action: Any):
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
         if self._over:
             raise RuntimeError("step() after the game ended: call reset()")
-        if not self.action_space.contains(action) and not (np.ndim(action) == 0 and 0 <= int(action) < NUM_ACTIONS):
-            raise ValueError(f"action {action!r} is not in Discrete({NUM_ACTIONS})")
+        action = check_action_id(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action} is out of range: not in Discrete({NUM_ACTIONS})")
         games = self.games
         st = games.state
-        if self.illegal_action == "penalise" and not games.action_masks()[0, int(action)]:
+        if self.illegal_action == "penalise" and not games.action_masks()[0, action]:
             return games.slot_observation(0), self.illegal_reward, False, False, {**self._info(), "illegal_action": True}
         before = games.team_reward.snapshot(st)
-        a = games.check_actions(np.array([int(action)]))
+        a = games.check_actions(np.array([action]))
         games.core.step(st, a)
         reward = float(games.team_reward(before, st)[0])
         terminated = bool(st.result[0] >= 0)

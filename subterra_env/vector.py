@@ -33,22 +33,30 @@ from .info import game_info
 from .rewards import DEFAULT_RESULT, TeamReward
 from .spaces import grid_shape, observation_space
 
+# BatchedGames' own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
+VECTOR_KEYWORDS = ("num_envs", "config", "obs_radius", "max_cycles", "reward_result", "reward_escape",
+                   "reward_health", "reward_tile")
+
 
 class BatchedGames:
-    """num_envs games with autoreset, team rewards, observations and masks of the acting cavers."""
+    """num_envs games with autoreset, team rewards, observations and masks of the acting cavers.
+
+    ``interface_keys``: the keywords of the interface built on it (SB3's ``seed``, ...), listed beside the game
+    settings when an unknown keyword is passed."""
 
     def __init__(self, num_envs: int, config: GameConfig | None = None, *, obs_radius: int = 7,
                  max_cycles: int = 200, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
                  reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
-                 **settings: Any):
-        if not isinstance(num_envs, int) or num_envs < 1:
+                 interface_keys: tuple[str, ...] = (), **settings: Any):
+        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}: expected a positive integer")
         if not isinstance(max_cycles, int) or max_cycles < 1:
             raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
         if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
             raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
         if settings:
-            config = from_dict({**(to_dict(config) if config else {}), **settings})
+            config = from_dict({**(to_dict(config) if config else {}), **settings},
+                               env_keys=VECTOR_KEYWORDS + tuple(interface_keys))
         self.config = config or GameConfig()
         self.core = Core(self.config)
         self.num_envs = num_envs
@@ -65,6 +73,7 @@ class BatchedGames:
         self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
         self._reset_episode_stats(np.arange(num_envs))
         self._t0 = time.perf_counter()
+        self._ready = False  # reset() (or set_state) has computed observations and masks
 
     def _reset_episode_stats(self, slots: np.ndarray) -> None:
         if not hasattr(self, "_ep_return"):
@@ -90,6 +99,7 @@ class BatchedGames:
         self.state = self.core.init(self._next_seeds(np.arange(self.num_envs)))
         self._reset_episode_stats(np.arange(self.num_envs))
         self.refresh()
+        self._ready = True
         return self.observations()
 
     def refresh(self) -> None:
@@ -113,12 +123,16 @@ class BatchedGames:
         return self._mask.copy()
 
     def check_actions(self, actions: Any) -> np.ndarray:
+        """One integer action id per slot, shape (num_envs,) (or (num_envs, 1)); floats, bools and other shapes
+        are refused with ValueError, never cast; so are out-of-range and illegal ids (naming the slot)."""
+        if not self._ready:
+            raise RuntimeError("step() before reset(): call reset() first")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) and a.shape != (self.num_envs, 1):
-            raise ValueError(f"actions of shape {a.shape}: expected ({self.num_envs},), one per slot")
-        if not np.issubdtype(a.dtype, np.integer):
-            if not np.issubdtype(a.dtype, np.floating) or not np.all(a == np.round(a)):
-                raise ValueError(f"actions of dtype {a.dtype}: expected integer action ids")
+            raise ValueError(f"actions of shape {a.shape}: expected ({self.num_envs},), one integer per slot")
+        if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions of dtype {a.dtype}: expected integer action ids (an int array), "
+                             "not cast from floats")
         a = a.reshape(self.num_envs).astype(np.intp)
         bad = (a < 0) | (a >= NUM_ACTIONS)
         if bad.any():
@@ -187,6 +201,7 @@ class BatchedGames:
         self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
         self._reset_episode_stats(np.array([slot]))  # the episode statistics count from the restore
         self.refresh()
+        self._ready = True
 
 
 @dataclass(frozen=True)
@@ -202,12 +217,15 @@ class SubterraVectorEnv(gymnasium.vector.VectorEnv):
     """gymnasium VectorEnv: dict obs (N, ...) per key; ``info["action_mask"]`` (N, A) bool; same-step autoreset.
 
     ``info["final_obs"]`` is an object array holding the last observation dict of each slot whose game ended
-    (None elsewhere), as gymnasium's own vector envs do for dict spaces."""
+    (None elsewhere), as gymnasium's own vector envs do for dict spaces; ``info["final_info"]`` holds, per key
+    of ``subterra_env.info.game_info``, an int array over the slots (valid where ``_final_info``; ``result`` is
+    -1 elsewhere), as gymnasium's vector envs batch infos."""
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, config: GameConfig | None = None, **kwargs: Any):
         self.games = BatchedGames(num_envs, config, **kwargs)
+        self.render_mode = None
         self.num_envs = num_envs
         self.single_observation_space = self.games.observation_space
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
@@ -226,11 +244,18 @@ class SubterraVectorEnv(gymnasium.vector.VectorEnv):
         if finals:
             final_obs = np.full(self.num_envs, None, dtype=object)
             has_final = np.zeros(self.num_envs, dtype=bool)
-            results = np.full(self.num_envs, None, dtype=object)
+            final_info: dict[str, np.ndarray] = {}
             for slot, fobs, finfo in finals:
-                final_obs[slot], has_final[slot], results[slot] = fobs, True, finfo["result"]
-            info.update(final_obs=final_obs, _final_obs=has_final,
-                        final_info={"result": results, "_result": has_final}, _final_info=has_final)
+                final_obs[slot], has_final[slot] = fobs, True
+                for key, value in finfo.items():
+                    if key == "episode":
+                        continue
+                    if key not in final_info:
+                        final_info[key] = np.full(self.num_envs, -1 if key == "result" else 0, dtype=np.int64)
+                    final_info[key][slot] = value
+            for key in list(final_info):
+                final_info["_" + key] = has_final
+            info.update(final_obs=final_obs, _final_obs=has_final, final_info=final_info, _final_info=has_final)
         return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:

@@ -136,7 +136,5 @@ def needs_observation(agent: Any) -> bool:
 
 def observations(core: Core, st: State, idx: np.ndarray, radius: int) -> dict[str, np.ndarray]:
     sub = st.take(idx)
-    out = observe(core.cat, sub, np.maximum(sub.actor, 0), radius)
-    if isinstance(out, tuple):  # observation v1: (grid, scalars)
-        return {"observation": out[0], "scalars": out[1]}
-    return {"observation": out}
+    grid, scalars = observe(core.cat, sub, np.maximum(sub.actor, 0), radius)
+    return {"observation": grid, "scalars": scalars}

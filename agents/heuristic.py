@@ -1,0 +1,133 @@
+"""HeuristicAgent: a hand-written team player for Sub Terra that reads the public board.
+
+Bind it to a game (``HeuristicAgent(env)``, a vector env, ``BatchedGames`` or any object with ``.core`` and
+``.state``); then ``act(observation, action_mask)`` decides for the bound game and ``act_batch(observations,
+action_masks, games)`` for rows of the bound batch. Observations are not needed (None is fine): every decision
+is made from the State's public part, read afresh each time, so the agent keeps no memory between calls and
+never reads the stack or deck order, the random key or scripted dice (only their counts).
+
+How it plays (the modules ``heuristic_board``, ``heuristic_paths``, ``heuristic_tiles`` and ``heuristic_turn``):
+
+* tiles per round win the game: while the exit is hidden every caver spends its AP revealing and exploring,
+  walking to the cheapest frontier tile when none is at hand; rotations keep many open sides; the Scout redraws
+  horror tiles and dead ends (and anything once the exit may be next), the Geologist places the better of his
+  two tiles and keeps the worse aside, the Leader directs a teammate standing at the frontier;
+* once the exit is placed, everyone takes the cheapest AP path to it (moves, runs, the Medic's sprint, swims,
+  squeezes, digs or excavations, ropes or gear), exerting when that reaches the exit this turn or time is short;
+  knocked-out teammates are revived on the way when time allows;
+* danger: cavers avoid ending the round where a horror reaches them or hazards hit hard, the Bodyguard repels
+  adjacent horrors, a cornered caver hides.
+
+Every returned action is legal: each choice is checked against the mask, with a safe legal fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from subterra_env.core.actions import A_END, A_REDRAW, A_ROTATE, A_STEP, A_STOP, A_SURFACE
+from subterra_env.core.catalogue import T_EXIT
+from subterra_env.core.state import P_NONE, P_PICK, P_PLACE, P_RUN, P_SURFACE
+
+from .base import GameView, Observation, check_mask, game_view
+from .heuristic_board import Board
+from .heuristic_tiles import choose_pick, choose_rotation, want_redraw
+from .heuristic_turn import TurnPlanner, main_group
+
+
+class HeuristicAgent:
+    """Strong rule-based team play (see the module docstring). ``seed`` only breaks exact ties reproducibly."""
+
+    strict = False  # True: planning errors raise instead of falling back (tests and debugging)
+
+    def __init__(self, source: Any, slot: int | None = None, seed: int = 0, **weights: Any):
+        self.view: GameView = game_view(source, slot)
+        self.rng = np.random.default_rng(seed)
+        from . import heuristic_tiles
+        for k in list(weights):
+            if k in heuristic_tiles.W:
+                heuristic_tiles.W[k] = weights.pop(k)
+        self.planner = TurnPlanner(**weights)
+        self._memo: dict[int, list] = {}  # per game: [decisions seen, line-up, round, main group]
+
+    # ------------------------------------------------------------------ protocol
+    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        check_mask(mask)
+        return self._decide(self.view.game, mask)
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: np.ndarray | None = None) -> np.ndarray:
+        masks = np.asarray(action_masks).astype(bool)
+        rows = masks.shape[0]
+        games = np.arange(rows) if games is None else np.asarray(games)
+        if len(games) != rows:
+            raise ValueError(f"{rows} mask rows but {len(games)} games")
+        out = np.empty(rows, dtype=np.int64)
+        for i in range(rows):
+            check_mask(masks[i])
+            out[i] = self._decide(int(games[i]), masks[i])
+        return out
+
+    # ------------------------------------------------------------------ one decision
+    def _decide(self, g: int, mask: np.ndarray) -> int:
+        view = self.view
+        try:
+            b = Board(view.core, view.state, g)
+            b.main = self._late_group(b, g)
+            b.ko_extra = self.planner.ko_extra
+            a = self._choose(b, mask)
+        except Exception:  # a planning bug must never stop a game: fall back to a safe legal action
+            if self.strict:
+                raise
+            a = -1
+        if a < 0 or a >= len(mask) or not mask[a]:
+            a = _fallback(mask)
+        return int(a)
+
+    def _choose(self, b: Board, mask: np.ndarray) -> int:
+        p = self.planner
+        if b.pend == P_PLACE:
+            if mask[A_REDRAW] and want_redraw(b):
+                return A_REDRAW
+            return choose_rotation(b, mask)
+        if b.pend == P_PICK:
+            return choose_pick(b)
+        if b.pend == P_RUN:
+            return p.run_step(b, mask)
+        if b.pend == P_SURFACE:
+            return p.surface(b, mask)
+        if b.directing >= 0:
+            return p.directed(b, mask)
+        return p.turn(b, mask)
+
+
+    def _late_group(self, b: Board, g: int) -> list[int] | None:
+        """Late in the stack: the main group (see heuristic_turn.main_group), fixed for the round at its first
+        decision so that a caver's mode does not flip within its turn; None before the late phase. Remembered
+        per game from public information only."""
+        p = self.planner
+        late = b.exit < 0 and (b.tiles_left <= p.rally_tiles or (b.aside >= 0 and b.cat.tile_type[b.aside] == T_EXIT))
+        if not late:
+            return None
+        steps = int(self.view.state.steps[g])
+        mem = self._memo.get(g)
+        if mem is None or mem[0] > steps or mem[1] != b.rank or mem[2] != b.round:
+            mem = [steps, b.rank, b.round, main_group(b, p.regroup_far)]
+            self._memo[g] = mem
+        mem[0] = steps
+        return mem[3]
+
+
+def _fallback(mask: np.ndarray) -> int:
+    """A safe legal action: end the turn, stop a run, the first rotation / step / surfacing, else anything."""
+    for a in (A_END, A_STOP):
+        if mask[a]:
+            return a
+    for lo in (A_ROTATE, A_STEP, A_SURFACE):
+        hits = np.flatnonzero(mask[lo:lo + 8 if lo == A_SURFACE else lo + 4])
+        if len(hits):
+            return lo + int(hits[0])
+    return int(check_mask(mask)[0])

@@ -1,0 +1,235 @@
+"""Behaviour cloning warm start for the PPO policy, and seeded games through a vector env.
+
+    demos = collect(venv, make_teacher("heuristic", venv), decisions=20_000, gamma=0.995)
+    train_set, held_out = split(demos, holdout=0.1, seed=0)
+    history = train_bc(model.policy, train_set, held_out, epochs=4, batch_size=512, lr=1e-3)
+
+The teacher (an ``agents`` agent bound to every slot of the vector env) plays whole games; every decision it takes
+becomes one (observation, mask, action) sample, plus the discounted team return that followed (to pretrain the
+value head, so PPO's first advantages are not noise). The policy learns by masked cross-entropy: illegal actions
+get no probability (sb3-contrib masks the logits), so the loss is over the legal actions only. Held-out samples
+are whole games the policy never trained on.
+
+``play_games`` plays N seeded games (one per slot, the slot's first game) with any batch policy; the training
+script's evaluation and the BC teacher's score use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+Obs = dict[str, np.ndarray]
+OBS_KEYS = ("observation", "scalars")
+MEDAL_POINTS = {"defeat": 0, "bronze": 1, "silver": 2, "gold": 3}
+RESULTS = ("running", "defeat", "bronze", "silver", "gold")  # subterra_env.info: RESULTS[code + 1]
+
+
+def result_name(result: int | str | None) -> str:
+    """The result of a finished game's info as a name; a game truncated while running counts as a defeat."""
+    if result is None:
+        return "defeat"
+    name = result if isinstance(result, str) else RESULTS[int(result) + 1]
+    return "defeat" if name == "running" else name
+
+
+class FirstLegalAgent:
+    """A deterministic teacher for tests: always the lowest legal action id (learnable from the mask alone)."""
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+    def act_batch(self, observations: Any, action_masks: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+        return np.asarray(action_masks, dtype=bool).argmax(axis=1)
+
+
+def make_teacher(name: str, venv: Any, seed: int = 0) -> Any:
+    """The teacher agent by name: ``heuristic`` (bound to every slot of ``venv``), ``random``, ``first_legal``."""
+    if name == "heuristic":
+        from agents.heuristic import HeuristicAgent
+
+        return HeuristicAgent(venv)
+    if name == "random":
+        from agents.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if name == "first_legal":
+        return FirstLegalAgent()
+    raise ValueError(f"unknown teacher {name!r}: choose heuristic, random or first_legal")
+
+
+@dataclass
+class Demonstrations:
+    """Decisions of a teacher, one row each."""
+
+    obs: Obs  # key -> (N, ...) int8
+    masks: np.ndarray  # (N, A) bool
+    actions: np.ndarray  # (N,) int64
+    returns: np.ndarray  # (N,) float32 discounted team return from this decision on (0 where unknown)
+    has_return: np.ndarray  # (N,) bool: the game finished during collection, so the return is known
+    game: np.ndarray  # (N,) int64 id of the game the decision belongs to
+    finished: list[dict] = field(default_factory=list)  # infos of the games that ended during collection
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def take(self, idx: np.ndarray) -> "Demonstrations":
+        return Demonstrations({k: v[idx] for k, v in self.obs.items()}, self.masks[idx], self.actions[idx],
+                              self.returns[idx], self.has_return[idx], self.game[idx], self.finished)
+
+    @property
+    def chance(self) -> float:
+        """Accuracy of a uniform legal choice: the mean of 1 / (number of legal actions)."""
+        return float(np.mean(1.0 / self.masks.sum(1)))
+
+
+def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99) -> Demonstrations:
+    """Play ``teacher`` on every slot of ``venv`` (an SB3 VecEnv with ``action_masks()``) for at least
+    ``decisions`` decisions; returns them in (step, slot) order."""
+    n = venv.num_envs
+    steps = -(-decisions // n)
+    obs = venv.reset()
+    keys = [k for k in OBS_KEYS if k in obs]
+    store = {k: np.empty((steps, *obs[k].shape), dtype=obs[k].dtype) for k in keys}
+    masks = np.empty((steps, *venv.action_masks().shape), dtype=bool)
+    actions = np.empty((steps, n), dtype=np.int64)
+    rewards = np.empty((steps, n), dtype=np.float32)
+    dones = np.empty((steps, n), dtype=bool)
+    finished: list[dict] = []
+    for t in range(steps):
+        for k in keys:
+            store[k][t] = obs[k]
+        masks[t] = venv.action_masks()
+        actions[t] = teacher.act_batch(None, masks[t])
+        obs, rewards[t], dones[t], infos = venv.step(actions[t])
+        finished += [info for info in infos if "result" in info]
+    # Discounted returns backward in time, per slot; a game still running at the end has no known return.
+    returns = np.zeros((steps, n), dtype=np.float32)
+    known = np.zeros((steps, n), dtype=bool)
+    game = np.zeros((steps, n), dtype=np.int64)
+    running, is_known = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=bool)
+    for t in reversed(range(steps)):
+        running = rewards[t] + gamma * running * ~dones[t]
+        is_known = is_known | dones[t]
+        returns[t], known[t] = running, is_known
+    game_counter = np.cumsum(np.vstack([np.zeros((1, n), dtype=np.int64), dones[:-1]]), axis=0)
+    game[:] = game_counter * n + np.arange(n)  # unique per (slot, k-th game of the slot)
+    return Demonstrations({k: v.reshape(steps * n, *v.shape[2:]) for k, v in store.items()},
+                          masks.reshape(steps * n, -1), actions.reshape(-1), returns.reshape(-1),
+                          known.reshape(-1), game.reshape(-1),
+                          [{"result": result_name(f["result"]), "escaped": f.get("escaped", 0)} for f in finished])
+
+
+def split(demos: Demonstrations, holdout: float, seed: int = 0) -> tuple[Demonstrations, Demonstrations]:
+    """(train, held-out): whole games go to one side, about ``holdout`` of the games to the held-out side."""
+    games = np.unique(demos.game)
+    rng = np.random.default_rng(seed)
+    held = rng.random(len(games)) < holdout
+    if holdout > 0 and not held.any():
+        held[rng.integers(len(games))] = True
+    is_held = np.isin(demos.game, games[held])
+    return demos.take(np.flatnonzero(~is_held)), demos.take(np.flatnonzero(is_held))
+
+
+def _batch(policy: Any, demos: Demonstrations, idx: np.ndarray) -> tuple[Any, torch.Tensor, np.ndarray]:
+    obs, _ = policy.obs_to_tensor({k: v[idx] for k, v in demos.obs.items()})
+    return obs, torch.as_tensor(demos.actions[idx], device=policy.device), demos.masks[idx]
+
+
+@torch.no_grad()
+def evaluate_bc(policy: Any, demos: Demonstrations, batch_size: int = 1024) -> dict[str, float]:
+    """Masked cross-entropy, greedy accuracy and chance accuracy of ``policy`` on ``demos``; ``acc_choice`` is
+    the accuracy over decisions with two or more legal actions (the ones that are choices)."""
+    policy.set_training_mode(False)
+    ce_sum, hits = 0.0, np.zeros(len(demos), dtype=bool)
+    for start in range(0, len(demos), batch_size):
+        idx = np.arange(start, min(start + batch_size, len(demos)))
+        obs, actions, masks = _batch(policy, demos, idx)
+        dist = policy.get_distribution(obs, action_masks=masks)
+        ce_sum += float(-dist.log_prob(actions).sum())
+        hits[idx] = dist.distribution.logits.argmax(1).cpu().numpy() == demos.actions[idx]
+    choice = demos.masks.sum(1) > 1
+    return {"ce": ce_sum / max(len(demos), 1), "acc": float(hits.mean()) if len(demos) else float("nan"),
+            "acc_choice": float(hits[choice].mean()) if choice.any() else float("nan"), "chance": demos.chance}
+
+
+def train_bc(policy: Any, train: Demonstrations, held_out: Demonstrations | None, epochs: int, batch_size: int,
+             lr: float, value_coef: float = 0.5, seed: int = 0,
+             log: Callable[[int, dict[str, float]], None] | None = None) -> list[dict[str, float]]:
+    """Masked cross-entropy on the teacher's actions (extractor + policy head; the value head too when
+    ``value_coef`` > 0, on the known returns). Returns one dict of metrics per epoch (epoch 0 = before training);
+    ``log(epoch, metrics)`` is called with each."""
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    rng = np.random.default_rng(seed)
+    history = []
+
+    def report(epoch: int, loss: float | None) -> None:
+        metrics = {"loss": loss, **{f"train_{k}": v for k, v in evaluate_bc(policy, train).items()}}
+        if held_out is not None and len(held_out):
+            metrics.update({f"held_out_{k}": v for k, v in evaluate_bc(policy, held_out).items()})
+        history.append(metrics)
+        if log is not None:
+            log(epoch, metrics)
+
+    report(0, None)
+    returns = torch.as_tensor(train.returns, device=policy.device)
+    known = torch.as_tensor(train.has_return, device=policy.device)
+    for epoch in range(1, epochs + 1):
+        policy.set_training_mode(True)
+        order, losses = rng.permutation(len(train)), []
+        for start in range(0, len(train), batch_size):
+            idx = order[start:start + batch_size]
+            obs, actions, masks = _batch(policy, train, idx)
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            loss = -log_prob.mean()
+            k = known[idx]
+            if value_coef > 0 and bool(k.any()):
+                loss = loss + value_coef * ((values.flatten()[k] - returns[idx][k]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss.item())
+        report(epoch, float(np.mean(losses)))
+    policy.set_training_mode(False)
+    return history
+
+
+def play_games(venv: Any, act: Callable[[Obs, np.ndarray], np.ndarray], max_steps: int = 1_000_000) -> list[dict]:
+    """Play the first game of every slot of ``venv`` (a freshly seeded SB3 VecEnv) with ``act(obs, masks)``;
+    returns each slot's final info (``result``: defeat / bronze / silver / gold, ``escaped``, ``round``,
+    ``length``: decisions, ``return``: summed team reward), in slot order."""
+    n = venv.num_envs
+    obs = venv.reset()
+    done_info: list[dict | None] = [None] * n
+    length, ret = np.zeros(n, dtype=np.int64), np.zeros(n)
+    for _ in range(max_steps):
+        actions = act(obs, venv.action_masks())
+        obs, rewards, dones, infos = venv.step(actions)
+        live = np.array([d is None for d in done_info])
+        length += live
+        ret += rewards * live
+        for i in np.flatnonzero(dones & live):
+            info = infos[i]
+            done_info[i] = {"result": result_name(info.get("result")), "escaped": int(info.get("escaped", 0)),
+                            "round": int(info.get("round", 0)), "length": int(length[i]), "return": float(ret[i])}
+        if all(d is not None for d in done_info):
+            return done_info  # type: ignore[return-value]
+    raise RuntimeError(f"games did not finish in {max_steps} steps")
+
+
+def summarize(games: list[dict]) -> dict[str, float]:
+    """Mean cavers escaped, medal score (0..1: defeat 0, bronze 1/3, silver 2/3, gold 1), success (medal) rate
+    and the rate of each result, over ``play_games`` results."""
+    results = [result_name(g["result"]) for g in games]  # a truncated game scores as a defeat
+    out = {"escaped": float(np.mean([g["escaped"] for g in games])),
+           "medal_score": float(np.mean([MEDAL_POINTS[r] for r in results])) / 3,
+           "success": float(np.mean([r != "defeat" for r in results])),
+           "length": float(np.mean([g["length"] for g in games])),
+           "return": float(np.mean([g["return"] for g in games]))}
+    for name in MEDAL_POINTS:
+        out[f"rate_{name}"] = float(np.mean([r == name for r in results]))
+    return out
