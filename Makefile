@@ -42,8 +42,10 @@ eval: $(STAMP)
 		--config configs/tiny.yaml --config configs/small.yaml --config configs/medium.yaml \
 		--config configs/full.yaml --team random --team heuristic --team policy:agents/shipped/team.zip
 
+# You play one caver beside three bot teammates on the tiny cave; SEED=.. ARGS="--human scout --delay 1" to vary.
+SEED ?= 7
 play: $(STAMP)
-	$(BIN)/python -m subterra_env.play --seed 7
+	$(BIN)/python -m subterra_env.play --config configs/tiny.yaml --seed $(SEED) $(ARGS)
 
 # Everything: the main suite, then the RLlib tests in their own venv.
 test: test-main test-rllib

@@ -383,7 +383,7 @@ class raw_env(AECEnv):
             return None
         if self.render_mode == "ansi":
             return render_ansi(self.state_, cfg=self.config)
-        return render_rgb(self.state_)
+        return render_rgb(self.state_, cfg=self.config)
 
     def close(self) -> None:
         pass

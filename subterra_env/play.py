@@ -1,55 +1,613 @@
-"""Play one seeded game with random legal agents and print the cave and the result.
+"""Play Sub Terra in the terminal beside bot teammates, save the game, replay it (terminal, PNG frames, GIF).
 
-    python -m subterra_env.play --seed 7 [--every] [--num-cavers 5] [--difficulty advanced]
+    subterra play                                   # you play the first caver, three bots the others
+    subterra play --config configs/tiny.yaml --seed 7 --human scout --delay 0.5 --save game.json
+    subterra play --seats human:ann,human:bob,heuristic,random     # hot seat: two people, two bots, by seat
+    subterra play --seats medic=human,leader=policy:runs/x/best.zip --bots heuristic   # by caver name
+    subterra play --watch --delay 0.2               # bots only
+    subterra play --resume game.json                # go on with a game saved before its end (Ctrl-C)
+    subterra replay game.json [--auto --delay 0.5] [--png frames/] [--gif game.gif]
+    python -m subterra_env.play ...                 # the same command ("play" may be left out)
+
+Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``heuristic``, ``random``, ``policy:PATH`` (a
+MaskablePPO .zip; needs the ``train`` extra) or ``auto``: the shipped team ``agents/shipped/team.zip`` when that
+file exists and torch/sb3-contrib import, else ``heuristic`` (with a one-line notice). Which cavers sit at the
+table is drawn from the seed unless ``--cavers`` fixes them; ``--human CAVER`` (names, or seat numbers from 0)
+picks the cavers people play after the draw. Without ``--seats``/``--human``/``--watch`` you play seat 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
+import os
+import secrets
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
-from agents import RandomAgent
+import numpy as np
 
-from .config import GameConfig
-from .core.actions import ACTION_NAMES
+from .config import CAVER_NAMES, PRESETS, ConfigError, GameConfig, load, preset
+from .core.observe import observe
+from .core.state import RUNNING
 from .env import raw_env
 from .info import result_name
+from .narrate import Event, narrate
+from .records import (GameRecord, RecordError, load_record, record_config, replay_record, save_record, seat_labels,
+                      write_gif, write_pngs)
+
+TRAIN_EXTRA_HINT = ("bots of kind policy: need the train extra (torch, sb3-contrib): "
+                    "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && "
+                    "pip install -e '.[train]'")
 
 
-def play(seed: int, config: GameConfig, show_every_round: bool = False) -> dict:
-    game = raw_env(config, render_mode="ansi")
-    game.reset(seed=seed)
-    bots = {a: RandomAgent(seed + i) for i, a in enumerate(game.possible_agents)}
-    last_round, decisions = 1, 0
-    for agent in game.agent_iter():
-        obs, _, term, trunc, info = game.last()
-        if term or trunc:
-            game.step(None)
-            continue
-        action = bots[agent].act(obs["observation"], obs["action_mask"])
-        game.step(action)
-        decisions += 1
-        if show_every_round and game.state_.round[0] != last_round:
-            last_round = int(game.state_.round[0])
-            print(f"--- after {agent}: {ACTION_NAMES[action]}, round {last_round} begins")
-            print(game.render())
-    print(game.render())
-    final = dict(info)
-    final["decisions"] = decisions
-    return final
+def shipped_team_path() -> Path:
+    """``agents/shipped/team.zip`` beside the ``agents`` package (where the shipped team is kept)."""
+    try:
+        import agents
+
+        return Path(agents.__file__).resolve().parent / "shipped" / "team.zip"
+    except ImportError:
+        return Path("agents/shipped/team.zip")
 
 
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--num-cavers", type=int, default=4)
-    p.add_argument("--difficulty", default="normal")
-    p.add_argument("--every", action="store_true", help="print the cave after every round")
-    args = p.parse_args(argv)
-    cfg = GameConfig(num_cavers=args.num_cavers, difficulty=args.difficulty)
-    info = play(args.seed, cfg, args.every)
-    print(f"result: {result_name(info['result'])} (escaped {info['escaped']}, rounds {info['round']}, "
-          f"decisions {info['decisions']})")
+class PlayError(ValueError):
+    """Bad command-line input (seats, settings, files); the message says what and how to fix it."""
+
+
+# ---------------------------------------------------------------------------------------------- seats
+@dataclass(frozen=True)
+class Seat:
+    """Who plays a seat: ``kind`` human / heuristic / random / policy / auto; ``path`` of a policy; a person's name."""
+
+    kind: str
+    path: str | None = None
+    name: str | None = None
+
+    @property
+    def player(self) -> str:
+        """As stored in a record: ``human``, ``heuristic``, ``random`` or ``policy:PATH``."""
+        return f"policy:{self.path}" if self.kind == "policy" else self.kind
+
+    @property
+    def human(self) -> bool:
+        return self.kind == "human"
+
+
+def parse_kind(text: str, where: str = "seat") -> Seat:
+    t = text.strip()
+    if t in ("human", "you") or t.startswith("human:"):
+        return Seat("human", name=t.partition(":")[2] or None)
+    if t in ("heuristic", "random", "auto", "bot"):
+        return Seat("auto" if t == "bot" else t)
+    if t.startswith("policy:"):
+        path = t[len("policy:"):]
+        if not path:
+            raise PlayError(f"{where} {text!r}: policy needs a path, e.g. policy:agents/shipped/team.zip")
+        if not Path(path).is_file():
+            raise PlayError(f"{where} {text!r}: no policy checkpoint at {path!r} (a MaskablePPO .zip)")
+        return Seat("policy", path=path)
+    raise PlayError(f"{where} {text!r}: expected human, human:NAME, heuristic, random, policy:PATH or auto")
+
+
+@dataclass
+class SeatPlan:
+    """Seats as given on the command line, before the game's cavers are known."""
+
+    by_seat: list[Seat] | None = None  # one per seat, in seat order
+    by_caver: dict[str, Seat] = field(default_factory=dict)  # caver name or seat number -> seat
+    others: Seat = field(default_factory=lambda: Seat("auto"))  # every seat not named
+
+    def resolve(self, ranks: Sequence[int]) -> list[Seat]:
+        names = [CAVER_NAMES[r - 1] for r in ranks]
+        if self.by_seat is not None:
+            if len(self.by_seat) != len(ranks):
+                raise PlayError(f"--seats lists {len(self.by_seat)} seats but {len(ranks)} cavers play "
+                                f"({', '.join(names)}): give one per seat, in this order")
+            return list(self.by_seat)
+        seats = [self.others] * len(ranks)
+        for key, seat in self.by_caver.items():
+            if key.isdigit():
+                i = int(key)
+                if not 0 <= i < len(ranks):
+                    raise PlayError(f"seat {i} does not exist: seats are 0..{len(ranks) - 1} ({', '.join(names)})")
+            elif key in names:
+                i = names.index(key)
+            elif key in CAVER_NAMES:
+                raise PlayError(f"{key} is not at the table in this game (the seed drew {', '.join(names)}): pick "
+                                f"one of these, or choose the cavers with --cavers {key},...")
+            else:
+                raise PlayError(f"{key!r} is not a caver: cavers are {', '.join(CAVER_NAMES)} (or a seat number)")
+            seats[i] = seat
+        return seats
+
+
+def seat_plan(seats: str | None, humans: Sequence[str], bots: str, watch: bool) -> SeatPlan:
+    others = parse_kind(bots, "--bots")
+    if others.human:
+        raise PlayError("--bots must be a bot kind: heuristic, random, policy:PATH or auto")
+    plan = SeatPlan(others=others)
+    entries = [e.strip() for e in seats.split(",")] if seats else []
+    if entries and all("=" in e for e in entries):
+        for e in entries:
+            key, _, kind = e.partition("=")
+            plan.by_caver[key.strip().lower()] = parse_kind(kind, f"--seats {key}")
+    elif entries:
+        if any("=" in e for e in entries):
+            raise PlayError("--seats: either one kind per seat (human,heuristic,...) or CAVER=KIND pairs, not both")
+        plan.by_seat = [parse_kind(e, f"--seats entry {i}") for i, e in enumerate(entries)]
+    for h in humans:
+        for name in h.split(","):
+            name = name.strip().lower()
+            if name:
+                who, _, person = name.partition(":")
+                plan.by_caver[who] = Seat("human", name=person or None)
+    if not entries and not humans and not watch:
+        plan.by_caver["0"] = Seat("human", name="you")
+    if watch and (humans or any(s.human for s in (plan.by_seat or []))):
+        raise PlayError("--watch plays bots only: drop --human / human seats")
+    return plan
+
+
+def resolve_auto(notice: list[str]) -> Seat:
+    """The shipped team if it is there and loadable, else the heuristic (a notice line says why)."""
+    path = shipped_team_path()
+    if not path.is_file():
+        notice.append(f"bots: heuristic (the shipped team {path.name} is not in agents/shipped/ yet)")
+        return Seat("heuristic")
+    try:
+        import sb3_contrib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        notice.append("bots: heuristic (the shipped team needs the train extra: pip install -e '.[train]')")
+        return Seat("heuristic")
+    return Seat("policy", path=str(path))
+
+
+# ---------------------------------------------------------------------------------------------- bots
+class PolicyBot:
+    """A MaskablePPO checkpoint playing a seat: observes at the checkpoint's own radius."""
+
+    def __init__(self, path: str):
+        try:
+            import sb3_contrib  # noqa: F401
+            import torch  # noqa: F401
+        except ImportError as e:
+            raise PlayError(f"{TRAIN_EXTRA_HINT} (missing: {e.name})") from None
+        from agents.policy_agent import PolicyAgent
+
+        try:
+            self.agent = PolicyAgent(path)
+        except (OSError, ValueError) as e:
+            raise PlayError(f"cannot load policy {path!r}: {e}") from None
+
+    def act(self, env: raw_env, seat: int) -> int:
+        grid, scalars = observe(env.core.cat, env.state_, np.array([seat]), self.agent.obs_radius)
+        return self.agent.act({"observation": grid[0], "scalars": scalars[0]}, env._mask)
+
+
+class ObsFreeBot:
+    """A bot that decides from the mask (random) or the bound board (heuristic)."""
+
+    def __init__(self, agent: Any):
+        self.agent = agent
+
+    def act(self, env: raw_env, seat: int) -> int:
+        return int(self.agent.act(None, env._mask))
+
+
+def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
+    bots: dict[int, Any] = {}
+    heuristic, policies = None, {}
+    for i, s in enumerate(seats):
+        if s.kind == "heuristic":
+            if heuristic is None:
+                from agents.heuristic import HeuristicAgent
+
+                heuristic = ObsFreeBot(HeuristicAgent(env, seed=0))
+            bots[i] = heuristic
+        elif s.kind == "random":
+            from agents.random_agent import RandomAgent
+
+            bots[i] = ObsFreeBot(RandomAgent(seed * 10 + i))
+        elif s.kind == "policy":
+            if s.path not in policies:
+                policies[s.path] = PolicyBot(s.path)
+            bots[i] = policies[s.path]
+    return bots
+
+
+# ---------------------------------------------------------------------------------------------- the game
+class Session:
+    """One game at the table: the env, who plays each seat, the record being written."""
+
+    def __init__(self, cfg: GameConfig, seed: int, plan: SeatPlan, max_cycles: int = 200, name: str = "default",
+                 notice: list[str] | None = None):
+        self.env = raw_env(cfg, max_cycles=max_cycles)
+        self.env.reset(seed=seed)
+        self.seed, self.name = seed, name
+        ranks = [int(r) for r in self.env.state_.c_rank[0]]
+        seats = plan.resolve(ranks)
+        notice = notice if notice is not None else []
+        auto = None
+        for i, s in enumerate(seats):
+            if s.kind == "auto":
+                auto = auto or resolve_auto(notice)
+                seats[i] = auto
+        self.seats = seats
+        self.humans = {i for i, s in enumerate(seats) if s.human}
+        people = sum(1 for s in seats if s.human)
+        self.labels = []
+        for i, s in enumerate(seats):
+            if s.human:
+                self.labels.append(s.name or ("you" if people == 1 else f"person {sorted(self.humans).index(i) + 1}"))
+            elif s.kind == "policy":
+                self.labels.append(f"policy {Path(s.path or '').stem}")
+            else:
+                self.labels.append(s.kind)
+        self.bots = build_bots(self.env, seats, seed)
+        self.record = GameRecord(cfg, seed, max_cycles, seats=[
+            {"seat": i, "caver": CAVER_NAMES[r - 1], "player": s.player, **({"name": self.labels[i]} if s.human else {})}
+            for i, (r, s) in enumerate(zip(ranks, seats))])
+        self.notice = notice
+
+    # --- what the screen needs
+    def title(self) -> str:
+        cfg = self.env.config
+        return f"seed {self.seed} · {self.name} · {cfg.difficulty} · {cfg.num_cavers} cavers"
+
+    def focus_seat(self) -> int:
+        return int(self.env.state_.actor[0])
+
+    @property
+    def over(self) -> bool:
+        st = self.env.state_
+        return st.result[0] != RUNNING or int(st.round[0]) > self.env.max_cycles
+
+    @property
+    def truncated(self) -> bool:
+        st = self.env.state_
+        return st.result[0] == RUNNING and int(st.round[0]) > self.env.max_cycles
+
+    def apply(self, action: int, player: str, think_s: float | None = None) -> list[Event]:
+        """Take one decision for the acting seat; the record and narration follow. A Ctrl-C in the middle
+        leaves the game as it was before."""
+        env = self.env
+        seat = int(env.state_.actor[0])
+        snap = env.get_state()
+        before = env.state_.copy()
+        n = len(self.record.actions)
+        try:
+            env.step(int(action))
+            self.record.add(seat, CAVER_NAMES[before.c_rank[0, seat] - 1], action, player, think_s)
+        except BaseException:  # Ctrl-C half way: the game and the record stay as they were
+            env.set_state(snap)
+            del self.record.actions[n:]
+            raise
+        return narrate(env.core, before, env.state_, int(action))
+
+    def save(self, path: str | Path) -> Path:
+        self.record.finish(self.env.state_, truncated=self.truncated)
+        return save_record(self.record, path)
+
+
+def default_record_name(seed: int, finished: bool = True) -> str:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"subterra-{stamp}-seed{seed}{'' if finished else '-unfinished'}.json"
+
+
+def play_session(session: Session, ui: Any, save: str | None = None, interactive: bool = True) -> int:
+    """Play to the end (or until the person stops); returns the exit code (0 played out, 130 stopped)."""
+    env = session.env
+    ui.add_events(Event("info", line) for line in session.notice)  # stays in "what happened"
+    while not session.over:
+        try:
+            seat = int(env.state_.actor[0])
+            spec = session.seats[seat]
+            if spec.human:
+                legal = [int(a) for a in np.flatnonzero(env._mask)]
+                caver = CAVER_NAMES[env.state_.c_rank[0, seat] - 1].upper()
+                who = session.labels[seat]
+                title = f"{who}: your move as the {caver} (seat {seat}) · {int(env.state_.ap[0])} AP left"
+                if env.state_.directing[0] >= 0:
+                    title += " · directed by the leader: one 1-AP action (end turn declines)"
+                t0 = time.monotonic()
+                action = ui.choose(session, legal, title)
+                ui.add_events(session.apply(action, spec.player, time.monotonic() - t0))
+            else:
+                action = session.bots[seat].act(env, seat)
+                ui.add_events(session.apply(action, spec.player))
+                ui.bot_moved(session)
+        except KeyboardInterrupt:
+            code = paused(session, ui)
+            if code is not None:
+                return code
+        except EOFError:
+            path = session.save(default_record_name(session.seed, finished=False))
+            ui.say(f"\ninput closed: the game so far is saved to {path} "
+                   f"(go on with: subterra play --resume {path})", style="bold yellow")
+            return 130
+    ui.final(session)
+    if save:
+        path = session.save(save)
+        ui.say(f"game record saved to {path}", style="bold green")
+    elif interactive:
+        try:
+            default = default_record_name(session.seed)
+            ans = ui.ask(f"save the game record? file name [{default}], n = no: ", default)
+            if ans.lower() not in ("n", "no"):
+                path = session.save(ans if ans.endswith(".json") else ans + ".json")
+                ui.say(f"game record saved to {path}", style="bold green")
+                ui.say(f"replay it: subterra replay {path}   or as a GIF: subterra replay {path} --gif game.gif",
+                       style="dim")
+        except (KeyboardInterrupt, EOFError):
+            ui.say("\nnot saved")
+    return 0
+
+
+def paused(session: Session, ui: Any) -> int | None:
+    """Ctrl-C or q: continue, save and quit, or quit. None means go on playing."""
+    while True:
+        try:
+            ans = ui.ask("\ngame paused: [c] continue, [s] save and quit, [q] quit without saving: ", "c").lower()
+        except (KeyboardInterrupt, EOFError):
+            path = session.save(default_record_name(session.seed, finished=False))
+            ui.say(f"\nstopped; the game so far is saved to {path}", style="bold yellow")
+            return 130
+        if ans in ("c", "continue"):
+            return None
+        if ans in ("q", "quit"):
+            ui.say("quit without saving")
+            return 130
+        if ans in ("s", "save"):
+            default = default_record_name(session.seed, finished=session.over)
+            try:
+                name = ui.ask(f"file name [{default}]: ", default)
+            except (KeyboardInterrupt, EOFError):
+                name = default
+            path = session.save(name)
+            ui.say(f"saved to {path}; go on later with: subterra play --resume {path}", style="bold green")
+            return 130
+        ui.say(f"{ans!r}: type c, s or q")
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def game_config(args: argparse.Namespace) -> tuple[GameConfig, str]:
+    """Settings from --config (a YAML file or a preset name) and the flags that override it."""
+    try:
+        if args.config:
+            p = Path(args.config)
+            if p.is_file():
+                cfg, name = load(p), p.stem
+            elif args.config in PRESETS:
+                cfg, name = preset(args.config), args.config
+            else:
+                raise PlayError(f"--config {args.config!r}: no such file, and not a preset ({', '.join(PRESETS)})")
+        else:
+            cfg, name = GameConfig(), "default"
+        over: dict[str, Any] = {}
+        if args.cavers:
+            cavers = tuple(c.strip().lower() for c in args.cavers.split(",") if c.strip())
+            over["cavers"] = cavers
+            over["num_cavers"] = args.num_cavers or len(cavers)
+        elif args.num_cavers:
+            over["num_cavers"] = args.num_cavers
+        if args.difficulty:
+            over["difficulty"] = args.difficulty
+        return (cfg.replace(**over) if over else cfg), name
+    except ConfigError as e:
+        raise PlayError(str(e)) from None
+
+
+def play_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="subterra play", description="Play Sub Terra in the terminal with bots as "
+                                "teammates (each caver's seat: human, heuristic, random or policy:PATH).",
+                                epilog="Keys in the game: a number picks an action, ? shows the rules of every "
+                                "action, ? N explains option N, q or Ctrl-C pauses (continue, save, quit).")
+    p.add_argument("--config", help="game settings: a YAML file (configs/tiny.yaml) or a preset name (tiny, small, "
+                   "medium, full, advanced, ...)")
+    p.add_argument("--num-cavers", type=int, choices=(4, 5, 6), help="cavers at the table (default 4)")
+    p.add_argument("--difficulty", choices=("easier", "normal", "advanced", "expert"))
+    p.add_argument("--cavers", help="fix who plays, e.g. diver,scout,medic,leader (default: drawn from the seed)")
+    p.add_argument("--seed", type=int, help="the game's seed (default: a random one, shown and saved)")
+    p.add_argument("--max-rounds", type=int, default=200, help="stop the game after this many rounds (default 200)")
+    who = p.add_argument_group("seats (default: you play seat 0, bots the rest)")
+    who.add_argument("--human", action="append", default=[], metavar="CAVER",
+                     help="a caver played by a person: a name (scout) or seat number (0); repeat or comma-separate "
+                     "for several people (hot seat); CAVER:NAME names the person")
+    who.add_argument("--seats", help="every seat in seat order: human[:NAME],heuristic,random,policy:PATH,auto; or "
+                     "CAVER=KIND pairs (scout=human,medic=random), the rest --bots")
+    who.add_argument("--bots", default="auto", help="kind of every other seat: auto (the shipped team if present, "
+                     "else heuristic), heuristic, random or policy:PATH (default auto)")
+    who.add_argument("--watch", action="store_true", help="bots only: watch them play")
+    p.add_argument("--delay", type=float, default=0.5, help="seconds to show each bot decision (default 0.5; 0 = "
+                   "no pause)")
+    p.add_argument("--save", metavar="FILE", help="save the game record here at the end (else you are asked)")
+    p.add_argument("--resume", metavar="FILE", help="go on with a saved unfinished game (its settings, seed and "
+                   "seats; --seats/--human/--bots override the seats)")
+    p.add_argument("--no-color", action="store_true", help="no colours (also: the NO_COLOR environment variable)")
+    return p
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="subterra replay", description="Replay a saved game record: step through it "
+                                "in the terminal, or write its frames as PNG files or an animated GIF. The record "
+                                "is checked first: it must replay to the result and final state it stored.")
+    p.add_argument("file", help="a game record (.json) written by subterra play")
+    p.add_argument("--auto", action="store_true", help="advance by itself every --delay seconds")
+    p.add_argument("--delay", type=float, default=0.5, help="seconds per step with --auto, and per GIF frame "
+                   "(default 0.5)")
+    p.add_argument("--png", metavar="DIR", help="write frame_0000.png (the start) .. one per decision into DIR")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF (frames = decisions + 1)")
+    p.add_argument("--cell", type=int, default=48, help="pixels per tile in PNG/GIF frames (default 48)")
+    p.add_argument("--show", action="store_true", help="step through it in the terminal too when writing files")
+    p.add_argument("--no-color", action="store_true")
+    return p
+
+
+def _console(no_color: bool) -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, no_color=no_color or bool(os.environ.get("NO_COLOR")))
+
+
+def play_main(argv: Sequence[str]) -> int:
+    args = play_parser().parse_args(list(argv))
+    from .tui import TerminalUI
+
+    ui = TerminalUI(_console(args.no_color), delay=args.delay)
+    try:
+        resumed = None
+        if args.resume:
+            resumed = load_record(args.resume)
+            cfg, name, seed = record_config(resumed, args.resume), Path(args.resume).stem, int(resumed["seed"])
+            max_cycles = int(resumed["max_cycles"])
+            if args.seats or args.human or args.watch:
+                plan = seat_plan(args.seats, args.human, args.bots, args.watch)
+            else:
+                plan = SeatPlan(by_seat=[parse_kind("human:" + s["name"] if s.get("name") and s["player"] == "human"
+                                                    else s["player"]) for s in resumed["seats"]])
+        else:
+            cfg, name = game_config(args)
+            seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+            max_cycles = args.max_rounds
+            plan = seat_plan(args.seats, args.human, args.bots, args.watch)
+        session = Session(cfg, seed, plan, max_cycles=max_cycles, name=name)
+        if resumed is not None:
+            for i, entry in enumerate(resumed["actions"]):
+                if session.over or not session.env._mask[int(entry["action"])]:
+                    raise RecordError(f"{args.resume}: step {i} does not replay (illegal action {entry['action']})")
+                session.apply(int(entry["action"]), entry.get("player", "?"), entry.get("think_s"))
+            ui.say(f"resumed after {len(resumed['actions'])} decisions", style="bold green")
+    except (PlayError, RecordError) as e:
+        ui.say(f"error: {e}")
+        return 2
+    interactive = sys.stdin.isatty()
+    return play_session(session, ui, save=args.save, interactive=interactive)
+
+
+class _ReplayView:
+    """What the terminal screen reads, for a replayed game at one of its steps."""
+
+    def __init__(self, doc: dict, replay: Any, name: str):
+        self.doc, self.replay, self.name = doc, replay, name
+        self.labels = seat_labels(doc)
+        self.humans = {i for i, s in enumerate(doc["seats"]) if s.get("player") == "human"}
+        self.env = SimpleNamespace(core=replay.env.core, state_=replay.states[0], max_cycles=replay.env.max_cycles,
+                                   config=replay.env.config)
+        self.step = 0
+        self.keys = "Enter next · b back · q quit"
+
+    def title(self) -> str:
+        n = len(self.doc["actions"])
+        return f"replay {self.name} · seed {self.doc['seed']} · step {self.step}/{n}"
+
+    def focus_seat(self) -> int:
+        return int(self.env.state_.actor[0])
+
+    def events(self, i: int) -> list[Event]:
+        a = self.doc["actions"][i - 1]
+        return narrate(self.env.core, self.replay.states[i - 1], self.replay.states[i], int(a["action"]))
+
+
+def replay_main(argv: Sequence[str]) -> int:
+    args = replay_parser().parse_args(list(argv))
+    from rich.text import Text
+
+    from .tui import TerminalUI
+
+    ui = TerminalUI(_console(args.no_color), delay=args.delay)
+    try:
+        doc = load_record(args.file)
+        rep = replay_record(doc, where=args.file)
+    except RecordError as e:
+        ui.say(f"error: {e}")
+        return 2
+    res = doc["result"]
+    n = len(doc["actions"])
+    ui.say(f"{args.file}: {n} decisions replayed to the recorded result ({res.get('name', result_name(res['code']))}"
+           f"{'' if res.get('finished') else ', unfinished'}) and final state hash {doc['final_state_hash']}",
+           style="green")
+    wrote = False
+    if args.png:
+        paths = write_pngs(doc, args.png, cell=args.cell, replay=rep)
+        ui.say(f"wrote {len(paths)} frames: {paths[0]} .. {paths[-1]}", style="bold green")
+        wrote = True
+    if args.gif:
+        path = write_gif(doc, args.gif, delay=args.delay, cell=args.cell, replay=rep)
+        ui.say(f"wrote {path} ({n + 1} frames, {args.delay:g} s each)", style="bold green")
+        wrote = True
+    if wrote and not args.show:
+        return 0
+    view = _ReplayView(doc, rep, Path(args.file).stem)
+    auto = args.auto or not sys.stdin.isatty()
+    i = 0
+    try:
+        while True:
+            view.step, view.env.state_ = i, rep.states[i]
+            ui.log.clear()
+            for k in range(max(1, i - 3), i + 1):
+                ui.log.extend(view.events(k))
+            if not ui.full_screen and i:  # a pipe: the narration as lines
+                for ev in view.events(i):
+                    ui.console.print(Text(ev.text))
+            if ui.full_screen:
+                keys = "auto" if auto else "Enter next · b back · a number jumps · q quit"
+                ui.draw(view, footer=Text(f"step {i}/{n} · {keys}", style="bold yellow"))
+            if i == n and auto:
+                break
+            if auto:
+                time.sleep(args.delay)
+                i += 1
+                continue
+            ans = ui.ask("" if ui.full_screen else f"step {i}/{n} (Enter next, b back, q quit): ").lower()
+            if ans in ("q", "quit"):
+                break
+            if ans in ("b", "back"):
+                i = max(0, i - 1)
+            elif ans.isdigit():
+                i = min(n, int(ans))
+            elif i < n:
+                i += 1
+            else:
+                break
+    except (KeyboardInterrupt, EOFError):
+        pass
+    view.step, view.env.state_ = n, rep.states[-1]
+    if ui.full_screen:
+        ui.final(view)
+    else:
+        st = rep.states[-1]
+        escaped = int(((st.c_tile[0] == st.exit_tile[0]) & (st.exit_tile[0] >= 0)).sum())
+        ui.say(f"result: {result_name(int(st.result[0]))} (escaped {escaped}, round {int(st.round[0])})",
+               style="bold")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``subterra [play] ...`` or ``subterra replay FILE ...``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "replay":
+        return replay_main(argv[1:])
+    if argv and argv[0] == "play":
+        argv = argv[1:]
+    if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
+        play_parser().print_help()
+        print("\nsubterra replay FILE [--auto] [--delay S] [--png DIR] [--gif FILE]: see subterra replay --help")
+        return 0
+    return play_main(argv)
+
+
+def _entry() -> None:
+    sys.exit(main())
 
 
 if __name__ == "__main__":
-    main()
+    _entry()
+
+__all__ = ["PlayError", "Seat", "SeatPlan", "Session", "main", "parse_kind", "play_session", "seat_plan"]

@@ -84,7 +84,7 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         if self.render_mode == "ansi":
             return render_ansi(self.games.state, cfg=self.games.config)
         if self.render_mode == "rgb_array":
-            return render_rgb(self.games.state)
+            return render_rgb(self.games.state, cfg=self.games.config)
         return None
 
     def legal_actions(self) -> list[str]:

@@ -10,8 +10,8 @@ from subterra_env import scenario
 from subterra_env.config import TILE_TYPES, GameConfig
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RUNNING
-from subterra_env.render import (BACKGROUND, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, TYPE_COLOURS, WALL_COLOUR,
-                                 render_ansi, render_rgb)
+from subterra_env.render import (BACKGROUND, CAVER_COLOURS, FRAME_CELL, HORROR_COLOUR, MEDAL_COLOURS, TYPE_CODES,
+                                 TYPE_COLOURS, WALL_COLOUR, render_ansi, render_rgb)
 
 SCENE = """
 map:
@@ -119,9 +119,9 @@ def test_ansi_shows_no_hidden_order(scene):
 
 def test_rgb_scene(scene):
     cell = 24
-    img = render_rgb(scene, cell=cell)
+    img = render_rgb(scene, cell=cell, status=False, legend=False)  # the bare map
     assert img.dtype == np.uint8 and img.shape == ((3 + 2) * cell, (3 + 2) * cell, 3)
-    assert np.array_equal(img, render_rgb(scene, cell=cell))  # deterministic
+    assert np.array_equal(img, render_rgb(scene, cell=cell, status=False, legend=False))  # deterministic
     assert (img[:cell] == BACKGROUND).all() and (img[:, :cell] == BACKGROUND).all()  # margin
 
     def px(x: int, y: int) -> np.ndarray:  # the cell of map cell x,y
@@ -138,7 +138,7 @@ def test_rgb_scene(scene):
     assert tuple(px(1, 0)[cell // 2, cell // 2]) != TYPE_COLOURS["water"]  # flooded: tinted
     assert (px(2, 0)[:, -1] == WALL_COLOUR).all() and (px(2, 0)[cell // 2, 0] != WALL_COLOUR).any()
     assert tuple(px(0, 1)[cell // 2, cell // 2]) == BACKGROUND
-    assert render_rgb(scene, cell=10).shape == (50, 50, 3)
+    assert render_rgb(scene, cell=10, status=False, legend=False).shape == (50, 50, 3)
 
 
 def _check_render(st, b: int) -> None:
@@ -155,7 +155,7 @@ def _check_render(st, b: int) -> None:
             assert (str(st.c_rank[b, s]) if st.c_hp[b, s] > 0 else "abcdefgh"[st.c_rank[b, s] - 1]) in drawn
     assert drawn.count("H") == (st.h_tile[b] >= 0).sum()
     assert ("result: " in text) == (st.result[b] != RUNNING)
-    img = render_rgb(st, b, cell=12)
+    img = render_rgb(st, b, cell=12, status=False, legend=False)
     assert img.shape == ((h + 2) * 12, (w + 2) * 12, 3) and img.dtype == np.uint8
 
 
@@ -178,3 +178,34 @@ def test_random_play(settings):
     assert (st.result != RUNNING).all()  # the games ended: the result line was checked too
     with pytest.raises(IndexError):
         render_ansi(st, 3)
+
+
+def test_rgb_frame_has_a_status_strip_and_legend(scene):
+    """The default frame (the env's rgb_array): 48-pixel tiles, then a status strip and a legend under the map."""
+    bare = render_rgb(scene, status=False, legend=False)
+    frame = render_rgb(scene)
+    assert bare.shape[:2] == (5 * FRAME_CELL, 5 * FRAME_CELL)
+    assert frame.shape[0] > bare.shape[0] + 150 and frame.shape[1] >= bare.shape[1]
+    colours = lambda a: {tuple(c) for c in a.reshape(-1, 3).tolist()}  # noqa: E731
+    strip = frame[bare.shape[0]:]
+    for rank in (1, 2, 6, 8):  # a swatch per caver, dimmed when knocked out or devoured
+        want = CAVER_COLOURS[rank] if rank in (1, 2) else tuple(int(c * 0.4) for c in CAVER_COLOURS[rank])
+        assert want in colours(strip)
+    assert all(TYPE_COLOURS[k] in colours(strip) for k in TYPE_COLOURS)  # the legend
+    assert not any(m in colours(frame) for m in MEDAL_COLOURS.values())  # no result yet
+    over = scene.copy()
+    over.result[0], over.actor[0] = 3, -1
+    done = render_rgb(over)
+    assert done.shape == frame.shape  # the result line is reserved: replay frames keep one size
+    assert MEDAL_COLOURS["gold"] in colours(done)
+
+
+def test_rgb_frame_fixed_box_and_players(scene):
+    box = (int(scene.t_x[0].max()) - 4, int(scene.t_y[0, 0]), int(scene.t_x[0].max()) + 2, int(scene.t_y[0, 0]) + 3)
+    img = render_rgb(scene, cell=32, bbox=box, players=["human", "heuristic", "random", "policy"],
+                     caption="step 3/10: scout: move E")
+    assert img.shape[1] >= (7 + 2) * 32 and img.dtype == np.uint8
+    env = __import__("subterra_env").env(render_mode="rgb_array")
+    env.reset(seed=1)
+    first = env.render()
+    assert first.shape[0] >= 3 * FRAME_CELL + 150 and first.shape[2] == 3

@@ -1,0 +1,45 @@
+"""training/plot_curve.py draws a run's learning curve from the files train_ppo.py writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fake_run(run: Path) -> None:
+    (run / "tb").mkdir(parents=True)
+    (run / "config.yaml").write_text("seed: 0\n")
+    (run / "eval.jsonl").write_text("".join(json.dumps({"step": s, "escaped": e, "success": m}) + "\n"
+                                            for s, e, m in ((1000, 0.5, 0.1), (2000, 0.75, 0.25))))
+    (run / "tb" / "progress.csv").write_text("time/total_timesteps,rollout/ep_escaped_mean,rollout/medal_rate\n"
+                                             "512,0.25,0.0\n1024,0.5,0.125\n")
+    (run / "bc.json").write_text(json.dumps({"teacher_escaped": 1.5, "teacher_success": 0.5}))
+
+
+def test_plot_curve_reads_a_run_and_writes_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    sys.path.insert(0, str(ROOT))
+    from training.plot_curve import read_run
+
+    run = tmp_path / "run"
+    _fake_run(run)
+    curves = read_run(run)
+    assert [e["escaped"] for e in curves["evals"]] == [0.5, 0.75]
+    assert curves["train"] == [(512.0, 0.25, 0.0), (1024.0, 0.5, 0.125)]
+    out = tmp_path / "curve.png"
+    done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(run), "--out", str(out)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"wrote {out}"
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_curve_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "not a train_ppo.py run directory" in done.stderr
