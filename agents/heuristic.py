@@ -28,29 +28,25 @@ from typing import Any
 import numpy as np
 
 from subterra_env.core.actions import A_END, A_REDRAW, A_ROTATE, A_STEP, A_STOP, A_SURFACE
-from subterra_env.core.catalogue import T_EXIT
-from subterra_env.core.state import P_NONE, P_PICK, P_PLACE, P_RUN, P_SURFACE
+from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
 
 from .base import GameView, Observation, check_mask, game_view
 from .heuristic_board import Board
 from .heuristic_tiles import choose_pick, choose_rotation, want_redraw
-from .heuristic_turn import TurnPlanner, main_group
+from .heuristic_turn import TurnPlanner
 
 
 class HeuristicAgent:
-    """Strong rule-based team play (see the module docstring). ``seed`` only breaks exact ties reproducibly."""
+    """Strong rule-based team play (see the module docstring). It keeps no state between decisions (each one is
+    planned from the public State alone) and draws no random numbers: ``seed`` is accepted for the common agent
+    signature. ``weights`` override TurnPlanner's (in AP units), for experiments."""
 
-    strict = False  # True: planning errors raise instead of falling back (tests and debugging)
+    strict = False  # True: planning errors raise instead of falling back to a safe action (tests, debugging)
 
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, **weights: Any):
         self.view: GameView = game_view(source, slot)
-        self.rng = np.random.default_rng(seed)
-        from . import heuristic_tiles
-        for k in list(weights):
-            if k in heuristic_tiles.W:
-                heuristic_tiles.W[k] = weights.pop(k)
+        self.seed = seed
         self.planner = TurnPlanner(**weights)
-        self._memo: dict[int, list] = {}  # per game: [decisions seen, line-up, round, main group]
 
     # ------------------------------------------------------------------ protocol
     def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
@@ -76,8 +72,7 @@ class HeuristicAgent:
         view = self.view
         try:
             b = Board(view.core, view.state, g)
-            b.main = self._late_group(b, g)
-            b.ko_extra = self.planner.ko_extra
+            b.ko_extra, b.haz_scale = self.planner.ko_extra, self.planner.haz_scale
             a = self._choose(b, mask)
         except Exception:  # a planning bug must never stop a game: fall back to a safe legal action
             if self.strict:
@@ -104,30 +99,13 @@ class HeuristicAgent:
         return p.turn(b, mask)
 
 
-    def _late_group(self, b: Board, g: int) -> list[int] | None:
-        """Late in the stack: the main group (see heuristic_turn.main_group), fixed for the round at its first
-        decision so that a caver's mode does not flip within its turn; None before the late phase. Remembered
-        per game from public information only."""
-        p = self.planner
-        late = b.exit < 0 and (b.tiles_left <= p.rally_tiles or (b.aside >= 0 and b.cat.tile_type[b.aside] == T_EXIT))
-        if not late:
-            return None
-        steps = int(self.view.state.steps[g])
-        mem = self._memo.get(g)
-        if mem is None or mem[0] > steps or mem[1] != b.rank or mem[2] != b.round:
-            mem = [steps, b.rank, b.round, main_group(b, p.regroup_far)]
-            self._memo[g] = mem
-        mem[0] = steps
-        return mem[3]
-
-
 def _fallback(mask: np.ndarray) -> int:
     """A safe legal action: end the turn, stop a run, the first rotation / step / surfacing, else anything."""
     for a in (A_END, A_STOP):
         if mask[a]:
             return a
-    for lo in (A_ROTATE, A_STEP, A_SURFACE):
-        hits = np.flatnonzero(mask[lo:lo + 8 if lo == A_SURFACE else lo + 4])
+    for lo, width in ((A_ROTATE, 4), (A_STEP, 4), (A_SURFACE, 8)):
+        hits = np.flatnonzero(mask[lo:lo + width])
         if len(hits):
             return lo + int(hits[0])
     return int(check_mask(mask)[0])

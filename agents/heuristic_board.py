@@ -27,7 +27,7 @@ _ODDS: dict = {}
 
 def card_odds(cat) -> dict[int, float]:
     """Chance of each basic hazard on the next card, from the deck's public composition (x2 counted twice)."""
-    key = id(cat)
+    key = cat.deck_pool.tobytes()
     if key not in _ODDS:
         pool = cat.deck_pool
         total = max(len(pool), 1)
@@ -101,8 +101,8 @@ class Board:
         self._adj: dict = {}
         self._radj: dict = {}
         self._mix = None
-        self.main = None  # late in the stack: the main group of cavers (set by the agent), else None
-        self.ko_extra = 3.0
+        self.ko_extra = 3.0  # see ko_cost (the agent sets its planner's value)
+        self.haz_scale = 1.0
         self.odds = card_odds(self.cat)
 
     # ------------------------------------------------------------------ basic geometry
@@ -187,9 +187,6 @@ class Board:
                 frontier = nxt
             self._hdist = dist
         return self._hdist
-
-    def spawn_tiles(self) -> list[int]:
-        return [t for t in range(self.n) if self.ttype[t] == T_HORROR and t not in self.horror_set]
 
     # ------------------------------------------------------------------ movement
     def adjacency(self, s: int, through_horrors: bool = False) -> list[list[tuple[int, int, float, float, int]]]:
@@ -352,13 +349,14 @@ class Board:
         d = 0.0
         if not guarded:
             d = odds[C_TREMOR] * (1 / 3 if rank == RANK_LEADER else 0.5) * self.loss(s, cfg.tremor_damage)
+            h = self.haz_scale
             if ttype == T_WATER and rank != RANK_DIVER:
-                d += odds[C_FLOOD] * self.loss(s, cfg.flood_damage)
+                d += h * odds[C_FLOOD] * self.loss(s, cfg.flood_damage)
             elif ttype == T_GAS:
-                d += odds[C_GAS] * self.loss(s, cfg.gas_damage)
+                d += h * odds[C_GAS] * self.loss(s, cfg.gas_damage)
             elif ttype == T_CAVE_IN and not rubble:
                 x = cfg.engineer_cave_in_damage if rank == RANK_ENGINEER else cfg.cave_in_damage
-                d += odds[C_CAVE_IN] / 3 * self.loss(s, x)
+                d += h * odds[C_CAVE_IN] / 3 * self.loss(s, x)
         if ttype == T_HORROR and rank != RANK_SCOUT and not self.hidden[s]:
             d += odds[C_HORROR] * self.ko_cost(s)  # a horror spawns on the closest victim's horror tile
         return d
@@ -381,7 +379,7 @@ class Board:
             return 0.0
         return p * self.ko_cost(s)
 
-    def end_danger(self, s: int, t: int, odds=None) -> float:
+    def end_danger(self, s: int, t: int) -> float:
         """Expected health-equivalent loss of caver s ending the round on tile t (hazards and horrors)."""
         if t == self.exit and t >= 0:
             return 0.0
@@ -392,11 +390,7 @@ class Board:
         if self.ttype[t] == T_HORROR and t in self.horror_set:
             d -= self.odds[C_HORROR] * self.ko_cost(s) if self.rank[s] != RANK_SCOUT and not self.hidden[s] else 0
         d += self.horror_danger(s, t)
-        return d * self.frail(s)
-
-    def frail(self, s: int) -> float:
-        """Knock-outs are priced in loss(); kept as a hook for weighing the frail."""
-        return 1.0
+        return d
 
     def new_tile_danger(self, s: int) -> float:
         """Expected danger of ending on a tile not drawn yet (the remaining tiles' public mix), entering it
@@ -411,7 +405,7 @@ class Board:
             if tt == T_ROUGH:
                 x += 0.5 * self.loss(s, 1)
             d += k * x
-        return d / total * self.frail(s)
+        return d / total
 
     def remaining_mix(self) -> dict[int, int]:
         """Tile types not placed yet (the box's contents less the cave: public knowledge), by count."""

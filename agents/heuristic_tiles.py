@@ -3,7 +3,7 @@ Geologist's pick (R-ACT-5, R-CON-4, R-CAV-2, R-CAV-3). All read the public board
 
 from __future__ import annotations
 
-from subterra_env.core.actions import A_PICK, A_REDRAW, A_ROTATE
+from subterra_env.core.actions import A_PICK, A_ROTATE
 from subterra_env.core.catalogue import (DX, DY, OPPOSITE, ROT_MASK, T_CAVE_IN, T_EXIT, T_GAS, T_HORROR, T_LEDGE,
                                          T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER)
 
@@ -14,8 +14,9 @@ TYPE_COST = {T_HORROR: 2.5, T_GAS: 0.6, T_CAVE_IN: 0.6, T_WATER: 0.4, T_ROUGH: 0
              T_SLIDE: 0.8}
 
 
-# Placement weights: an open side facing an empty cell, per empty cell around that cell, a new connection;
-# side choice: per empty cell around the target cell.
+# Placement: an open side facing an empty cell (the cave keeps growing) and per empty cell around that cell; a new
+# connection to a placed tile (a shortcut: a loopy cave has short ways to wherever the exit turns up). Side
+# choice: per empty cell around the target cell (negative: fill in next to placed tiles, which makes links).
 W = {"front": 1.0, "room": 0.15, "link": 1.5, "side_room": -0.5}
 
 
@@ -62,6 +63,7 @@ def tile_value(b: Board, cat_id: int, t0: int, d: int) -> tuple[float, int]:
 
 
 def choose_rotation(b: Board, mask) -> int:
+    """The legal rotation of the tile being placed with the best placement_score."""
     t0 = b.tile[b.actor]
     d = b.pend_dir
     best, best_a = -99.0, -1
@@ -90,21 +92,14 @@ def want_redraw(b: Board) -> bool:
 
 
 def choose_pick(b: Board) -> int:
-    """The Geologist's Intuition: place the better of the drawn and the set-aside tile (always the exit);
-    the worse one may stay aside for good."""
+    """The Geologist's Intuition: place the better of the drawn and the set-aside tile (the exit always); the
+    worse one may stay aside for good."""
     t0, d = b.tile[b.actor], b.pend_dir
     drawn, _ = tile_value(b, b.pend_tile, t0, d)
     aside, _ = tile_value(b, b.aside, t0, d)
     return A_PICK + (1 if aside > drawn else 0)
 
 
-def side_score(b: Board, t0: int, d: int, toward: tuple[float, float] | None = None) -> float:
-    """Preference among revealable sides of t0: room around the target cell; optionally toward a point."""
-    sc = W["side_room"] * b.empty_around_cell(t0, d)
-    if toward is not None:
-        cx, cy = b.x[t0] + DX[d], b.y[t0] + DY[d]
-        sc -= 0.5 * (abs(cx - toward[0]) + abs(cy - toward[1]))
-    return sc
-
-
-__all__ = ["choose_rotation", "want_redraw", "choose_pick", "side_score", "tile_value", "A_REDRAW"]
+def side_score(b: Board, t0: int, d: int) -> float:
+    """Preference among the revealable sides of t0 (see W["side_room"])."""
+    return W["side_room"] * b.empty_around_cell(t0, d)
