@@ -1,7 +1,18 @@
 """Agents for subterra_env. Protocol (``agents.base.Agent``): ``act(observation, action_mask) -> action id`` and
-``act_batch(observations, action_masks, games=None) -> action ids``."""
+``act_batch(observations, action_masks, games=None) -> action ids``.
+
+``RandomAgent`` (the floor), ``HeuristicAgent`` (a hand-written team player bound to its game), ``PolicyAgent``
+(a trained MaskablePPO checkpoint; torch is imported only when one is loaded). The shipped team:
+``PolicyAgent(SHIPPED_TEAM)``.
+"""
+
+from pathlib import Path
 
 from .base import Agent, GameView, game_view
+from .heuristic import HeuristicAgent
+from .policy_agent import PolicyAgent
 from .random_agent import RandomAgent
 
-__all__ = ["Agent", "GameView", "RandomAgent", "game_view"]
+SHIPPED_TEAM = Path(__file__).resolve().parent / "shipped" / "team.zip"
+
+__all__ = ["Agent", "GameView", "HeuristicAgent", "PolicyAgent", "RandomAgent", "SHIPPED_TEAM", "game_view"]

@@ -7,8 +7,9 @@
 from .config import CAVER_NAMES, ConfigError, GameConfig, load, preset
 from .core.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .core.rules import Core
-from .env import EnvSnapshot, GameOverError, IllegalActionError, env, raw_env
+from .env import EnvSnapshot, GameOverError, IllegalActionError, UnknownAgentError, env, raw_env
 
 __version__ = "0.1.0"
 __all__ = ["ACTION_NAMES", "CAVER_NAMES", "ConfigError", "Core", "EnvSnapshot", "GameConfig", "GameOverError",
-           "IllegalActionError", "NUM_ACTIONS", "action_id", "env", "load", "preset", "raw_env"]
+           "IllegalActionError", "NUM_ACTIONS", "UnknownAgentError", "action_id", "env", "load", "preset",
+           "raw_env"]
