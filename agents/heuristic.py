@@ -6,17 +6,27 @@ action_masks, games)`` for rows of the bound batch. Observations are not needed 
 is made from the State's public part, read afresh each time, so the agent keeps no memory between calls and
 never reads the stack or deck order, the random key or scripted dice (only their counts).
 
-How it plays (the modules ``heuristic_board``, ``heuristic_paths``, ``heuristic_tiles`` and ``heuristic_turn``):
+How it plays (modules: ``heuristic_board`` the public board and its graph searches, ``heuristic_paths`` paths
+into actions, ``heuristic_tiles`` tile decisions, ``heuristic_turn`` decision kinds and overrides,
+``heuristic_plans`` whole-turn plans valued in AP):
 
-* tiles per round win the game: while the exit is hidden every caver spends its AP revealing and exploring,
-  walking to the cheapest frontier tile when none is at hand; rotations keep many open sides; the Scout redraws
-  horror tiles and dead ends (and anything once the exit may be next), the Geologist places the better of his
-  two tiles and keeps the worse aside, the Leader directs a teammate standing at the frontier;
+* tiles per round win the game: while the exit is hidden every caver spends its AP revealing and exploring
+  (the last draw of a turn an explore unless the new tile is likely worse to end on than where it stands),
+  walking to the cheapest frontier tile when none is at hand, and exerts for one more tile while healthy;
+  rotations keep open sides and link to placed tiles (short ways out); the Scout redraws horror tiles and dead
+  ends (and any tile once the exit may be next), the Geologist places the better of his two tiles and keeps the
+  worse aside, the Leader directs a teammate standing at the frontier when his own AP would only walk;
+* health: a caver on 1 health heals himself; the Medic bandages teammates on his tile (and walks to them),
+  the hurt end their turn next to him; a knocked-out teammate is revived by whoever reaches him cheapest when
+  that is a few AP away (farther rescues cost more tiles than they give back);
+* danger: the end of each turn is valued by the hazard cards' odds on that tile (a cave-in's 3 damage is a
+  knock-out, priced as such), horrors within reach, the Bodyguard's protection once he has acted; the
+  Bodyguard repels adjacent horrors, a caver a horror will reach runs or hides;
 * once the exit is placed, everyone takes the cheapest AP path to it (moves, runs, the Medic's sprint, swims,
-  squeezes, digs or excavations, ropes or gear), exerting when that reaches the exit this turn or time is short;
-  knocked-out teammates are revived on the way when time allows;
-* danger: cavers avoid ending the round where a horror reaches them or hazards hit hard, the Bodyguard repels
-  adjacent horrors, a cornered caver hides.
+  squeezes, digs or excavations, ropes or gear, the Engineer's blasts, the Diver's dive and surfacing near it),
+  exerting when that reaches the exit this turn (no damage there) or with health to spare; knocked-out
+  teammates are revived on the way while there is time to bring them out; the Leader on the exit directs
+  teammates onward.
 
 Every returned action is legal: each choice is checked against the mask, with a safe legal fallback.
 """

@@ -11,10 +11,35 @@ import heapq
 
 import numpy as np
 
-from subterra_env.core.catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, DX, DY, OPPOSITE, T_CAVE_IN,
-                                         T_EXIT, T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER, X2)
-from subterra_env.core.effects import (RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST,
-                                       RANK_LEADER, RANK_MEDIC, RANK_SCOUT)
+from subterra_env.core.catalogue import (
+    C_CAVE_IN,
+    C_FLOOD,
+    C_GAS,
+    C_HORROR,
+    C_TREMOR,
+    DX,
+    DY,
+    OPPOSITE,
+    T_CAVE_IN,
+    T_EXIT,
+    T_GAS,
+    T_HORROR,
+    T_LEDGE,
+    T_ROUGH,
+    T_SLIDE,
+    T_SQUEEZE,
+    T_WATER,
+    X2,
+)
+from subterra_env.core.effects import (
+    RANK_BODYGUARD,
+    RANK_CLIMBER,
+    RANK_DIVER,
+    RANK_ENGINEER,
+    RANK_GEOLOGIST,
+    RANK_LEADER,
+    RANK_SCOUT,
+)
 
 INF = 1e9
 # Edge kinds of a path step (what the caver does to cross it).
@@ -78,24 +103,18 @@ class Board:
         self.pend = int(st.pend[g])
         self.pend_dir = int(st.pend_dir[g])
         self.pend_tile = int(st.pend_tile[g])
-        self.pend_explore = bool(st.pend_explore[g])
-        self.pend_rots = int(st.pend_rots[g])
         self.run_left = int(st.run_left[g])
-        self.run_taken = int(st.run_taken[g])
         self.directing = int(st.directing[g])
         self.direct_used = bool(st.direct_used[g])
         self.aside = int(st.aside_tile[g])
         self.redraws = int(st.scout_redraws[g])
-        self.pend_redrawn = bool(st.pend_redrawn[g])
         self.explosives = int(st.explosives[g])
         self.ropes_left = int(st.ropes_left[g])
         self.gas_active = bool(st.gas_active[g])
         self.out_of_time = bool(st.out_of_time[g])
-        self.round = int(st.round[g])
         self.start_seat = int(st.start_seat[g])
         self.tiles_left = int(st.stack.shape[1] - st.stack_pos[g])  # public: the pile's height
         self.cards_left = int((st.deck[g] >= 0).sum() - st.deck_pos[g])  # public count, Out of Time included
-        self.last_card = int(st.last_card[g])
         self._hdist = None
         self._guard = None
         self._adj: dict = {}

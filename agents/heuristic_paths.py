@@ -3,8 +3,19 @@ runs, the Medic's sprint, swims, squeezes, digs, ropes, repels), and the first a
 
 from __future__ import annotations
 
-from subterra_env.core.actions import (A_DEMOLISH, A_DIG, A_EXCAVATE, A_GEAR, A_MOVE, A_REPEL, A_ROPE, A_RUN, A_SPRINT, A_SQUEEZE,
-                                       A_SWIM)
+from subterra_env.core.actions import (
+    A_DEMOLISH,
+    A_DIG,
+    A_EXCAVATE,
+    A_GEAR,
+    A_MOVE,
+    A_REPEL,
+    A_ROPE,
+    A_RUN,
+    A_SPRINT,
+    A_SQUEEZE,
+    A_SWIM,
+)
 from subterra_env.core.effects import RANK_CLIMBER, RANK_GEOLOGIST, RANK_MEDIC, RANK_SCOUT
 
 from .heuristic_board import E_BLAST, E_SQUEEZE, E_SWIM, INF, Board

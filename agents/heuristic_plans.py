@@ -55,8 +55,7 @@ class Plans:
                         goals.update({w: self.surface_to + 2.5 for w in water})
                         self.goal = b.field_to(s, goals, p.hp_ap)
         else:
-            self.spread = self._spread() if self.can_draw else None
-            fronts = {t: self._far(t) for t in range(b.n) if b.revealable(t)} if self.can_draw else {}
+            fronts = {t: 0.0 for t in range(b.n) if b.revealable(t)} if self.can_draw else {}
             self.goal = b.field_to(s, fronts, p.hp_ap) if fronts else [0.0] * b.n
         self.new_danger = b.new_tile_danger(s) if self.can_draw else 0.0
         self.medic = b.rank[s] == RANK_MEDIC and b.directing < 0
@@ -113,22 +112,6 @@ class Plans:
         self._bandages = used
         return gain
 
-    def _spread(self):
-        """Once the exit may be the next tile: the teammates' total steps to each tile, per draw's chance of
-        being the exit (the exit lands next to whoever draws it; far from the team, few get out)."""
-        b, p = self.b, self.p
-        if b.exit >= 0 or not p.late_w or b.tiles_left > b.cfg.exit_in_last or b.tiles_left <= 0:
-            return None
-        mates = [k for k in range(b.seats) if k != self.s and b.conscious(k) and b.in_cave(k) and b.tile[k] >= 0]
-        if not mates:
-            return None
-        dists = [b.steps_from(b.tile[k]) for k in mates]
-        w = p.late_w / b.tiles_left
-        return [w * sum(min(d[t], 30) for d in dists) for t in range(b.n)]
-
-    def _far(self, t: int) -> float:
-        return self.spread[t] if self.spread else 0.0
-
     def path(self, v: int) -> list:
         if v not in self._paths:
             self._paths[v] = self.b.path_to(self.prev, self.t0, v)
@@ -176,7 +159,7 @@ class Plans:
                     n = k + 0.85 * max(0.0, r - nf)
                     stay = p.tile * k + care - W * dv - p.pos * (0.0 if nf > r else 1.0)  # reveal only, stay on v
                     go = p.tile * n - W * self.new_danger - p.pos * 0.3  # the last draw an explore
-                    best = max(best, (max(stay, go) - pen - self._far(v), "draw", v, stay >= go), key=_value)
+                    best = max(best, (max(stay, go) - pen, "draw", v, stay >= go), key=_value)
             if r >= b.cfg.heal_cost and hp < b.maxhp[s] and b.directing < 0 and (hp <= 1 or not self.goto):
                 val = p.heal_value.get(hp, 0.3) - W * dv - pen - (p.time_w if self.goto else p.pos) * self.goal[v]
                 if r - b.cfg.heal_cost >= 1 and self.can_draw and b.revealable(v):

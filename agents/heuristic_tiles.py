@@ -4,8 +4,21 @@ Geologist's pick (R-ACT-5, R-CON-4, R-CAV-2, R-CAV-3). All read the public board
 from __future__ import annotations
 
 from subterra_env.core.actions import A_PICK, A_ROTATE
-from subterra_env.core.catalogue import (DX, DY, OPPOSITE, ROT_MASK, T_CAVE_IN, T_EXIT, T_GAS, T_HORROR, T_LEDGE,
-                                         T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER)
+from subterra_env.core.catalogue import (
+    DX,
+    DY,
+    OPPOSITE,
+    ROT_MASK,
+    T_CAVE_IN,
+    T_EXIT,
+    T_GAS,
+    T_HORROR,
+    T_LEDGE,
+    T_ROUGH,
+    T_SLIDE,
+    T_SQUEEZE,
+    T_WATER,
+)
 
 from .heuristic_board import Board
 

@@ -9,7 +9,7 @@ hidden (a knock-out costs his turns and a teammate's AP).
 
 from __future__ import annotations
 
-from subterra_env.core.actions import (A_BANDAGE, A_DIRECT, A_END, A_HEAL, A_REPEL, A_STEP, A_STOP, A_SURFACE)
+from subterra_env.core.actions import A_BANDAGE, A_DIRECT, A_END, A_HEAL, A_REPEL, A_STEP, A_STOP, A_SURFACE
 from subterra_env.core.catalogue import T_WATER
 from subterra_env.core.effects import RANK_BODYGUARD, RANK_MEDIC
 
@@ -24,9 +24,9 @@ class TurnPlanner:
     """Decides the acting caver's action for one Board. The keyword arguments are the weights (AP units)."""
 
     def __init__(self, tile: float = 1.0, hp_ap: float = 2.0, pos: float = 0.7, escape: float = 6.0,
-                 time_w: float = 1.0, rescue_range: float = 12.0, revive: float = 8.0, exert_margin: float = 0.0,
+                 time_w: float = 1.0, rescue_range: float = 4.0, revive: float = 8.0, exert_margin: float = 0.0,
                  exert_hp: int = 2, exit_exert_hp: int = 3, urgent_cards: int = 2, pace: float = 2.5,
-                 ko_extra: float = 3.0, late_w: float = 0.0, heal_at_1: bool = True, heal1: float = 3.0,
+                 ko_extra: float = 3.0, heal_at_1: bool = True, heal1: float = 3.0,
                  haz_scale: float = 0.6, care: float = 0.5):
         self.tile = tile  # a tile drawn while the exit is hidden
         self.hp_ap = hp_ap  # a health point lost (a heal costs 2 AP)
@@ -41,7 +41,6 @@ class TurnPlanner:
         self.urgent_cards = urgent_cards  # ... or with 2 health once this few hazard cards are left
         self.pace = pace  # AP a caver covers per turn on the way out (runs, exerts), for time estimates
         self.ko_extra = ko_extra  # a knock-out costs its health plus this, in health points
-        self.late_w = late_w  # the exit may come next: per step of the team from where a tile is drawn
         self.haz_scale = haz_scale  # weight of the hazard cards' tile damage (flood, gas, cave-in) at the stop
         self.care = care  # share of a bandage's worth credited for ending next to the Medic
         self.heal_at_1 = heal_at_1  # a caver on 1 health heals himself before anything else (exit hidden)

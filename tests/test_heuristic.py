@@ -20,9 +20,9 @@ from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RUNNING
 from subterra_env.rewards import escaped
 
 # A short cave: 14 tiles, the exit among the last 3.
-SHORT = dict(tiles={"normal": {"4": 3, "T": 3, "L": 2, "I": 2}, "water": {"I": 1}, "gas": {"L": 1},
-                    "cave-in": {"T": 1}, "horror": {"D": 1}},
-             cave_in_numbers=((1, 2),), exit_in_last=3)
+SHORT = {"tiles": {"normal": {"4": 3, "T": 3, "L": 2, "I": 2}, "water": {"I": 1}, "gas": {"L": 1},
+                   "cave-in": {"T": 1}, "horror": {"D": 1}},
+         "cave_in_numbers": ((1, 2),), "exit_in_last": 3}
 
 
 def _strict(holder) -> HeuristicAgent:
@@ -53,14 +53,15 @@ def play(cfg: GameConfig, seeds, agent_cls=HeuristicAgent, max_steps: int = 2000
 
 # ---------------------------------------------------------------------- legality
 LINEUPS = [
-    dict(num_cavers=5),
-    dict(num_cavers=6, difficulty="expert"),
-    dict(difficulty="easier"),
-    dict(difficulty="advanced", seat_order="random"),
-    dict(cavers=("diver", "scout", "geologist", "engineer")),
-    dict(cavers=("climber", "medic", "bodyguard", "leader")),
-    dict(num_cavers=6, cavers=("diver", "geologist", "engineer", "climber", "bodyguard", "leader"), **SHORT),
-    dict(num_cavers=5, cavers=("scout", "engineer", "medic", "bodyguard", "leader"), explore_cost=2, heal_cost=1),
+    {"num_cavers": 5},
+    {"num_cavers": 6, "difficulty": "expert"},
+    {"difficulty": "easier"},
+    {"difficulty": "advanced", "seat_order": "random"},
+    {"cavers": ("diver", "scout", "geologist", "engineer")},
+    {"cavers": ("climber", "medic", "bodyguard", "leader")},
+    {"num_cavers": 6, "cavers": ("diver", "geologist", "engineer", "climber", "bodyguard", "leader"), **SHORT},
+    {"num_cavers": 5, "cavers": ("scout", "engineer", "medic", "bodyguard", "leader"), "explore_cost": 2,
+     "heal_cost": 1},
 ]
 
 
@@ -122,7 +123,7 @@ def test_beats_random_on_a_short_cave() -> None:
     seeds = np.arange(100)
     ours = escaped(play(cfg, seeds)).mean()
     theirs = escaped(play(cfg, seeds, agent_cls=RandomAgent)).mean()
-    assert ours >= 3.7  # measured 3.93 (94 gold) over these 100 seeds
+    assert ours >= 3.7  # measured 3.90 over these 100 seeds
     assert theirs <= 0.5 and ours >= theirs + 3.0  # random: 0.16
 
 
@@ -133,13 +134,27 @@ def test_plays_inside_the_aec_env() -> None:
     agent.strict = True
     steps = 0
     for name in e.agent_iter():
-        obs, reward, terminated, truncated, info = e.last()
+        obs, _reward, terminated, truncated, info = e.last()
         if terminated or truncated:
             e.step(None)
             continue
         e.step(agent.act(obs, obs["action_mask"]))
         steps += 1
     assert steps > 50 and info["result"] is not None
+
+
+def test_plays_every_slot_of_a_vector_env() -> None:
+    from subterra_env.vector import SubterraVectorEnv
+
+    venv = SubterraVectorEnv(num_envs=3)
+    obs, info = venv.reset(seed=0)
+    agent = HeuristicAgent(venv)
+    agent.strict = True
+    for _ in range(150):
+        masks = info["action_mask"]
+        acts = agent.act_batch(obs, masks)
+        assert masks[np.arange(3), acts].all()
+        obs, _reward, _terminated, _truncated, info = venv.step(acts)
 
 
 # ---------------------------------------------------------------------- behaviours (literal scenarios)
