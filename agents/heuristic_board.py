@@ -190,21 +190,7 @@ class Board:
     def horror_dist(self) -> list[int]:
         """Steps from the nearest horror to every tile through connected edges (horrors ignore obstacles)."""
         if self._hdist is None:
-            dist = [FAR] * self.n
-            frontier = list(self.horrors)
-            for h in frontier:
-                dist[h] = 0
-            k = 0
-            while frontier and k < 8:
-                k += 1
-                nxt = []
-                for u in frontier:
-                    for v in self.nbr[u]:
-                        if v >= 0 and dist[v] == FAR:
-                            dist[v] = k
-                            nxt.append(v)
-                frontier = nxt
-            self._hdist = dist
+            self._hdist = self._steps(list(self.horrors), limit=8)
         return self._hdist
 
     # ------------------------------------------------------------------ movement
@@ -323,11 +309,16 @@ class Board:
 
     def steps_from(self, src: int) -> list[int]:
         """Plain step counts from src through connected edges (as horrors count them)."""
+        return self._steps([src])
+
+    def _steps(self, sources: list[int], limit: int = FAR) -> list[int]:
+        """Breadth-first step counts from the nearest source through connected edges, up to ``limit`` steps
+        (FAR beyond it or where unreachable)."""
         dist = [FAR] * self.n
-        dist[src] = 0
-        frontier = [src]
-        k = 0
-        while frontier:
+        for u in sources:
+            dist[u] = 0
+        frontier, k = sources, 0
+        while frontier and k < limit:
             k += 1
             nxt = []
             for u in frontier:
