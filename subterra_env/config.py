@@ -276,6 +276,8 @@ def _validate(c: GameConfig) -> None:
     deck_size = sum(c.hazard_deck.values()) + sum(c.severe_deck.values()) - removed
     if not 0 <= c.deal_size <= deck_size:
         _fail("deal", c.deal_size, f"0..{deck_size} cards (the deck after removals)")
+    if c.deal_size > 63:  # the compiled core's state holds 64 cards: the deal and Out of Time
+        _fail("deal", c.deal_size, "at most 63 cards dealt")
 
 
 def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfig:

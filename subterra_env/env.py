@@ -51,17 +51,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
-from .core.actions import ACTION_NAMES, NUM_ACTIONS
+from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .core.observe import observe
 from .core.rules import Core
 from .core.state import RUNNING, State
 from .info import game_info
 from .rewards import DEFAULT_RESULT, TeamReward
 from .spaces import observation_space, state_space
-
-
-class IllegalActionError(ValueError):
-    """An action that the acting caver may not take now; the message lists the legal ones."""
 
 
 class UnknownAgentError(KeyError):

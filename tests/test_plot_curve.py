@@ -17,8 +17,8 @@ def _fake_run(run: Path) -> None:
     (run / "config.yaml").write_text("seed: 0\n")
     (run / "eval.jsonl").write_text("".join(json.dumps({"step": s, "escaped": e, "success": m}) + "\n"
                                             for s, e, m in ((1000, 0.5, 0.1), (2000, 0.75, 0.25))))
-    (run / "tb" / "progress.csv").write_text("time/total_timesteps,rollout/ep_escaped_mean,rollout/medal_rate\n"
-                                             "512,0.25,0.0\n1024,0.5,0.125\n")
+    (run / "tb" / "progress.csv").write_text("time/total_timesteps,rollout/ep_escaped_mean,rollout/medal_rate,"
+                                             "rollout/ep_rew_mean\n512,0.25,0.0,0.1\n1024,0.5,0.125,0.3\n")
     (run / "bc.json").write_text(json.dumps({"teacher_escaped": 1.5, "teacher_success": 0.5}))
 
 
@@ -31,7 +31,7 @@ def test_plot_curve_reads_a_run_and_writes_a_png(tmp_path: Path) -> None:
     _fake_run(run)
     curves = read_run(run)
     assert [e["escaped"] for e in curves["evals"]] == [0.5, 0.75]
-    assert curves["train"] == [(512.0, 0.25, 0.0), (1024.0, 0.5, 0.125)]
+    assert curves["train"] == [(512.0, 0.25, 0.0, 0.1), (1024.0, 0.5, 0.125, 0.3)]
     out = tmp_path / "curve.png"
     done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(run), "--out", str(out)],
                           capture_output=True, text=True, check=True)
@@ -42,4 +42,17 @@ def test_plot_curve_reads_a_run_and_writes_a_png(tmp_path: Path) -> None:
 def test_plot_curve_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(tmp_path)],
                           capture_output=True, text=True)
-    assert done.returncode == 2 and "not a train_ppo.py run directory" in done.stderr
+    assert done.returncode == 2 and "not a train_ppo.py or train_rllib.py run directory" in done.stderr
+
+
+def test_plot_curve_reads_an_rllib_run(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from training.plot_curve import read_run
+
+    run = tmp_path / "rllib"
+    run.mkdir()
+    (run / "config.yaml").write_text("seed: 0\n")
+    (run / "progress.jsonl").write_text("".join(json.dumps(
+        {"iteration": i, "env_steps": 4000 * i, "episode_return_mean": r, "escaped_mean": e, "medal_rate": m}) + "\n"
+        for i, r, e, m in ((1, 0.06, 0.16, 0.0), (2, 0.5, 0.6, 0.1))))
+    assert read_run(run)["train"] == [(4000.0, 0.16, 0.0, 0.06), (8000.0, 0.6, 0.1, 0.5)]

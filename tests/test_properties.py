@@ -6,7 +6,6 @@ Hypothesis runs derandomized without an example database, so CI sees the same ex
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
 
 import numpy as np
@@ -96,10 +95,9 @@ def _health_above_max(st: State, before: State, g: int) -> State:
     return st
 
 
-def _fourth_horror(st: State, before: State, g: int) -> State:
-    h_tile = np.concatenate([st.h_tile, np.full((st.batch_size, 1), -1, dtype=np.int8)], axis=1)
-    h_tile[g] = 0  # four horrors on the start tile
-    return dataclasses.replace(st, h_tile=h_tile)
+def _horrors_over_limit(st: State, before: State, g: int) -> State:
+    st.h_tile[g] = 0  # three horrors on the start tile, checked against a limit of 2 (see HORROR_LIMIT)
+    return st
 
 
 def _asymmetric_neighbour(st: State, before: State, g: int) -> State:
@@ -155,7 +153,7 @@ def _game_revived(st: State, before: State, g: int) -> State:
 
 CORRUPTIONS: list[tuple[Callable[[State, State, int], State], str]] = [
     (_health_above_max, "health"),
-    (_fourth_horror, "horror limit"),
+    (_horrors_over_limit, "horror limit"),
     (_asymmetric_neighbour, "connections"),
     (_self_link, "connections"),
     (_horror_off_the_map, "horrors on tiles"),
@@ -179,8 +177,10 @@ def test_checker_catches_corruption(mid_game: tuple[Core, State, int], corrupt: 
     core, clean, g = mid_game
     before, after = snapshot(clean), clean.copy()
     after = corrupt(after, before, g)
+    # The packed state holds 3 horror slots, so too many horrors means more than a lower limit.
+    cfg = core.cfg.replace(horror_limit=2) if corrupt is _horrors_over_limit else core.cfg
     with pytest.raises(InvariantError, match=f"invariant '{invariant}' violated in game {g} ") as err:
-        check_invariants(core.cfg, before, after, core.legal_mask(after))
+        check_invariants(cfg, before, after, core.legal_mask(after))
     assert err.value.invariant == invariant and list(err.value.games) == [g]
     assert isinstance(err.value, AssertionError)
 

@@ -1,10 +1,12 @@
-"""Learning curves of training runs as a PNG: cavers escaped and medal rate against env steps.
+"""Learning curves of training runs as a PNG: team return, cavers escaped and medal rate against env steps.
 
     python training/plot_curve.py runs/shipped [runs/other ...] --out runs/shipped/curve.png
+    python training/plot_curve.py runs/rllib                      # an RLlib run of training/train_rllib.py
 
 Reads each run's ``eval.jsonl`` (periodic greedy evaluations on fixed seeds) and ``tb/progress.csv`` (the rolling
-statistics of the training games, ``rollout/ep_escaped_mean`` and ``rollout/medal_rate``) as train_ppo.py writes
-them. A BC warm start's teacher score (``bc.json``) is drawn as a dashed line.
+statistics of the training games: ``rollout/ep_rew_mean``, ``rollout/ep_escaped_mean``, ``rollout/medal_rate``)
+as train_ppo.py writes them, or ``progress.jsonl`` (one line per iteration) as train_rllib.py writes it. A BC
+warm start's teacher score (``bc.json``) is drawn as a dashed line.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 def read_run(run: Path) -> dict:
     """The curves of one run directory: evaluation rows, training rows (step, escaped, medal rate), teacher."""
     if not (run / "config.yaml").exists():
-        raise FileNotFoundError(f"{run} is not a train_ppo.py run directory (no config.yaml)")
+        raise FileNotFoundError(f"{run} is not a train_ppo.py or train_rllib.py run directory (no config.yaml)")
     evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines() if line.strip()] \
         if (run / "eval.jsonl").exists() else []
     train = []
@@ -33,16 +35,27 @@ def read_run(run: Path) -> dict:
             for row in csv.DictReader(f):
                 if row.get("rollout/ep_escaped_mean") and row.get("time/total_timesteps"):
                     train.append((float(row["time/total_timesteps"]), float(row["rollout/ep_escaped_mean"]),
-                                  float(row.get("rollout/medal_rate") or 0.0)))
+                                  float(row.get("rollout/medal_rate") or 0.0),
+                                  float(row.get("rollout/ep_rew_mean") or "nan")))
+    rllib = run / "progress.jsonl"  # train_rllib.py: the env runners' statistics per iteration
+    if rllib.exists():
+        for line in rllib.read_text().splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("escaped_mean") is not None:
+                train.append((float(row["env_steps"]), float(row["escaped_mean"]), float(row["medal_rate"] or 0.0),
+                              float(row["episode_return_mean"])))
     teacher = json.loads((run / "bc.json").read_text()) if (run / "bc.json").exists() else None
     return {"name": run.name, "evals": evals, "train": train, "teacher": teacher}
 
 
 def plot(runs: list[dict], out: Path) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
     for i, run in enumerate(runs):
         colour = f"C{i}"
-        for ax, key, col in ((axes[0], "escaped", 1), (axes[1], "success", 2)):
+        if run["train"]:
+            axes[0].plot([r[0] for r in run["train"]], [r[3] for r in run["train"]], color=colour, lw=1.5,
+                         label=f"{run['name']}: training games (rolling)")
+        for ax, key, col in ((axes[1], "escaped", 1), (axes[2], "success", 2)):
             if run["train"]:
                 xs = [r[0] for r in run["train"]]
                 ax.plot(xs, [r[col] for r in run["train"]], color=colour, alpha=0.35, lw=1,
@@ -53,12 +66,14 @@ def plot(runs: list[dict], out: Path) -> None:
             if run["teacher"]:
                 value = run["teacher"]["teacher_escaped" if key == "escaped" else "teacher_success"]
                 ax.axhline(value, color=colour, ls="--", lw=1, label=f"{run['name']}: BC teacher (heuristic)")
-    axes[0].set(title="cavers escaped per game", xlabel="PPO env steps", ylabel="mean cavers escaped")
-    axes[1].set(title="medal rate (bronze or better)", xlabel="PPO env steps", ylabel="fraction of games")
+    axes[0].set(title="team return per game", xlabel="PPO env steps", ylabel="mean episode return")
+    axes[1].set(title="cavers escaped per game", xlabel="PPO env steps", ylabel="mean cavers escaped")
+    axes[2].set(title="medal rate (bronze or better)", xlabel="PPO env steps", ylabel="fraction of games")
     for ax in axes:
         ax.grid(alpha=0.3)
+    for ax in axes[1:]:
         ax.set_ylim(bottom=0)
-    axes[1].legend(fontsize=8, loc="best")
+    axes[2].legend(fontsize=8, loc="best")
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
@@ -67,7 +82,8 @@ def plot(runs: list[dict], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("runs", nargs="+", type=Path, help="run directories written by training/train_ppo.py")
+    p.add_argument("runs", nargs="+", type=Path,
+                   help="run directories written by training/train_ppo.py or training/train_rllib.py")
     p.add_argument("--out", type=Path, help="PNG to write (default: RUN/curve.png of the first run)")
     args = p.parse_args(argv)
     try:

@@ -1,104 +1,129 @@
-"""The cavers' ability actions (R-CAV) applied to the games `g` that chose them, in place."""
+"""The cavers' ability actions (R-CAV): compiled per-game functions, one per ability, dispatched by the step."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import numpy as np
-
-from .actions import K_BANDAGE, K_DEMOLISH, K_DIRECT, K_DIVE, K_EXCAVATE, K_GEAR, K_REPEL, K_SPRINT, K_SURFACE
-from .board import actor_tile, cell_of
+from .board import actor_tile, tile_beyond
 from .catalogue import BIT, OPPOSITE, T_WATER
 from .effects import compact_horrors
 from .hazards import cave_in
-from .state import P_NONE, P_RUN, State
-
-if TYPE_CHECKING:
-    from .rules import Core
+from .jit import jit
+from .state import P_NONE, P_RUN
 
 
-def seat_of_rank(st: State, g: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    return np.argmax(st.c_rank[g] == rank[:, None], axis=1)
+@jit
+def seat_of_rank(g, rank):
+    for s in range(g.n_seats):
+        if g.c_rank[s] == rank:
+            return s
+    return 0
 
 
-def apply_ability(core: "Core", st: State, kind: int, g: np.ndarray, arg: np.ndarray) -> None:
-    if kind == K_GEAR:  # R-CAV-5: rope without a check
-        st.t_rope[g, actor_tile(st, g)] = True
-        st.ropes_left[g] -= 1
-    elif kind == K_BANDAGE:  # R-CAV-6: another caver here regains 1 health
-        target = seat_of_rank(st, g, arg)
-        st.c_hp[g, target] = np.minimum(st.c_hp[g, target] + 1, st.c_max[g, target])
-    elif kind == K_SPRINT:  # R-CAV-6: up to sprint_steps Move steps, each its own decision
-        st.pend[g], st.run_left[g], st.run_taken[g] = P_RUN, core.cfg.sprint_steps, 0
-    elif kind == K_REPEL:  # R-CAV-7: the oldest horror on the connected tile leaves the cave
-        target = st.t_nbr[g, actor_tile(st, g), arg]
-        there = st.h_tile[g] == target[:, None]
-        hit = there.any(1)  # with R-ACT-15 off, a Repel toward an empty tile does nothing
-        st.h_tile[g[hit], np.argmax(there[hit], axis=1)] = -1
-        compact_horrors(st, g)
-    elif kind == K_EXCAVATE:  # R-CAV-3: as Dig, for 1 AP
-        tile = actor_tile(st, g)
-        target = np.where(arg == 4, tile, st.t_nbr[g, tile, np.minimum(arg, 3)])
-        st.t_rubble[g, target] = False
-    elif kind == K_DIRECT:  # R-CAV-8: the chosen caver takes one 1-AP action, free; the Leader waits
-        st.direct_used[g] = True
-        st.directing[g] = st.actor[g]
-        st.saved_ap[g] = st.ap[g]
-        st.actor[g] = seat_of_rank(st, g, arg)
-        st.ap[g] = 1
-        st.pend[g] = P_NONE
-    elif kind == K_DEMOLISH:
-        demolish(core, st, g, arg)
-    elif kind == K_DIVE:  # R-CAV-1: leave the cave; the turn ends (the step sees him under water)
-        seat = st.actor[g].astype(np.intp)
-        st.c_under[g, seat] = True
-        st.c_tile[g, seat] = -1
-    elif kind == K_SURFACE:  # R-CAV-1: onto the arg-th water tile placed
-        seat = st.actor[g].astype(np.intp)
-        st.c_tile[g, seat] = water_tiles(st, g)[np.arange(len(g)), arg - 1]
-        st.c_under[g, seat] = False
-        st.pend[g] = P_NONE
-    else:
-        raise AssertionError(f"no ability of kind {kind}")
+@jit
+def mend(g, rank):
+    """Heal (R-ACT-9) and Bandage (R-CAV-6): the caver of that rank regains 1 health, up to his start health."""
+    s = seat_of_rank(g, rank)
+    g.c_hp[s] = min(g.c_hp[s] + 1, g.c_max[s])
 
 
-def water_tiles(st: State, g: np.ndarray, k: int = 8) -> np.ndarray:
-    """(n, k) indices of the first k water tiles in placement order, -1 where fewer."""
-    water = st.t_type[g] == T_WATER
-    order = np.argsort(~water, axis=1, kind="stable")[:, :k]
-    return np.where(np.take_along_axis(water, order, axis=1), order, -1)
+@jit
+def clear_rubble(g, where):
+    """Dig (R-ACT-12) and Excavate (R-CAV-3): remove the rubble here (where = 4) or on the connected tile."""
+    tile = actor_tile(g)
+    target = tile if where == 4 else g.t_nbr[tile, where]
+    g.t_rubble[target] = 0
 
 
-def demolish(core: "Core", st: State, g: np.ndarray, d: np.ndarray) -> None:
-    """R-CAV-4: an explosives token on side d (connecting the neighbour, or opening toward an empty cell),
-    then a Cave-in event at once."""
-    tile = actor_tile(st, g)
-    x, y = cell_of(st, g, tile, d)
-    other = st.grid[g, y, x].astype(np.intp)
-    st.explosives[g] -= 1
-    newly_open = (st.t_open[g, tile] & BIT[d]) == 0
-    st.t_blast[g, tile] |= BIT[d]
-    st.t_open[g, tile] |= BIT[d]
-    n = other >= 0
-    gn, tn, on, dn = g[n], tile[n], other[n], d[n]
-    st.t_blast[gn, on] |= BIT[OPPOSITE[dn]]
-    st.t_open[gn, on] |= BIT[OPPOSITE[dn]]
-    st.t_nbr[gn, tn, dn] = on
-    st.t_nbr[gn, on, OPPOSITE[dn]] = tn
-    st.open_sides[g] += ~n & newly_open  # a new open side facing an empty cell (R-CON-4)
-    cave_in(core.cfg, core.cat, st, g)
+@jit
+def fix_rope(g):
+    """Rope (R-ACT-13, after its check) and Gear (R-CAV-5): a rope on this ledge or slide."""
+    g.t_rope[actor_tile(g)] = 1
+    g.ropes_left -= 1
 
 
-def finish_direct(st: State, g: np.ndarray) -> np.ndarray:
-    """Hand the turn back to the Leader where the directed action is over (done, declined or knocked out).
+@jit
+def start_run(g, steps):
+    """Run (R-ACT-8) and Sprint (R-CAV-6): up to ``steps`` Move steps, each its own decision."""
+    g.pend = P_RUN
+    g.run_left = steps
+    g.run_taken = 0
 
-    g: games that were carrying out a Direct before this step. Returns the games handed back.
-    """
-    directed = st.actor[g].astype(np.intp)
-    over = (st.pend[g] == P_NONE) | (st.c_hp[g, directed] == 0)
-    back = g[over]
-    st.actor[back] = st.directing[back]
-    st.ap[back] = st.saved_ap[back]
-    st.directing[back] = -1
-    st.pend[back] = P_NONE
-    return back
+
+@jit
+def repel(g, d):
+    """R-CAV-7: the oldest horror on the connected tile leaves the cave."""
+    target = g.t_nbr[actor_tile(g), d]
+    if target < 0:
+        return  # with R-ACT-15 off, a Repel toward no tile does nothing
+    for h in range(3):
+        if g.h_tile[h] == target:
+            g.h_tile[h] = -1
+            break
+    compact_horrors(g)
+
+
+@jit
+def direct(g, rank):
+    """R-CAV-8: the chosen caver takes one 1-AP action, free; the Leader waits with his AP saved."""
+    g.direct_used = 1
+    g.directing = g.actor
+    g.saved_ap = g.ap
+    g.actor = seat_of_rank(g, rank)
+    g.ap = 1
+    g.pend = P_NONE
+
+
+@jit
+def finish_direct(g):
+    """Hand the turn back to the Leader when the directed action is over (done, declined or knocked out)."""
+    if g.pend == P_NONE or g.c_hp[g.actor] == 0:
+        g.actor = g.directing
+        g.ap = g.saved_ap
+        g.directing = -1
+        g.pend = P_NONE
+
+
+@jit
+def demolish(g, grid, P, d):
+    """R-CAV-4: an explosives token on side d (connecting the neighbour, or opening toward an empty cell), then a
+    Cave-in event at once."""
+    tile = actor_tile(g)
+    other = tile_beyond(g, grid, tile, d)
+    g.explosives -= 1
+    newly_open = (g.t_open[tile] & BIT[d]) == 0
+    g.t_blast[tile] |= BIT[d]
+    g.t_open[tile] |= BIT[d]
+    if other >= 0:
+        back = OPPOSITE[d]
+        g.t_blast[other] |= BIT[back]
+        g.t_open[other] |= BIT[back]
+        g.t_nbr[tile, d] = other
+        g.t_nbr[other, back] = tile
+    elif newly_open:
+        g.open_sides += 1  # a new open side facing an empty cell (R-CON-4)
+    cave_in(g, P)
+
+
+@jit
+def dive(g):
+    """R-CAV-1: the Diver leaves the cave under water; his turn ends (the step sees him under water)."""
+    g.c_under[g.actor] = 1
+    g.c_tile[g.actor] = -1
+
+
+@jit
+def water_tile(g, k):
+    """Index of the k-th water tile in placement order (k from 1), -1 where fewer."""
+    for t in range(g.n_tiles):
+        if g.t_type[t] == T_WATER:
+            k -= 1
+            if k == 0:
+                return t
+    return -1
+
+
+@jit
+def surface(g, k):
+    """R-CAV-1: the Diver comes up on the k-th water tile placed."""
+    g.c_tile[g.actor] = water_tile(g, k)
+    g.c_under[g.actor] = 0
+    g.pend = P_NONE

@@ -125,6 +125,10 @@ A_REDRAW, A_PICK, A_DEMOLISH, A_DIVE, A_SURFACE = first(K_REDRAW), first(K_PICK)
     first(K_SURFACE)
 
 
+class IllegalActionError(ValueError):
+    """An action that the acting caver may not take now; the message lists the legal ones."""
+
+
 def action_id(name: str) -> int:
     """Id of an action by its name, e.g. ``action_id("move E")``; names as in ACTION_NAMES."""
     try:

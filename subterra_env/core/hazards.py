@@ -1,119 +1,162 @@
-"""Horror phase, hazard phase and end phase (R-RND-1, R-HZ) for the games `g` whose round just ended."""
+"""Hazard phase and end phase (R-RND-1, R-HZ): compiled per-game functions for a game whose round just ended.
+
+The hazard cards are a table: ``resolve_card`` dispatches a card code to the function of its hazard.
+"""
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..config import GameConfig
-from .catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN, T_GAS, T_WATER,
-                        X2, Catalogue)
-from .effects import (RANK_DIVER, RANK_ENGINEER, damage, horror_contact, move_horrors, on_exit, roll_d6, skill_pass,
-                      spawn_horror)
-from .state import State
+from .catalogue import C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN, T_GAS, T_WATER, X2
+from .effects import RANK_DIVER, damage, horror_contact, move_horrors, on_exit, roll_d6, skill_pass, spawn_horror
+from .jit import jit
 
 
-def _tremor(cfg: GameConfig, st: State, g: np.ndarray) -> None:
+@jit
+def failed_checks(g, P):
+    """Bitmask of the seats that fail a skill check, one roll per seat in seat order (R-HZ-8)."""
+    failed = 0
+    for s in range(g.n_seats):
+        if not skill_pass(g, P, s, roll_d6(g)):
+            failed |= 1 << s
+    return failed
+
+
+@jit
+def on_tiles_of_type(g, ttype):
+    """Bitmask of the seats standing on a tile of the type."""
+    seats = 0
+    for s in range(g.n_seats):
+        if g.c_tile[s] >= 0 and g.t_type[g.c_tile[s]] == ttype:
+            seats |= 1 << s
+    return seats
+
+
+@jit
+def tremor(g, P):
     """R-HZ-1: every conscious caver not on the exit checks; failures lose health."""
-    rolls = roll_d6(st, g, st.num_seats)  # one roll per seat in seat order (R-HZ-8)
-    seats = np.broadcast_to(np.arange(st.num_seats), rolls.shape)
-    failed = ~skill_pass(cfg, st, g[:, None], seats, rolls)
-    damage(st, g, failed & (st.c_hp[g] > 0), cfg.tremor_damage, shielded=True)
+    failed = failed_checks(g, P)
+    for s in range(g.n_seats):
+        if g.c_hp[s] <= 0:
+            failed &= ~(1 << s)
+    damage(g, failed, P.tremor_damage, True, -1)
 
 
-def _on_tiles_of(st: State, g: np.ndarray, tiles: np.ndarray) -> np.ndarray:
-    """(n, S) caver stands on a tile where tiles (n, T) is true."""
-    ct = st.c_tile[g].astype(np.intp)
-    return (ct >= 0) & tiles[np.arange(len(g))[:, None], np.maximum(ct, 0)]
-
-
-def _flood(cfg: GameConfig, st: State, g: np.ndarray, times: int) -> None:
-    """R-HZ-2: flood every water tile, then cavers on water tiles lose health (x2: the damage twice)."""
-    water = st.t_type[g] == T_WATER
-    st.t_flood[g] |= water
-    amphibious = st.c_rank[g] == RANK_DIVER  # R-CAV-1: floods cost the Diver no health
+@jit
+def flood(g, P, times):
+    """R-HZ-2: flood every water tile, then cavers on water tiles lose health (x2: the damage twice);
+    floods cost the Diver no health (R-CAV-1)."""
+    for t in range(g.n_tiles):
+        if g.t_type[t] == T_WATER:
+            g.t_flood[t] = 1
     for _ in range(times):
-        damage(st, g, _on_tiles_of(st, g, water) & ~amphibious, cfg.flood_damage, shielded=True)
+        hurt = on_tiles_of_type(g, T_WATER)
+        for s in range(g.n_seats):
+            if g.c_rank[s] == RANK_DIVER:
+                hurt &= ~(1 << s)
+        damage(g, hurt, P.flood_damage, True, -1)
 
 
-def _gas(cfg: GameConfig, st: State, g: np.ndarray, times: int) -> None:
+@jit
+def gas(g, P, times):
     """R-HZ-3: cavers on gas tiles lose health; entering a gas tile hurts until the next hazard phase."""
-    gas = st.t_type[g] == T_GAS
     for _ in range(times):
-        damage(st, g, _on_tiles_of(st, g, gas), cfg.gas_damage, shielded=True)
-    st.gas_active[g] = True
+        damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage, True, -1)
+    g.gas_active = 1
 
 
-def cave_in(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> None:
-    """R-HZ-4: roll; matching cave-in tiles without rubble get rubble and hurt the cavers on them."""
-    roll = roll_d6(st, g, 1)
-    tcat = np.maximum(st.t_cat[g], 0)
-    hit = ((st.t_type[g] == T_CAVE_IN) & ~st.t_rubble[g]
-           & ((cat.die_a[tcat] == roll) | (cat.die_b[tcat] == roll)))
-    st.t_rubble[g] |= hit
-    vigilant = st.c_rank[g] == RANK_ENGINEER  # R-CAV-4: cave-ins cost the Engineer only 1 health
-    amount = np.where(vigilant, cfg.engineer_cave_in_damage, cfg.cave_in_damage)
-    damage(st, g, _on_tiles_of(st, g, hit), amount, shielded=True)
+@jit
+def cave_in(g, P):
+    """R-HZ-4: roll; matching cave-in tiles without rubble get rubble and hurt the cavers on them (the Engineer's
+    Vigilance: less, R-CAV-4)."""
+    roll = roll_d6(g)
+    for t in range(g.n_tiles):
+        c = g.t_cat[t]
+        if g.t_type[t] == T_CAVE_IN and not g.t_rubble[t] and (P.die_a[c] == roll or P.die_b[c] == roll):
+            g.t_rubble[t] = 2  # 2 marks "hit by this roll"; set to 1 below
+    hurt = 0
+    for s in range(g.n_seats):
+        if g.c_tile[s] >= 0 and g.t_rubble[g.c_tile[s]] == 2:
+            hurt |= 1 << s
+    for t in range(g.n_tiles):
+        if g.t_rubble[t] == 2:
+            g.t_rubble[t] = 1
+    damage(g, hurt, P.cave_in_damage, True, P.engineer_cave_in_damage)
 
 
-def _horror(cfg: GameConfig, st: State, g: np.ndarray, severe: bool) -> None:
+@jit
+def horror_card(g, grid, P, severe):
     """R-HZ-5/6: move all horrors (twice for x2), then spawn one (x2: a second after recomputing)."""
-    for _ in range(2 if severe else 1):
-        move_horrors(cfg, st, g)
-    for _ in range(2 if severe else 1):
-        spawn_horror(cfg, st, g)
+    times = 2 if severe else 1
+    for _ in range(times):
+        move_horrors(g, grid, P)
+    for _ in range(times):
+        spawn_horror(g, grid, P)
 
 
-def hazard_phase(cfg: GameConfig, cat: Catalogue, st: State, g: np.ndarray) -> None:
-    """Draw and resolve one hazard card per game; then the Out of Time checks (R-HZ-7)."""
-    st.gas_active[g] = False  # gas entering damage lasts until the start of this phase (R-HZ-3)
-    has_card = st.deck_pos[g] < (st.deck[g] >= 0).sum(1)
-    card = np.where(has_card, st.deck[g, np.minimum(st.deck_pos[g], st.deck.shape[1] - 1)], -1)
-    st.deck_pos[g] += has_card
-    st.last_card[g] = card
-    st.out_of_time[g] |= card == C_OUT_OF_TIME
-    basic = np.where((card >= 0) & (card < C_OUT_OF_TIME), card % X2, -1)
-    severe = (card >= X2) & (card < C_OUT_OF_TIME)
-    for code in (C_TREMOR, C_FLOOD, C_CAVE_IN, C_GAS, C_HORROR):
-        for sev in (False, True):
-            sub = g[(basic == code) & (severe == sev)]
-            if not len(sub):
-                continue
-            times = 2 if sev else 1
-            if code == C_TREMOR:
-                for _ in range(times):
-                    _tremor(cfg, st, sub)
-            elif code == C_FLOOD:
-                _flood(cfg, st, sub, times)
-            elif code == C_GAS:
-                _gas(cfg, st, sub, times)
-            elif code == C_CAVE_IN:
-                for _ in range(times):
-                    cave_in(cfg, cat, st, sub)
-            else:
-                _horror(cfg, st, sub, sev)
-    late = g[st.out_of_time[g]]
-    if len(late):
-        rolls = roll_d6(st, late, st.num_seats)
-        seats = np.broadcast_to(np.arange(st.num_seats), rolls.shape)
-        failed = ~skill_pass(cfg, st, late[:, None], seats, rolls)
-        eaten = failed & ~on_exit(st, late) & ~st.c_dead[late]
-        st.c_dead[late] |= eaten
-        st.c_under[late] &= ~eaten
-        st.c_tile[late] = np.where(eaten, -1, st.c_tile[late])
-        st.c_hp[late] = np.where(eaten, 0, st.c_hp[late])
-    horror_contact(st, g)
+@jit
+def resolve_card(g, grid, P, card):
+    """One hazard card: a basic card once, a severe (x2) card doubled as its rule says."""
+    if card < 0 or card >= C_OUT_OF_TIME:
+        return
+    hazard = card % X2
+    severe = card >= X2
+    times = 2 if severe else 1
+    if hazard == C_TREMOR:
+        for _ in range(times):
+            tremor(g, P)
+    elif hazard == C_FLOOD:
+        flood(g, P, times)
+    elif hazard == C_CAVE_IN:
+        for _ in range(times):
+            cave_in(g, P)
+    elif hazard == C_GAS:
+        gas(g, P, times)
+    elif hazard == C_HORROR:
+        horror_card(g, grid, P, severe)
 
 
-def end_phase(st: State, g: np.ndarray) -> None:
+@jit
+def cards_in_deck(g):
+    n = 0
+    for i in range(g.deck.shape[0]):
+        if g.deck[i] >= 0:
+            n += 1
+    return n
+
+
+@jit
+def hazard_phase(g, grid, P):
+    """Draw and resolve one hazard card; then the Out of Time checks (R-HZ-7): failures are devoured."""
+    g.gas_active = 0  # gas entering damage lasts until the start of this phase (R-HZ-3)
+    card = -1
+    if g.deck_pos < cards_in_deck(g):
+        card = g.deck[g.deck_pos]
+        g.deck_pos += 1
+    g.last_card = card
+    if card == C_OUT_OF_TIME:
+        g.out_of_time = 1
+    resolve_card(g, grid, P, card)
+    if g.out_of_time:
+        failed = failed_checks(g, P)
+        for s in range(g.n_seats):
+            if (failed >> s) & 1 and not on_exit(g, s) and not g.c_dead[s]:
+                g.c_dead[s] = 1
+                g.c_under[s] = 0
+                g.c_tile[s] = -1
+                g.c_hp[s] = 0
+    horror_contact(g)
+
+
+@jit
+def end_phase(g):
     """R-RND-1 (4): hiding ends; the starting caver marker passes to the next seat not devoured (R-SET-6)."""
-    st.c_hide_streak[g] = np.where(st.c_hid_now[g], st.c_hide_streak[g] + 1, 0)
-    st.c_hid_now[g] = False
-    st.c_hidden[g] = False
-    s = st.num_seats
-    alive = ~st.c_dead[g]
-    offset = np.arange(1, s + 1)[None, :]
-    cand = (st.start_seat[g][:, None] + offset) % s
-    ok = alive[np.arange(len(g))[:, None], cand]
-    first = np.argmax(ok, axis=1)
-    st.start_seat[g] = np.where(ok.any(1), cand[np.arange(len(g)), first], st.start_seat[g])
-    st.round[g] += 1
+    n = g.n_seats
+    for s in range(n):
+        g.c_hide_streak[s] = g.c_hide_streak[s] + 1 if g.c_hid_now[s] else 0
+        g.c_hid_now[s] = 0
+        g.c_hidden[s] = 0
+    for k in range(1, n + 1):
+        s = (g.start_seat + k) % n
+        if not g.c_dead[s]:
+            g.start_seat = s
+            break
+    g.round += 1

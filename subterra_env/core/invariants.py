@@ -23,7 +23,7 @@ import numpy as np
 from ..config import GameConfig
 from .actions import EXERT_BONUS
 from .catalogue import BIT, DX, DY, OPPOSITE, T_EXIT, build
-from .effects import RANK_DIVER, on_exit
+from .effects import RANK_DIVER
 from .state import RUNNING, State
 
 
@@ -52,6 +52,11 @@ def snapshot(st: State) -> State:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+def on_exit(st: State, g: np.ndarray) -> np.ndarray:
+    """(n, S) caver stands on the exit tile."""
+    return (st.c_tile[g] == st.exit_tile[g][:, None]) & (st.exit_tile[g][:, None] >= 0)
+
+
 def _rows(st: State) -> np.ndarray:
     """(B, 1) batch index for fancy indexing along the game axis."""
     return np.arange(st.batch_size)[:, None]

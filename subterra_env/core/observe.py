@@ -13,9 +13,11 @@ Version history: v0 (env ``subterra_v0``) put the 49 scalars into constant plane
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from ..config import TILE_TYPES
 from .catalogue import BIT, DX, DY, Catalogue
+from .jit import PARALLEL_MIN_BATCH, jit
 from .state import State
 
 MAX_SEATS = 6
@@ -57,22 +59,14 @@ assert (NUM_GRID_CHANNELS, NUM_SCALARS) == (34, 49) and _TILE_PLANES == _C["horr
 assert _S["caver 0 rank"] == len(TURN_SCALARS) and _S["Leader has directed this turn"] == len(TURN_SCALARS) + 18
 
 
-def _static_features() -> np.ndarray:
-    """Tile planes that depend only on (type, open sides, arrow): one row per combination, looked up per tile."""
-    table = np.zeros((len(TILE_TYPES), 16, 5, _TILE_PLANES), dtype=np.int8)
-    for t in range(len(TILE_TYPES)):
-        for m in range(16):
-            for a in range(-1, 4):
-                row = table[t, m, a + 1]
-                row[0] = 1
-                row[1:5] = (m & BIT) != 0
-                row[_C["type start"] + t] = 1
-                if a >= 0:
-                    row[_C["arrow N"] + a] = 1
-    return table.reshape(-1, _TILE_PLANES)
-
-
-_STATIC = _static_features()
+_PENDING_TILE, _DECK_LEFT, _TILES_LEFT = _S["pending tile type+1"], _S["hazard cards left"], _S["tiles left"]
+_ROUND, _START_OFFSET = _S["round"], _S["starting caver offset"]
+_RANK0, _HIDDEN0, _DEVOURED0 = _S["caver 0 rank"], _S["caver 0 hidden"], _S["caver 0 devoured"]
+_UNDER0, _ASIDE = _S["caver 0 under water"], _S["set-aside tile type+1"]
+_DIRECTED, _UNDER_DIRECT = _S["Leader has directed this turn"], _S["acting under Direct"]
+_TYPE0, _FLOODED, _ARROW0, _DIE_A = _C["type start"], _C["flooded"], _C["arrow N"], _C["cave-in die a"]
+_HORRORS, _REVEALABLE = _C["horrors"], _C["revealable cell"]
+_BLAST = _C["explosives sides (bits N=1 E=2 S=4 W=8)"]
 
 
 def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out: np.ndarray | None = None,
@@ -80,111 +74,155 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
             ) -> tuple[np.ndarray, np.ndarray]:
     """(grid (B, 34, 2R+1, 2R+1), scalars (B, 49)) int8 observations of the given seat of every game.
 
-    Written into ``grid_out`` / ``scalars_out`` when given. The window is centred on the observer's tile, or on
-    the tile index ``centre`` per game when given (the global ``raw_env.state()`` is centred on the start tile)."""
+    Written into ``grid_out`` / ``scalars_out`` (C-contiguous int8) when given. The window is centred on the
+    observer's tile, or on the tile index ``centre`` per game when given (the global ``raw_env.state()`` is
+    centred on the start tile). A devoured or diving observer sees from the start tile."""
     b, w = st.batch_size, 2 * radius + 1
     if grid_out is None:
-        grid_out = np.zeros((b, NUM_GRID_CHANNELS, w, w), dtype=np.int8)
-    else:
-        grid_out[...] = 0
+        grid_out = np.empty((b, NUM_GRID_CHANNELS, w, w), dtype=np.int8)
+    elif grid_out.shape != (b, NUM_GRID_CHANNELS, w, w) or grid_out.dtype != np.int8 or not grid_out.flags.c_contiguous:
+        raise ValueError(f"grid_out must be a C-contiguous int8 array of shape {(b, NUM_GRID_CHANNELS, w, w)}, "
+                         f"got {grid_out.dtype} {grid_out.shape}")
     if scalars_out is None:
-        scalars_out = np.zeros((b, NUM_SCALARS), dtype=np.int8)
-    seats = np.asarray(seats, dtype=np.intp)
-    games = np.arange(b)
-    me = np.maximum(st.c_tile[games, seats], 0) if centre is None else np.asarray(centre, dtype=np.intp)
-    # (a devoured or diving observer sees from the start tile)
-    rx = (st.t_x - st.t_x[games, me][:, None]).astype(np.intp) + radius  # (B, T) window column of each tile
-    ry = (st.t_y - st.t_y[games, me][:, None]).astype(np.intp) + radius
-    seen = (st.t_cat >= 0) & (rx >= 0) & (rx < w) & (ry >= 0) & (ry < w)
-    others = (seats[:, None] + np.arange(st.num_seats)[None, :]) % st.num_seats  # (B, S) seat of caver k
-    _write_tiles(cat, st, grid_out, rx, ry, seen, w)
-    _write_horrors(st, grid_out, rx, ry, seen)
-    _write_cavers(st, grid_out, rx, ry, seen, others)
-    _write_turn_scalars(cat, st, scalars_out, seats)
-    _write_seat_scalars(st, scalars_out, others)
-    _write_ability_scalars(cat, st, scalars_out, others)
+        scalars_out = np.empty((b, NUM_SCALARS), dtype=np.int8)
+    elif scalars_out.shape != (b, NUM_SCALARS) or scalars_out.dtype != np.int8 or not scalars_out.flags.c_contiguous:
+        raise ValueError(f"scalars_out must be a C-contiguous int8 array of shape {(b, NUM_SCALARS)}, got "
+                         f"{scalars_out.dtype} {scalars_out.shape}")
+    seats = _per_game(seats, b)
+    centres = _no_centre(b) if centre is None else _per_game(centre, b)
+    kernel = observe_parallel if b >= PARALLEL_MIN_BATCH else observe_batch
+    bad = kernel(st.packed, st.grid, _tables(cat), cat.stack_size, seats, centres, radius, grid_out, scalars_out)
+    if bad >= 0:
+        raise ValueError(f"game {bad}: seat {seats[bad]} is out of range 0..{st.num_seats - 1} or centre "
+                         f"{centres[bad]} is not a tile on the table")
     return grid_out, scalars_out
 
 
-def _write_tiles(cat: Catalogue, st: State, out: np.ndarray, rx: np.ndarray, ry: np.ndarray, seen: np.ndarray,
-                 w: int) -> None:
-    """Channels "tile" .. "cave-in die b", "revealable cell" and "explosives sides": one row per visible tile."""
-    bi, ti = np.nonzero(seen)
-    x, y = rx[bi, ti], ry[bi, ti]
-    opened = st.t_open[bi, ti]
-    tcat = st.t_cat[bi, ti]
-    feats = _STATIC[(st.t_type[bi, ti].astype(np.intp) * 16 + opened) * 5 + st.t_arrow[bi, ti] + 1]
-    feats[:, _C["flooded"]] = st.t_flood[bi, ti]
-    feats[:, _C["rubble"]] = st.t_rubble[bi, ti]
-    feats[:, _C["rope"]] = st.t_rope[bi, ti]
-    feats[:, _C["cave-in die a"]] = cat.die_a[tcat]
-    feats[:, _C["cave-in die b"]] = cat.die_b[tcat]
-    out[bi, :_TILE_PLANES, y, x] = feats
-    # Revealable cells: beyond an open side, empty (R-CON-4).
-    fx, fy = x[:, None] + DX[None, :], y[:, None] + DY[None, :]
-    gx, gy = st.t_x[bi, ti][:, None] + DX[None, :], st.t_y[bi, ti][:, None] + DY[None, :]
-    free = (feats[:, 1:5] != 0) & (st.grid[bi[:, None], gy, gx] < 0) & (fx >= 0) & (fx < w) & (fy >= 0) & (fy < w)
-    fb, fd = np.nonzero(free)
-    out[bi[fb], _C["revealable cell"], fy[fb, fd], fx[fb, fd]] = 1
-    out[bi, _C["explosives sides (bits N=1 E=2 S=4 W=8)"], y, x] = st.t_blast[bi, ti]
+def _per_game(values, b: int) -> np.ndarray:
+    """One int64 per game (a scalar is broadcast)."""
+    arr = np.asarray(values)
+    if arr.dtype == np.int64 and arr.shape == (b,):
+        return arr
+    return np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (b,)))
 
 
-def _write_horrors(st: State, out: np.ndarray, rx: np.ndarray, ry: np.ndarray, seen: np.ndarray) -> None:
-    """Channel "horrors": the number of horrors on each visible tile."""
-    ht = st.h_tile.astype(np.intp)
-    games = np.arange(st.batch_size)
-    hb, hs = np.nonzero((ht >= 0) & seen[games[:, None], np.maximum(ht, 0)])
-    np.add.at(out, (hb, _C["horrors"], ry[hb, ht[hb, hs]], rx[hb, ht[hb, hs]]), 1)
+_NO_CENTRES: dict[int, np.ndarray] = {}
 
 
-def _write_cavers(st: State, out: np.ndarray, rx: np.ndarray, ry: np.ndarray, seen: np.ndarray,
-                  others: np.ndarray) -> None:
-    """Channels "caver k health+1": caver k (k seats after the observer) stands here, with this health + 1."""
-    rows = np.arange(st.batch_size)[:, None]
-    tile = st.c_tile[rows, others].astype(np.intp)
-    vb, vk = np.nonzero((tile >= 0) & seen[rows, np.maximum(tile, 0)])
-    vt = tile[vb, vk]
-    out[vb, _CAVER0 + vk, ry[vb, vt], rx[vb, vt]] = st.c_hp[vb, others[vb, vk]] + 1
+def _no_centre(b: int) -> np.ndarray:
+    """(b,) -1: every window centred on its observer (cached: this is the per-decision path)."""
+    arr = _NO_CENTRES.get(b)
+    if arr is None:
+        if len(_NO_CENTRES) > 16:
+            _NO_CENTRES.clear()
+        arr = _NO_CENTRES[b] = np.full(b, -1, dtype=np.int64)
+    return arr
 
 
-def _write_turn_scalars(cat: Catalogue, st: State, out: np.ndarray, seats: np.ndarray) -> None:
-    """Scalars "AP left" .. "starting caver offset" (TURN_SCALARS)."""
-    pend_tile = np.maximum(st.pend_tile, 0)
-    pending = st.pend_tile >= 0
-    out[:, :len(TURN_SCALARS)] = np.stack((
-        st.ap, st.exerted, st.pend, st.run_left, st.run_taken,
-        np.where(pending, cat.tile_type[pend_tile] + 1, 0), np.where(pending, cat.tile_shape[pend_tile] + 1, 0),
-        st.pend_dir + 1, (st.deck >= 0).sum(1) - st.deck_pos, st.stack.shape[1] - st.stack_pos, st.out_of_time,
-        st.gas_active, np.minimum(st.round, 127), (st.h_tile >= 0).sum(1), st.ropes_left, st.last_card + 1,
-        st.exit_tile >= 0, (st.start_seat - seats) % st.num_seats,
-    ), axis=1)
+_TABLES: dict[int, tuple[Catalogue, np.ndarray]] = {}
 
 
-def _write_seat_scalars(st: State, out: np.ndarray, others: np.ndarray) -> None:
-    """Scalars "caver k rank" / "hidden" / "devoured" (SEAT_SCALARS); 0 where the table has no seat k."""
-    rows, s = np.arange(st.batch_size)[:, None], st.num_seats
-    r0 = _S["caver 0 rank"]
-    out[:, r0:r0 + 3 * MAX_SEATS] = 0
-    out[:, r0:r0 + s] = st.c_rank[rows, others]
-    out[:, r0 + MAX_SEATS:r0 + MAX_SEATS + s] = st.c_hidden[rows, others]
-    out[:, r0 + 2 * MAX_SEATS:r0 + 2 * MAX_SEATS + s] = st.c_dead[rows, others]
+def _tables(cat: Catalogue) -> np.ndarray:
+    """(4, K) int64: tile type, shape, cave-in die a and b per catalogue id (built once per catalogue)."""
+    hit = _TABLES.get(id(cat))
+    if hit is None or hit[0] is not cat:
+        hit = _TABLES[id(cat)] = (cat, np.stack([cat.tile_type, cat.tile_shape, cat.die_a, cat.die_b]).astype(np.int64))
+    return hit[1]
 
 
-def _write_ability_scalars(cat: Catalogue, st: State, out: np.ndarray, others: np.ndarray) -> None:
-    """Scalars "Leader has directed this turn" .. "Scout redrew this placement" (ABILITY_SCALARS)."""
-    rows, s = np.arange(st.batch_size)[:, None], st.num_seats
-    out[:, _S["Leader has directed this turn"]] = st.direct_used
-    out[:, _S["acting under Direct"]] = st.directing >= 0
-    u0 = _S["caver 0 under water"]
-    out[:, u0:u0 + MAX_SEATS] = 0
-    out[:, u0:u0 + s] = st.c_under[rows, others]
-    aside = np.maximum(st.aside_tile, 0)
-    has_aside = st.aside_tile >= 0
-    out[:, _S["set-aside tile type+1"]] = np.where(has_aside, cat.tile_type[aside] + 1, 0)
-    out[:, _S["set-aside tile shape+1"]] = np.where(has_aside, cat.tile_shape[aside] + 1, 0)
-    out[:, _S["Scout redraws left"]] = st.scout_redraws
-    out[:, _S["explosives left"]] = st.explosives
-    out[:, _S["Scout redrew this placement"]] = st.pend_redrawn
+@jit
+def observe_batch(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+    """Every game's observation; returns the first game with a bad seat or centre (nothing written), else -1."""
+    for b in range(states.shape[0]):
+        if not 0 <= seats[b] < states[b].n_seats or centres[b] >= states[b].n_tiles:
+            return b
+    for b in range(states.shape[0]):
+        observe_game(states[b], grids[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b],
+                     scalars_out[b])
+    return -1
+
+
+@jit(parallel=True)
+def observe_parallel(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+    """observe_batch with the games spread over numba's threads."""
+    for b in range(states.shape[0]):
+        if not 0 <= seats[b] < states[b].n_seats or centres[b] >= states[b].n_tiles:
+            return b
+    for b in prange(states.shape[0]):
+        observe_game(states[b], grids[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b],
+                     scalars_out[b])
+    return -1
+
+
+@jit
+def observe_game(g, grid, tables, stack_size, seat, centre, radius, out, sc):
+    """One game's observation by ``seat`` into out (C, W, W) and sc (49,)."""
+    out[:] = 0
+    w = 2 * radius + 1
+    me = max(g.c_tile[seat], 0) if centre < 0 else centre
+    x0, y0 = g.t_x[me] - radius, g.t_y[me] - radius
+    n = g.n_seats
+    for t in range(g.n_tiles):
+        x, y = g.t_x[t] - x0, g.t_y[t] - y0
+        if x < 0 or x >= w or y < 0 or y >= w:
+            continue
+        opened, c = g.t_open[t], g.t_cat[t]
+        out[0, y, x] = 1
+        for d in range(4):
+            if opened & BIT[d]:
+                out[1 + d, y, x] = 1
+                fx, fy = x + DX[d], y + DY[d]
+                # Revealable cells: beyond an open side, empty (R-CON-4).
+                if (0 <= fx < w and 0 <= fy < w and grid[g.t_y[t] + DY[d], g.t_x[t] + DX[d]] < 0):
+                    out[_REVEALABLE, fy, fx] = 1
+        out[_TYPE0 + g.t_type[t], y, x] = 1
+        out[_FLOODED, y, x] = g.t_flood[t]
+        out[_FLOODED + 1, y, x] = g.t_rubble[t]
+        out[_FLOODED + 2, y, x] = g.t_rope[t]
+        if g.t_arrow[t] >= 0:
+            out[_ARROW0 + g.t_arrow[t], y, x] = 1
+        out[_DIE_A, y, x] = tables[2, c]
+        out[_DIE_A + 1, y, x] = tables[3, c]
+        out[_BLAST, y, x] = g.t_blast[t]
+        for h in range(3):
+            if g.h_tile[h] == t:
+                out[_HORRORS, y, x] += 1
+        for k in range(n):  # caver k seats after the observer stands here, with this health + 1
+            if g.c_tile[(seat + k) % n] == t:
+                out[_CAVER0 + k, y, x] = g.c_hp[(seat + k) % n] + 1
+    # Turn scalars ("AP left" .. "starting caver offset").
+    sc[:] = 0
+    sc[0], sc[1], sc[2], sc[3], sc[4] = g.ap, g.exerted, g.pend, g.run_left, g.run_taken
+    if g.pend_tile >= 0:
+        sc[_PENDING_TILE] = tables[0, g.pend_tile] + 1
+        sc[_PENDING_TILE + 1] = tables[1, g.pend_tile] + 1
+    sc[_PENDING_TILE + 2] = g.pend_dir + 1
+    cards = 0
+    for i in range(g.deck.shape[0]):
+        if g.deck[i] >= 0:
+            cards += 1
+    horrors = 0
+    for h in range(3):
+        if g.h_tile[h] >= 0:
+            horrors += 1
+    sc[_DECK_LEFT] = cards - g.deck_pos
+    sc[_TILES_LEFT] = stack_size - g.stack_pos
+    sc[_TILES_LEFT + 1], sc[_TILES_LEFT + 2] = g.out_of_time, g.gas_active
+    sc[_ROUND] = min(g.round, 127)
+    sc[_ROUND + 1], sc[_ROUND + 2], sc[_ROUND + 3] = horrors, g.ropes_left, g.last_card + 1
+    sc[_ROUND + 4] = g.exit_tile >= 0
+    sc[_START_OFFSET] = (g.start_seat - seat) % n
+    # Seat scalars, relative to the observer; 0 where the table has no seat k.
+    for k in range(n):
+        s = (seat + k) % n
+        sc[_RANK0 + k], sc[_HIDDEN0 + k], sc[_DEVOURED0 + k] = g.c_rank[s], g.c_hidden[s], g.c_dead[s]
+        sc[_UNDER0 + k] = g.c_under[s]
+    # Ability scalars.
+    sc[_DIRECTED], sc[_UNDER_DIRECT] = g.direct_used, g.directing >= 0
+    if g.aside_tile >= 0:
+        sc[_ASIDE] = tables[0, g.aside_tile] + 1
+        sc[_ASIDE + 1] = tables[1, g.aside_tile] + 1
+    sc[_ASIDE + 2], sc[_ASIDE + 3], sc[_ASIDE + 4] = g.scout_redraws, g.explosives, g.pend_redrawn
 
 
 def split_state(flat: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:

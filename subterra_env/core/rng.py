@@ -38,3 +38,26 @@ def permutation_keys(keys: np.ndarray, salt: int, n: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         salted = mix(keys ^ np.uint64(salt))
     return stream(salted, 0, n)
+
+
+# ---------------------------------------------------------------------------------------------- compiled draws
+from .jit import jit  # noqa: E402
+
+_GOLDEN_U = np.uint64(0x9E3779B97F4A7C15)
+_M1_U = np.uint64(0xBF58476D1CE4E5B9)
+_M2_U = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+@jit
+def mix_one(z):
+    """splitmix64 finaliser of one uint64 (the same numbers as ``mix``)."""
+    z = (z ^ (z >> _S30)) * _M1_U
+    z = (z ^ (z >> _S27)) * _M2_U
+    return z ^ (z >> _S31)
+
+
+@jit
+def draw_one(key, ctr):
+    """The draw at counter ``ctr`` of a game's stream (the same number as ``stream(key, ctr, 1)``)."""
+    return mix_one(key + ctr * _GOLDEN_U)

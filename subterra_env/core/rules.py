@@ -1,40 +1,48 @@
-"""The batched rules engine: ``Core(cfg).init(seeds)``, ``legal_mask(state)``, ``step(state, actions)``.
+"""The rules engine: ``Core(cfg).init(seeds)``, ``legal_mask(state)``, ``step(state, actions)``.
 
 One decision per game per step: the acting caver's action. The step resolves it, then anything that follows
 without a decision: the end of the turn (exert check, R-ACT-2), the next caver's turn, and at the end of a
 round the horror, hazard and end phases (R-RND-1). Games that have ended are left untouched.
+
+The rules themselves are compiled per-game functions (``turns.py`` and the modules it calls, numba); this class
+checks arguments, picks the serial or the multi-threaded batch loop (``kernels.py``) and owns the scratch
+buffers. Setup (R-SET) is vectorised numpy: it runs once per game.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..config import CAVER_NAMES, GameConfig
-from . import rng
-from .actions import (ACTION_ARG, ACTION_KIND, EXERT_BONUS, K_DIG, K_END, K_EXERT, K_EXPLORE, K_HEAL, K_HIDE,
-                      K_MOVE, K_PICK, K_REDRAW, K_REVEAL, K_ROPE, K_ROTATE, K_RUN, K_SQUEEZE, K_STEP, K_STOP,
-                      K_SURFACE, K_SWIM, KIND_COST, NUM_ACTIONS)
-from .abilities import apply_ability, finish_direct, seat_of_rank
-from .board import actor_tile, place
+from . import kernels, rng
+from .actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .catalogue import C_OUT_OF_TIME, build
-from .effects import check_one, damage_one, enter_tile, horror_contact, move_horrors, on_exit
-from .hazards import end_phase, hazard_phase
-from .state import P_NONE, P_RUN, P_SURFACE, RUNNING, State, alloc
-from . import moves, placing
+from .effects import RANK_GEOLOGIST
+from .jit import PARALLEL_MIN_BATCH
+from .params import params_of
+from .state import State, alloc
 
 _SALT_CAVERS, _SALT_SEATS, _SALT_STACK, _SALT_EXIT, _SALT_DECK = 11, 12, 13, 14, 15
 
 
 class Core:
-    """Rules for one GameConfig over any batch size. Stateless apart from its constant tables."""
+    """Rules for one GameConfig over any batch size. Stateless apart from its constant tables and scratch.
 
-    def __init__(self, cfg: GameConfig | None = None):
+    threads: numba threads for batches of at least PARALLEL_MIN_BATCH games (None: numba's default, every
+    core; 1: always the serial loop). Results never depend on it.
+    """
+
+    def __init__(self, cfg: GameConfig | None = None, threads: int | None = None):
         self.cfg = cfg or GameConfig()
         self.cat = build(self.cfg)
+        self.params = params_of(self.cfg)
         self.num_actions = NUM_ACTIONS
-        self.cost = KIND_COST[ACTION_KIND].astype(np.int8)
-        self.cost[ACTION_KIND == K_EXPLORE] = self.cfg.explore_cost
-        self.cost[ACTION_KIND == K_HEAL] = self.cfg.heal_cost
+        self.cost = self.params["cost"][0].astype(np.int8)
+        if threads is not None and not 1 <= int(threads) <= numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"threads={threads!r} is out of range 1..{numba.config.NUMBA_NUM_THREADS}")
+        self.threads = None if threads is None else int(threads)
+        self._scratch: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ setup (R-SET)
     def init(self, seeds: np.ndarray | list[int] | int) -> State:
@@ -71,167 +79,85 @@ class Core:
         st.ropes_left[:] = cfg.rope_tokens
         st.scout_redraws[:] = cfg.scout_redraws
         st.explosives[:] = cfg.explosives
-        geologist = (ranks == 3).any(1)  # R-CAV-3 Intuition: the top tile is set aside face up
+        geologist = (ranks == RANK_GEOLOGIST).any(1)  # R-CAV-3 Intuition: the top tile is set aside face up
         st.aside_tile[geologist] = st.stack[geologist, 0]
         st.stack_pos[geologist] = 1
-        # Start tile at the centre (R-SET-3); every caver on it.
-        g = np.arange(b)
-        origin = np.full(b, cat.stack_size + 1, dtype=np.intp)
-        place(cat, st, g, np.full(b, cat.start_id), origin, origin, np.zeros(b, dtype=np.intp))
-        st.c_tile[:] = 0
-        st.ctr[:] = 0
-        self._begin_turn(st, g, st.start_seat[g].astype(np.intp))
+        # Start tile at the centre (R-SET-3), every caver on it, the first turn: compiled, shared with the step.
+        kernels.start_games(st.packed, st.grid, self.params)
         return st
 
     # ------------------------------------------------------------------ legal actions
-    def legal_mask(self, st: State) -> np.ndarray:
-        """(B, A) bool: legal actions of each game's acting caver; all False once a game has ended."""
-        return moves.legal_mask(self, st)
+    def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, A) bool: legal actions of each game's acting caver; all False once a game has ended.
+
+        Written into ``out`` when given (a C-contiguous (B, A) bool array)."""
+        b = st.batch_size
+        if out is None:
+            out = np.empty((b, NUM_ACTIONS), dtype=np.bool_)
+        elif out.shape != (b, NUM_ACTIONS) or out.dtype != np.bool_ or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous ({b}, {NUM_ACTIONS}) bool array, got {out.dtype} "
+                             f"{out.shape}")
+        if self._parallel(b):
+            with _threads(self.threads):
+                kernels.mask_parallel(st.packed, st.grid, self.params, out)
+        else:
+            kernels.mask_serial(st.packed, st.grid, self.params, out)
+        return out
 
     # ------------------------------------------------------------------ step
-    def step(self, st: State, actions: np.ndarray) -> None:
-        """Apply one (legal, unchecked) action per game in place; ended games are skipped."""
-        actions = np.asarray(actions, dtype=np.intp)
-        live = np.nonzero(st.result == RUNNING)[0]
-        a = actions[live]
-        kind = ACTION_KIND[a]
-        arg = ACTION_ARG[a].astype(np.intp)
-        st.steps[live] += 1
-        st.ap[live] -= self.cost[a]
-        turn_over = np.zeros(len(live), dtype=bool)
-        was_directed = st.directing[live] >= 0
-        for k in np.unique(kind):
-            sel = kind == k
-            g, d = live[sel], arg[sel]
-            if k == K_END:
-                turn_over |= sel
-            elif k == K_EXERT:
-                st.exerted[g] = True
-                st.ap[g] += EXERT_BONUS
-            elif k in (K_REVEAL, K_EXPLORE):
-                placing.start_reveal(self, st, g, d, k == K_EXPLORE)
-            elif k == K_ROTATE:
-                placing.place_pending(self, st, g, d)
-            elif k == K_REDRAW:
-                placing.redraw(self, st, g)
-            elif k == K_PICK:
-                placing.pick(self, st, g, d)
-            elif k in (K_MOVE, K_SWIM, K_SQUEEZE):
-                self._move(st, g, d)
-            elif k == K_RUN:
-                st.pend[g], st.run_left[g], st.run_taken[g] = P_RUN, self.cfg.run_steps, 0
-            elif k == K_STEP:
-                self._move(st, g, d)
-                st.run_left[g] -= 1
-                st.run_taken[g] += 1
-                more = moves.step_targets(self, st, g).any(1) & (st.run_left[g] > 0)
-                st.pend[g] = np.where(more, P_RUN, P_NONE)
-            elif k == K_STOP:
-                st.pend[g] = P_NONE
-            elif k == K_DIG:
-                tile = actor_tile(st, g)
-                here = d == 4
-                target = np.where(here, tile, st.t_nbr[g, tile, np.minimum(d, 3)])
-                st.t_rubble[g, target] = False
-            elif k == K_ROPE:
-                ok = check_one(self.cfg, st, g, st.actor[g].astype(np.intp))
-                st.t_rope[g[ok], actor_tile(st, g[ok])] = True
-                st.ropes_left[g[ok]] -= 1
-            elif k == K_HIDE:
-                seat = st.actor[g].astype(np.intp)
-                ok = check_one(self.cfg, st, g, seat)
-                if self.cfg.hide_third_round_auto:  # R-ACT-14 variant
-                    ok |= st.c_hide_streak[g, seat] >= 2
-                st.c_hidden[g, seat] |= ok
-                st.c_hid_now[g, seat] = True
-            elif k == K_HEAL:
-                target = seat_of_rank(st, g, d)
-                st.c_hp[g, target] = np.minimum(st.c_hp[g, target] + 1, st.c_max[g, target])
-            else:
-                apply_ability(self, st, int(k), g, d)
-        horror_contact(st, live)
-        self._check_end(st, live)
-        if was_directed.any():  # "end turn" under Direct declines; the turn goes back to the Leader
-            finish_direct(st, live[was_directed & (st.result[live] == RUNNING)])
-            turn_over &= ~was_directed
-        seat = st.actor[live].astype(np.intp)
-        out = (st.c_hp[live, seat] == 0)  # R-ACT-4: unconscious mid-turn stops at once
-        out |= st.c_under[live, seat]  # a Dive ends the turn
-        if self.cfg.diver_surface_whole_turn:
-            out |= kind == K_SURFACE
-        spent = (st.ap[live] <= 0) & st.exerted[live] & (st.pend[live] == P_NONE)
-        done = (turn_over | out | spent) & (st.result[live] == RUNNING) & (st.directing[live] < 0)
-        self._end_turn(st, live[done])
+    def step(self, st: State, actions: np.ndarray | list[int], check: bool = True) -> None:
+        """Apply one action per game in place; ended games are skipped (their action is ignored).
+
+        check (default): every running game's action must be legal; otherwise IllegalActionError names the first
+        such game, its action and the legal ones, and no game is changed. check=False skips that test for callers
+        that already masked (an illegal action then corrupts its game)."""
+        b = st.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (b,):
+            raise ValueError(f"actions must have shape ({b},), one per game; got shape {acts.shape}")
+        if acts.dtype.kind not in "iu":
+            if acts.dtype.kind == "b" or not (acts.dtype.kind == "f" and np.all(acts == np.round(acts))):
+                raise TypeError(f"actions must be integers (action ids), got dtype {acts.dtype}")
+            raise TypeError(f"actions must be integers (action ids), got dtype {acts.dtype}; cast with "
+                            "np.asarray(actions, dtype=np.int64) if these floats are ids")
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        masks, bad = self._buffers(b)
+        if self._parallel(b):
+            with _threads(self.threads):
+                first_bad = kernels.step_parallel(st.packed, st.grid, self.params, acts, masks, check, bad)
+        else:
+            first_bad = kernels.step_serial(st.packed, st.grid, self.params, acts, masks, check)
+        if first_bad >= 0:
+            a = int(acts[first_bad])
+            legal = self.legal_mask(st.take([first_bad]))[0]
+            names = [f"{i} {ACTION_NAMES[i]}" for i in np.flatnonzero(legal)]
+            what = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < NUM_ACTIONS else f"{a} (out of range 0..{NUM_ACTIONS - 1})"
+            raise IllegalActionError(f"game {first_bad}: action {what} is not legal for the acting caver; legal: "
+                                     f"{names}; no game was changed")
 
     # ------------------------------------------------------------------ helpers
-    def _move(self, st: State, g: np.ndarray, d: np.ndarray) -> None:
-        dest = st.t_nbr[g, actor_tile(st, g), d].astype(np.intp)
-        enter_tile(self.cfg, st, g, st.actor[g].astype(np.intp), dest)
+    def _parallel(self, b: int) -> bool:
+        return b >= PARALLEL_MIN_BATCH and self.threads != 1
 
-    def _begin_turn(self, st: State, g: np.ndarray, seat: np.ndarray) -> None:
-        st.actor[g] = seat
-        st.ap[g] = self.cfg.action_points
-        st.exerted[g] = False
-        st.pend[g], st.pend_explore[g], st.run_left[g], st.run_taken[g] = P_NONE, False, 0, 0
-        st.direct_used[g], st.directing[g] = False, -1
-        st.pend[g] = np.where(st.c_under[g, seat], P_SURFACE, P_NONE)  # R-CAV-1: surface first
+    def _buffers(self, b: int) -> tuple[np.ndarray, np.ndarray]:
+        if b not in self._scratch:
+            if len(self._scratch) > 8:
+                self._scratch.clear()
+            self._scratch[b] = (np.zeros((b, NUM_ACTIONS), dtype=np.bool_), np.zeros(b, dtype=np.bool_))
+        return self._scratch[b]
 
-    def _end_turn(self, st: State, g: np.ndarray) -> None:
-        """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""
-        if not len(g):
-            return
-        seat = st.actor[g].astype(np.intp)
-        ex = st.exerted[g] & (st.c_hp[g, seat] > 0) & ~st.c_under[g, seat]  # under water: only Tremor, Out of Time
-        if ex.any():
-            failed = ~check_one(self.cfg, st, g[ex], seat[ex])
-            damage_one(st, g[ex], seat[ex], 1, failed)
-            self._check_end(st, g[ex])
-        g = g[st.result[g] == RUNNING]
-        s = st.num_seats
-        start = st.start_seat[g].astype(np.intp)
-        done_order = (st.actor[g] - start) % s
-        rows = np.arange(len(g))[:, None]
-        order = np.arange(s)[None, :]
-        seats = (start[:, None] + order) % s
-        able = self._can_act(st, g)[rows, seats] & (order > done_order[:, None])
-        has_next = able.any(1)
-        nxt = g[has_next]
-        self._begin_turn(st, nxt, seats[has_next, np.argmax(able[has_next], axis=1)])
-        self._end_round(st, g[~has_next])
 
-    def _end_round(self, st: State, g: np.ndarray) -> None:
-        if not len(g):
-            return
-        move_horrors(self.cfg, st, g)
-        self._check_end(st, g)
-        g = g[st.result[g] == RUNNING]
-        hazard_phase(self.cfg, self.cat, st, g)
-        self._check_end(st, g)
-        g = g[st.result[g] == RUNNING]
-        end_phase(st, g)
-        s = st.num_seats
-        start = st.start_seat[g].astype(np.intp)
-        seats = (start[:, None] + np.arange(s)[None, :]) % s
-        able = self._can_act(st, g)[np.arange(len(g))[:, None], seats]
-        self._begin_turn(st, g, seats[np.arange(len(g)), np.argmax(able, axis=1)])
+class _threads:
+    """Run a parallel kernel with the Core's thread count (numba's setting is per calling thread)."""
 
-    def _can_act(self, st: State, g: np.ndarray) -> np.ndarray:
-        """(n, S) cavers that take a turn: conscious and not devoured (R-RND-2)."""
-        return ((st.c_hp[g] > 0) | st.c_under[g]) & ~st.c_dead[g]  # a knocked-out Diver still surfaces
+    def __init__(self, n: int | None):
+        self.n = n
 
-    def _check_end(self, st: State, g: np.ndarray) -> None:
-        """R-RND-3 and R-RND-4: end when no conscious caver is left in the cave off the exit."""
-        if not len(g):
-            return
-        conscious = (st.c_hp[g] > 0) & ~st.c_dead[g]
-        out = on_exit(st, g)
-        if self.cfg.exit_counts_in_cave:  # option: the exit is still the cave while anyone is not out
-            over = ~conscious.any(1) | (out | st.c_dead[g]).all(1)
-        else:
-            over = ~(conscious & ~out).any(1)
-        e = g[over]
-        left_behind = (~on_exit(st, e)).sum(1)
-        st.result[e] = np.maximum(3 - left_behind, 0)
-        st.actor[e] = -1
-        st.pend[e] = P_NONE
+    def __enter__(self) -> None:
+        if self.n is not None:
+            self.before = numba.get_num_threads()
+            numba.set_num_threads(self.n)
 
+    def __exit__(self, *exc) -> None:
+        if self.n is not None:
+            numba.set_num_threads(self.before)

@@ -1,4 +1,9 @@
-"""All game state as numpy arrays with a leading batch axis B.
+"""All game state as numpy arrays with a leading batch axis B, packed into two arrays per batch.
+
+The compiled rules (numba) take a whole batch in one call, so the state is packed: ``packed`` is a structured
+array of shape (B,) whose record holds every field except the grid (at the largest size any config needs, so
+one compiled kernel serves every config), and ``grid`` is its own (B, G, G) array. The ``State`` fields are named
+views of the two, with the shapes of this config; writing a field writes the packed state.
 
 Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slots, G = grid side, D = deck):
 
@@ -116,54 +121,156 @@ class State:
     def num_seats(self) -> int:
         return int(self.c_rank.shape[1])
 
+    @property
+    def packed(self) -> np.ndarray:
+        """The (B,) record array behind the fields (the compiled rules read and write it)."""
+        if self._packed is None:
+            raise ValueError("this State is not backed by a packed array (a snapshot or hand-built State); "
+                             "build it with state.alloc(), Core.init() or State.copy() of such a State")
+        return self._packed
+
+    _packed = None  # not dataclass fields: the hash and equality see only the named fields
+    _sizes = None
+
+    @staticmethod
+    def from_packed(packed: np.ndarray, grid: np.ndarray, sizes: "Sizes") -> "State":
+        """Named views of a packed record array and a grid array (see ``alloc``)."""
+        views = {}
+        for name, dtype, dims, _ in FIELDS:
+            arr = packed[name]
+            if dims:
+                arr = arr[(slice(None),) + tuple(slice(0, getattr(sizes, d)) if isinstance(d, str) else slice(0, d)
+                                                  for d in dims)]
+            if dtype is bool:
+                arr = arr.view(np.bool_)
+            views[name] = arr
+        st = State(grid=grid, **views)
+        st._packed = packed
+        st._sizes = sizes
+        return st
+
+    def _rebuild(self, packed: np.ndarray, grid: np.ndarray) -> "State":
+        return State.from_packed(packed, grid, self._sizes)
+
     def copy(self) -> "State":
+        if self._packed is not None:
+            return self._rebuild(self._packed.copy(), self.grid.copy())
         return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
     def take(self, games: np.ndarray | slice) -> "State":
         """The sub-batch of the given games (a copy)."""
+        if self._packed is not None:
+            return self._rebuild(self._packed[games].copy(), self.grid[games].copy())
         return State(**{f.name: getattr(self, f.name)[games].copy() for f in dataclasses.fields(self)})
 
     def put(self, games: np.ndarray | slice, sub: "State") -> None:
         """Write a sub-batch back (inverse of take)."""
+        if self._packed is not None and sub._packed is not None:
+            self._packed[games] = sub._packed
+            self.grid[games] = sub.grid
+            return
         for f in dataclasses.fields(self):
             getattr(self, f.name)[games] = getattr(sub, f.name)
 
     def nbytes_per_game(self) -> int:
+        """Bytes one game takes in this batch (the packed record and the grid)."""
+        if self._packed is not None:
+            return self._packed.dtype.itemsize + self.grid[0].nbytes
         return sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self)) // self.batch_size
 
     def equals(self, other: "State") -> bool:
         return all(np.array_equal(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self))
 
+    def __getstate__(self) -> dict:
+        # Pickle the packed arrays once, not the views (which would come back as separate arrays).
+        if self._packed is not None:
+            return {"packed": self._packed, "grid": self.grid, "sizes": self._sizes}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def __setstate__(self, d: dict) -> None:
+        if "packed" in d:
+            st = State.from_packed(d["packed"], d["grid"], d["sizes"])
+            self.__dict__.update(st.__dict__)
+        else:
+            self.__dict__.update(d)
+
     @staticmethod
     def concat(states: "list[State]") -> "State":
+        if all(s._packed is not None for s in states):
+            return states[0]._rebuild(np.concatenate([s._packed for s in states]),
+                                      np.concatenate([s.grid for s in states]))
         return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states])
                         for f in dataclasses.fields(State)})
 
 
+# The largest sizes any valid config needs (config.py checks the limits): one record type for every config.
+MAX_SEATS, MAX_TILES, MAX_STACK, MAX_DECK = 6, 66, 65, 64
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """This config's sizes: seats S, tiles T, stack K, deck D (the views' shapes)."""
+
+    S: int
+    T: int
+    K: int
+    D: int
+
+
+# (name, dtype, per-game dims as maxima or Sizes names, fill) in State field order; bool is stored as uint8.
+FIELDS: tuple[tuple[str, object, tuple, int], ...] = (
+    ("key", np.uint64, (), 0), ("ctr", np.uint64, (), 0), ("forced", np.int8, (FORCED,), 0),
+    ("t_cat", np.int8, ("T",), -1), ("t_type", np.int8, ("T",), -1), ("t_x", np.int16, ("T",), 0),
+    ("t_y", np.int16, ("T",), 0), ("t_open", np.uint8, ("T",), 0), ("t_arrow", np.int8, ("T",), -1),
+    ("t_flood", bool, ("T",), 0), ("t_rubble", bool, ("T",), 0), ("t_rope", bool, ("T",), 0),
+    ("t_nbr", np.int8, ("T", 4), -1), ("t_blast", np.uint8, ("T",), 0),
+    ("n_tiles", np.int16, (), 0), ("open_sides", np.int16, (), 0), ("exit_tile", np.int8, (), -1),
+    ("stack", np.int8, ("K",), 0), ("stack_pos", np.int16, (), 0),
+    ("deck", np.int8, ("D",), -1), ("deck_pos", np.int16, (), 0), ("last_card", np.int8, (), -1),
+    ("gas_active", bool, (), 0), ("out_of_time", bool, (), 0), ("ropes_left", np.int8, (), 0),
+    ("c_rank", np.int8, ("S",), 0), ("c_tile", np.int8, ("S",), 0), ("c_under", bool, ("S",), 0),
+    ("c_hp", np.int8, ("S",), 0), ("c_max", np.int8, ("S",), 0), ("c_dead", bool, ("S",), 0),
+    ("c_hidden", bool, ("S",), 0), ("c_hide_streak", np.int8, ("S",), 0), ("c_hid_now", bool, ("S",), 0),
+    ("h_tile", np.int8, (3,), -1),
+    ("round", np.int32, (), 1), ("start_seat", np.int8, (), 0), ("actor", np.int8, (), 0), ("ap", np.int8, (), 0),
+    ("exerted", bool, (), 0), ("pend", np.int8, (), 0), ("pend_dir", np.int8, (), -1),
+    ("pend_tile", np.int8, (), -1), ("pend_explore", bool, (), 0), ("pend_rots", np.uint8, (), 0),
+    ("run_left", np.int8, (), 0), ("run_taken", np.int8, (), 0), ("direct_used", bool, (), 0),
+    ("directing", np.int8, (), -1), ("saved_ap", np.int8, (), 0), ("pend_redrawn", bool, (), 0),
+    ("scout_redraws", np.int8, (), 0), ("explosives", np.int8, (), 0), ("aside_tile", np.int8, (), -1),
+    ("result", np.int8, (), RUNNING), ("steps", np.int32, (), 0),
+)
+_MAX = {"S": MAX_SEATS, "T": MAX_TILES, "K": MAX_STACK, "D": MAX_DECK}
+assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State) if f.name != "grid"]
+
+
+def _record_dtype() -> np.dtype:
+    """The packed record: widest fields first so every field is naturally aligned."""
+    def width(f):
+        return np.dtype(np.uint8 if f[1] is bool else f[1]).itemsize
+    fields = [("n_seats", np.int64)]  # S, for the compiled rules (not a State field)
+    for name, dtype, dims, _ in sorted(FIELDS, key=lambda f: -width(f)):
+        shape = tuple(_MAX[d] if isinstance(d, str) else d for d in dims)
+        fields.append((name, np.uint8 if dtype is bool else dtype, shape) if shape else
+                      (name, np.uint8 if dtype is bool else dtype))
+    return np.dtype(fields, align=True)
+
+
+RECORD = _record_dtype()
+_FILLED = np.zeros((), dtype=RECORD)
+for _name, _dtype, _dims, _fill in FIELDS:
+    _FILLED[_name] = _fill
+
+
 def alloc(batch: int, seats: int, max_tiles: int, stack_size: int, deck_size: int) -> State:
-    """A zeroed state of the right shapes (init fills it in)."""
-    B, T, S, G = batch, max_tiles, seats, 2 * stack_size + 3
-
-    def z(shape, dt, fill=0):
-        return np.full(shape, fill, dtype=dt)
-
-    return State(
-        key=z(B, np.uint64), ctr=z(B, np.uint64), forced=z((B, FORCED), np.int8),
-        t_cat=z((B, T), np.int8, -1), t_type=z((B, T), np.int8, -1), t_x=z((B, T), np.int16),
-        t_y=z((B, T), np.int16), t_open=z((B, T), np.uint8), t_arrow=z((B, T), np.int8, -1),
-        t_flood=z((B, T), bool), t_rubble=z((B, T), bool), t_rope=z((B, T), bool),
-        t_nbr=z((B, T, 4), np.int8, -1), t_blast=z((B, T), np.uint8), grid=z((B, G, G), np.int8, -1),
-        n_tiles=z(B, np.int16), open_sides=z(B, np.int16), exit_tile=z(B, np.int8, -1),
-        stack=z((B, stack_size), np.int8), stack_pos=z(B, np.int16),
-        deck=z((B, deck_size), np.int8, -1), deck_pos=z(B, np.int16), last_card=z(B, np.int8, -1),
-        gas_active=z(B, bool), out_of_time=z(B, bool), ropes_left=z(B, np.int8),
-        c_rank=z((B, S), np.int8), c_tile=z((B, S), np.int8), c_under=z((B, S), bool), c_hp=z((B, S), np.int8), c_max=z((B, S), np.int8),
-        c_dead=z((B, S), bool), c_hidden=z((B, S), bool), c_hide_streak=z((B, S), np.int8),
-        c_hid_now=z((B, S), bool), h_tile=z((B, 3), np.int8, -1),
-        round=z(B, np.int32, 1), start_seat=z(B, np.int8), actor=z(B, np.int8), ap=z(B, np.int8),
-        exerted=z(B, bool), pend=z(B, np.int8), pend_dir=z(B, np.int8, -1), pend_tile=z(B, np.int8, -1),
-        pend_explore=z(B, bool), pend_rots=z(B, np.uint8), run_left=z(B, np.int8), run_taken=z(B, np.int8),
-        direct_used=z(B, bool), directing=z(B, np.int8, -1), saved_ap=z(B, np.int8),
-        pend_redrawn=z(B, bool), scout_redraws=z(B, np.int8), explosives=z(B, np.int8), aside_tile=z(B, np.int8, -1),
-        result=z(B, np.int8, RUNNING), steps=z(B, np.int32),
-    )
+    """A state of the right shapes with every field at its empty value (init fills it in)."""
+    sizes = Sizes(S=seats, T=max_tiles, K=stack_size, D=deck_size)
+    for name, value in (("seats", seats), ("max_tiles", max_tiles), ("stack_size", stack_size),
+                        ("deck_size", deck_size)):
+        limit = _MAX["STKD"[("seats", "max_tiles", "stack_size", "deck_size").index(name)]]
+        if not 0 < value <= limit:
+            raise ValueError(f"{name}={value} is out of range: the packed state holds 1..{limit}")
+    packed = np.full(batch, _FILLED, dtype=RECORD)
+    packed["n_seats"] = seats
+    g = 2 * stack_size + 3
+    return State.from_packed(packed, np.full((batch, g, g), -1, dtype=np.int8), sizes)

@@ -1,0 +1,61 @@
+"""The numba decorator every compiled rule uses, and where its machine code is cached.
+
+``jit`` is ``numba.njit(cache=True)``: the first process after installation compiles the rules (tens of
+seconds) and writes machine code to the cache; later processes load it in well under a second.
+
+numba keys a cached function on its own source file only, so a changed rule in another module would leave a
+stale cache behind. Unless ``NUMBA_CACHE_DIR`` is set, the cache therefore lives in a directory named after a
+hash of every compiled source file of this package and the numba version (under ``~/.cache/subterra_env``, or
+the package directory where that is not writable): editing any rule starts a fresh cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+_HERE = Path(__file__).resolve().parent
+COMPILED_MODULES = ("jit", "params", "rng", "board", "effects", "hazards", "abilities", "placing", "moves",
+                    "turns", "kernels", "observe")
+
+
+def _source_hash() -> str:
+    h = hashlib.blake2b(numba.__version__.encode(), digest_size=8)
+    for name in COMPILED_MODULES:
+        path = _HERE / f"{name}.py"
+        if path.exists():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _cache_dir() -> str | None:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "subterra_env"
+    for root in (base, _HERE / "__nbcache__"):
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            probe = root / ".write-test"
+            probe.touch()
+            probe.unlink()
+            return str(root / f"numba-{_source_hash()}")
+        except OSError:
+            continue
+    return None
+
+
+CACHE_DIR = _cache_dir()
+if CACHE_DIR is not None:
+    numba.config.CACHE_DIR = CACHE_DIR
+
+
+def jit(fn=None, *, parallel: bool = False):
+    """``numba.njit`` with the cache on; ``parallel=True`` for the batch loops that use ``prange``."""
+    deco = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy")
+    return deco(fn) if fn is not None else deco
+
+
+PARALLEL_MIN_BATCH = 64  # batches smaller than this use the serial loops: the thread pool's start-up costs more

@@ -1,0 +1,85 @@
+"""The batch entry points of the compiled rules: one call per batch step, looping over the games inside.
+
+Each comes twice, a serial loop and a ``prange`` loop across cores (numba's thread pool); ``rules.Core`` picks
+one by batch size. A game's outcome never depends on which: games share nothing, and each draws from its own
+random stream.
+"""
+
+from __future__ import annotations
+
+from numba import prange
+
+from .actions import NUM_ACTIONS
+from .board import place
+from .jit import jit
+from .moves import legal_mask
+from .state import RUNNING
+from .turns import begin_turn, step_game
+
+
+@jit
+def legal_action(g, grid, P, action, m):
+    """The action is legal for this running game (m: a scratch mask row)."""
+    if action < 0 or action >= NUM_ACTIONS:
+        return False
+    legal_mask(g, grid, P, m)
+    return m[action]
+
+
+@jit
+def step_serial(states, grids, params, actions, masks, check):
+    """Step every running game by its action; with check, first verify them all and return the first game
+    whose action is illegal (no game changed), else -1."""
+    P = params[0]
+    n = states.shape[0]
+    if check:
+        for b in range(n):
+            if states[b].result == RUNNING and not legal_action(states[b], grids[b], P, actions[b], masks[b]):
+                return b
+    for b in range(n):
+        if states[b].result == RUNNING:
+            step_game(states[b], grids[b], P, actions[b])
+    return -1
+
+
+@jit(parallel=True)
+def step_parallel(states, grids, params, actions, masks, check, bad):
+    # params[0] is read inside each prange body: numba cannot pass a record variable into a parallel loop.
+    n = states.shape[0]
+    if check:
+        for b in prange(n):
+            bad[b] = states[b].result == RUNNING and not legal_action(states[b], grids[b], params[0], actions[b],
+                                                                      masks[b])
+        for b in range(n):
+            if bad[b]:
+                return b
+    for b in prange(n):
+        if states[b].result == RUNNING:
+            step_game(states[b], grids[b], params[0], actions[b])
+    return -1
+
+
+@jit
+def mask_serial(states, grids, params, out):
+    P = params[0]
+    for b in range(states.shape[0]):
+        legal_mask(states[b], grids[b], P, out[b])
+
+
+@jit(parallel=True)
+def mask_parallel(states, grids, params, out):
+    for b in prange(states.shape[0]):
+        legal_mask(states[b], grids[b], params[0], out[b])
+
+
+@jit
+def start_games(states, grids, params):
+    """The last steps of setup (R-SET-3): the start tile at the centre, every caver on it, the first turn."""
+    P = params[0]
+    for b in range(states.shape[0]):
+        g = states[b]
+        centre = P.stack_size + 1
+        place(g, grids[b], P, P.start_id, centre, centre, 0)
+        for s in range(g.n_seats):
+            g.c_tile[s] = 0
+        begin_turn(g, P, g.start_seat)

@@ -1,0 +1,52 @@
+"""A config's numbers and constant tables as one record, the compiled rules' second argument.
+
+One record type serves every config (tables at their largest sizes), so numba compiles each kernel once.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..config import GameConfig
+from .actions import ACTION_ARG, ACTION_KIND, K_EXPLORE, K_HEAL, KIND_COST, NUM_ACTIONS
+from .catalogue import build
+from .state import MAX_TILES
+
+# Settings the rules read, by their GameConfig names (all stored as int64).
+SETTINGS = ("num_cavers", "action_points", "explore_cost", "heal_cost", "skill_target", "leader_bonus",
+            "run_steps", "sprint_steps", "horror_range", "horror_limit", "gas_enter_damage", "gas_damage",
+            "flood_damage", "tremor_damage", "cave_in_damage", "engineer_cave_in_damage",
+            "no_effect_actions_illegal", "exit_never_discarded", "scout_may_discard_exit", "hide_third_round_auto",
+            "diver_surface_whole_turn", "exit_counts_in_cave")
+# Catalogue tables per catalogue id, and the action table.
+TILE_TABLES = ("tile_type", "tile_mask", "tile_shape", "die_a", "die_b")
+
+PARAMS = np.dtype(
+    [(name, np.int64) for name in SETTINGS]
+    + [("exit_id", np.int64), ("start_id", np.int64), ("stack_size", np.int64), ("max_tiles", np.int64)]
+    + [(name, np.int64, (MAX_TILES,)) for name in TILE_TABLES]
+    + [("cost", np.int64, (NUM_ACTIONS,)), ("kind", np.int64, (NUM_ACTIONS,)), ("arg", np.int64, (NUM_ACTIONS,))],
+    align=True,
+)
+
+
+@lru_cache(maxsize=64)
+def params_of(cfg: GameConfig) -> np.ndarray:
+    """(1,) PARAMS record of a config (read-only; cached per config)."""
+    cat = build(cfg)
+    p = np.zeros(1, dtype=PARAMS)
+    for name in SETTINGS:
+        p[name] = int(getattr(cfg, name))
+    p["exit_id"], p["start_id"], p["stack_size"], p["max_tiles"] = cat.exit_id, cat.start_id, cat.stack_size, \
+        cat.max_tiles
+    for name in TILE_TABLES:
+        table = getattr(cat, name)
+        p[name][0, :len(table)] = table
+    cost = KIND_COST[ACTION_KIND].astype(np.int64)
+    cost[ACTION_KIND == K_EXPLORE] = cfg.explore_cost
+    cost[ACTION_KIND == K_HEAL] = cfg.heal_cost
+    p["cost"], p["kind"], p["arg"] = cost, ACTION_KIND, ACTION_ARG
+    p.flags.writeable = False
+    return p

@@ -1,0 +1,200 @@
+"""One decision of one game: the action, then everything that follows without a decision (R-ACT, R-RND).
+
+``step_game`` applies the acting caver's action (``apply_action`` dispatches on its kind), then the end of the
+turn (the exert check, R-ACT-2), the next caver's turn, and at the end of a round the horror, hazard and end
+phases (R-RND-1).
+"""
+
+from __future__ import annotations
+
+from .abilities import (clear_rubble, demolish, direct, dive, finish_direct, fix_rope, mend, repel, start_run,
+                        surface)
+from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIVE, K_END, K_EXCAVATE, K_EXERT,
+                      K_EXPLORE, K_GEAR, K_HEAL, K_HIDE, K_MOVE, K_PICK, K_REDRAW, K_REPEL, K_REVEAL, K_ROPE,
+                      K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM)
+from .board import actor_tile
+from .effects import check_one, damage, enter_tile, horror_contact, move_horrors, on_exit
+from .hazards import end_phase, hazard_phase
+from .jit import jit
+from .moves import walk_any
+from .placing import pick, place_pending, redraw, start_reveal
+from .state import P_NONE, P_RUN, P_SURFACE, RUNNING
+
+
+@jit
+def move_actor(g, P, d):
+    """Move, Swim, Squeeze, a run step (R-ACT-6, R-ACT-10, R-ACT-11): onto the tile connected through side d."""
+    enter_tile(g, P, g.actor, g.t_nbr[actor_tile(g), d])
+
+
+@jit
+def hide(g, P):
+    """R-ACT-14: hidden until the end of the round if the check passes (variant: automatic on the third round
+    running)."""
+    seat = g.actor
+    ok = check_one(g, P, seat)
+    if P.hide_third_round_auto and g.c_hide_streak[seat] >= 2:
+        ok = True
+    if ok:
+        g.c_hidden[seat] = 1
+    g.c_hid_now[seat] = 1
+
+
+@jit
+def apply_action(g, grid, P, kind, arg):
+    """The effect of one action kind; returns True for End turn."""
+    if kind == K_END:
+        return True
+    if kind == K_EXERT:  # R-ACT-2
+        g.exerted = 1
+        g.ap += EXERT_BONUS
+    elif kind == K_REVEAL or kind == K_EXPLORE:  # R-ACT-5, R-ACT-7
+        start_reveal(g, grid, P, arg, kind == K_EXPLORE)
+    elif kind == K_ROTATE:  # R-CON-3
+        place_pending(g, grid, P, arg)
+    elif kind == K_REDRAW:  # R-CAV-2
+        redraw(g, grid, P)
+    elif kind == K_PICK:  # R-CAV-3
+        pick(g, grid, P, arg)
+    elif kind == K_MOVE or kind == K_SWIM or kind == K_SQUEEZE:
+        move_actor(g, P, arg)
+    elif kind == K_RUN:  # R-ACT-8
+        start_run(g, P.run_steps)
+    elif kind == K_SPRINT:  # R-CAV-6
+        start_run(g, P.sprint_steps)
+    elif kind == K_STEP:
+        move_actor(g, P, arg)
+        g.run_left -= 1
+        g.run_taken += 1
+        g.pend = P_RUN if g.run_left > 0 and walk_any(g, grid, P) else P_NONE
+    elif kind == K_STOP:
+        g.pend = P_NONE
+    elif kind == K_DIG or kind == K_EXCAVATE:  # R-ACT-12, R-CAV-3
+        clear_rubble(g, arg)
+    elif kind == K_ROPE:  # R-ACT-13: a check, then the rope
+        if check_one(g, P, g.actor):
+            fix_rope(g)
+    elif kind == K_GEAR:  # R-CAV-5: no check
+        fix_rope(g)
+    elif kind == K_HIDE:
+        hide(g, P)
+    elif kind == K_HEAL or kind == K_BANDAGE:  # R-ACT-9, R-CAV-6
+        mend(g, arg)
+    elif kind == K_REPEL:  # R-CAV-7
+        repel(g, arg)
+    elif kind == K_DIRECT:  # R-CAV-8
+        direct(g, arg)
+    elif kind == K_DEMOLISH:  # R-CAV-4
+        demolish(g, grid, P, arg)
+    elif kind == K_DIVE:  # R-CAV-1
+        dive(g)
+    elif kind == K_SURFACE:  # R-CAV-1
+        surface(g, arg)
+    return False
+
+
+@jit
+def step_game(g, grid, P, action):
+    """Apply one legal action of a running game, then what follows until the next decision or the end."""
+    kind, arg = P.kind[action], P.arg[action]
+    g.steps += 1
+    g.ap -= P.cost[action]
+    was_directed = g.directing >= 0
+    turn_over = apply_action(g, grid, P, kind, arg)
+    horror_contact(g)
+    check_end(g, P)
+    if g.result != RUNNING:
+        return
+    if was_directed:  # "end turn" under Direct declines; the turn goes back to the Leader
+        finish_direct(g)
+        turn_over = False
+    seat = g.actor
+    out = g.c_hp[seat] == 0 or g.c_under[seat]  # R-ACT-4: unconscious mid-turn stops at once; a Dive ends it
+    if P.diver_surface_whole_turn and kind == K_SURFACE:
+        out = True
+    spent = g.ap <= 0 and g.exerted and g.pend == P_NONE
+    if (turn_over or out or spent) and g.directing < 0:
+        end_turn(g, grid, P)
+
+
+@jit
+def can_act(g, s):
+    """The caver takes a turn: conscious and not devoured (R-RND-2); a knocked-out Diver still surfaces."""
+    return (g.c_hp[s] > 0 or g.c_under[s]) and not g.c_dead[s]
+
+
+@jit
+def begin_turn(g, P, seat):
+    g.actor = seat
+    g.ap = P.action_points
+    g.exerted = 0
+    g.pend_explore = 0
+    g.run_left = 0
+    g.run_taken = 0
+    g.direct_used = 0
+    g.directing = -1
+    g.pend = P_SURFACE if g.c_under[seat] else P_NONE  # R-CAV-1: surface first
+
+
+@jit
+def end_turn(g, grid, P):
+    """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""
+    seat = g.actor
+    if g.exerted and g.c_hp[seat] > 0 and not g.c_under[seat]:  # under water: only Tremor and Out of Time
+        if not check_one(g, P, seat):
+            damage(g, 1 << seat, 1, False, -1)
+        check_end(g, P)
+        if g.result != RUNNING:
+            return
+    n = g.n_seats
+    done = (g.actor - g.start_seat) % n
+    for k in range(done + 1, n):
+        s = (g.start_seat + k) % n
+        if can_act(g, s):
+            begin_turn(g, P, s)
+            return
+    end_round(g, grid, P)
+
+
+@jit
+def end_round(g, grid, P):
+    """The horror phase, the hazard phase and the end phase (R-RND-1), then the first turn of the next round."""
+    move_horrors(g, grid, P)
+    check_end(g, P)
+    if g.result != RUNNING:
+        return
+    hazard_phase(g, grid, P)
+    check_end(g, P)
+    if g.result != RUNNING:
+        return
+    end_phase(g)
+    n = g.n_seats
+    for k in range(n):
+        s = (g.start_seat + k) % n
+        if can_act(g, s):
+            begin_turn(g, P, s)
+            return
+    begin_turn(g, P, g.start_seat)
+
+
+@jit
+def check_end(g, P):
+    """R-RND-3 and R-RND-4: the game ends when no conscious caver is left in the cave off the exit; the medal
+    counts the cavers on the exit."""
+    any_conscious, anyone_in_cave, all_out_or_dead, left_behind = False, False, True, 0
+    for s in range(g.n_seats):
+        conscious = g.c_hp[s] > 0 and not g.c_dead[s]
+        out = on_exit(g, s)
+        any_conscious = any_conscious or conscious
+        anyone_in_cave = anyone_in_cave or (conscious and not out)
+        all_out_or_dead = all_out_or_dead and (out or g.c_dead[s])
+        if not out:
+            left_behind += 1
+    if P.exit_counts_in_cave:  # option: the exit is still the cave while anyone is not out
+        over = not any_conscious or all_out_or_dead
+    else:
+        over = not anyone_in_cave
+    if over:
+        g.result = max(3 - left_behind, 0)
+        g.actor = -1
+        g.pend = P_NONE
