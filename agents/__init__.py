@@ -2,7 +2,8 @@
 ``act_batch(observations, action_masks, games=None) -> action ids``.
 
 ``RandomAgent`` (the floor), ``HeuristicAgent`` (a hand-written team player bound to its game), ``PolicyAgent``
-(a trained MaskablePPO checkpoint; torch is imported only when one is loaded). The shipped team:
+(a trained MaskablePPO checkpoint; torch is imported only when one is loaded), ``RLlibAgent`` (the shared module
+of an RLlib checkpoint from training/train_rllib.py; Ray is imported only when one is loaded). The shipped team:
 ``PolicyAgent(SHIPPED_TEAM)``.
 """
 
@@ -12,7 +13,9 @@ from .base import Agent, GameView, game_view
 from .heuristic import HeuristicAgent
 from .policy_agent import PolicyAgent
 from .random_agent import RandomAgent
+from .rllib_agent import RLlibAgent
 
 SHIPPED_TEAM = Path(__file__).resolve().parent / "shipped" / "team.zip"
 
-__all__ = ["Agent", "GameView", "HeuristicAgent", "PolicyAgent", "RandomAgent", "SHIPPED_TEAM", "game_view"]
+__all__ = ["SHIPPED_TEAM", "Agent", "GameView", "HeuristicAgent", "PolicyAgent", "RLlibAgent", "RandomAgent",
+           "game_view"]

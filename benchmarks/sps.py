@@ -7,16 +7,19 @@
 Rows (every one under random legal play, timed by the same loop, median of ``--repeats`` runs):
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
-    core       the batched ``Core`` at each batch size B: "step+mask" (legal_mask + step) and "step+mask+obs"
-               (also the acting cavers' observations, radius 7, into a preallocated array); finished games are
-               re-initialised in place, so every call steps B live games
+    core       the compiled ``Core`` at each batch size B: "step+mask" (legal_mask + the checked step) and
+               "step+mask+obs" (also the acting cavers' observations, radius 7, into preallocated arrays);
+               finished games are re-initialised in place, so every call steps B live games; at the largest B
+               also with 1 thread (``Core(threads=1)``) beside numba's default (every core)
     vector     the stable-baselines3 VecEnv and the gymnasium VectorEnv at ``--num-envs`` slots
     reference  PettingZoo's connect_four_v3 and hanabi_v5 (4 players), when installed (``pip install -e .[bench]``)
 
 Columns: env-steps/s (decisions taken per second over all games), batch calls/s, µs per call, games finished/s.
 The core's batch starts with B new games, so at large B, where a run is a few dozen calls and a random game about
 a hundred decisions, games/s is below its steady state (about env-steps/s / decisions per game).
-A row whose import fails prints "not installed (reason)" instead of crashing. Memory: State.nbytes_per_game()
+The random policy of the core rows is a compiled loop (``random_legal``), so that the rows time the engine
+rather than numpy's random-number calls. A row whose import fails prints "not installed (reason)" instead of
+crashing. Memory: State.nbytes_per_game()
 and the tracemalloc peak per game of init + a few step+mask+obs calls at the largest B. The JSON (default
 benchmarks/results/sps.json) also records the machine. Timings are wall clock on a shared machine: indicative.
 """
@@ -36,11 +39,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
+import numba
 import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig
 from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS, observe
+from subterra_env.core.jit import PARALLEL_MIN_BATCH
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
 
@@ -104,7 +109,25 @@ def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], sec
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of a (B, A) mask (the batched policy of every vector row)."""
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+    out = np.empty(len(mask), dtype=np.int64)
+    _pick_legal(mask, rng.integers(0, 2**62, size=len(mask)), out)
+    return out
+
+
+@numba.njit(cache=True)
+def _pick_legal(mask: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
+    for b in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[b, a]
+        k = draws[b] % max(n, 1)
+        out[b] = 0
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
 
 
 # ---------------------------------------------------------------------------------------------- steppers
@@ -131,9 +154,10 @@ def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
     return step
 
 
-def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None) -> Step:
+def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None,
+                 threads: int | None = None) -> Step:
     """One batched call of the core: legal_mask (+ observe) + step; finished games re-initialised in place."""
-    core = Core(config or GameConfig())
+    core = Core(config or GameConfig(), threads=threads)
     next_seed = seed << 32  # game seeds seed<<32, seed<<32 + 1, ...: a fresh game for every reset
     st = core.init(np.arange(next_seed, next_seed + batch))
     next_seed += batch
@@ -141,10 +165,11 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     w = 2 * OBS_RADIUS + 1
     grid = np.zeros((batch, NUM_GRID_CHANNELS, w, w), dtype=np.int8) if with_obs else None
     scalars = np.zeros((batch, NUM_SCALARS), dtype=np.int8)
+    mask = np.zeros((batch, core.num_actions), dtype=bool)
 
     def step() -> tuple[int, int]:
         nonlocal next_seed
-        mask = core.legal_mask(st)
+        core.legal_mask(st, out=mask)
         if grid is not None:
             observe(core.cat, st, np.maximum(st.actor, 0), OBS_RADIUS, grid, scalars)
         core.step(st, random_legal(rng, mask))
@@ -218,6 +243,10 @@ def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, se
     for b in batches:
         for with_obs, variant in ((False, "step+mask"), (True, "step+mask+obs")):
             rows.append(row("core", f"core {variant}", b, partial(core_stepper, b, with_obs, seed)))
+    if max(batches) >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
+        b = max(batches)
+        rows.append(row("core", "core step+mask+obs, 1 thread", b, partial(core_stepper, b, True, seed,
+                                                                             threads=1)))
     rows.append(row("vector", "SB3 VecEnv", num_envs, partial(sb3_stepper, num_envs, seed)))
     rows.append(row("vector", "gymnasium VectorEnv", num_envs, partial(gym_vector_stepper, num_envs, seed)))
     for module, env_id, kwargs in REFERENCES:
@@ -265,7 +294,8 @@ def print_row(r: Row, flush: bool = False) -> None:
 
 def machine() -> dict[str, Any]:
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-            "cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+            "cpu_count": os.cpu_count(), "numba_threads": numba.get_num_threads(),
+            "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "subterra_env": subterra_env.__version__}
 
 
@@ -300,7 +330,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run every row, print the table, write the JSON; returns what was written."""
     args = parse_args(argv)
     print(f"{args.repeats} x {args.seconds:g} s per row (median reported); {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, numpy {np.__version__}\n")
+          f"{numba.get_num_threads()} numba threads, Python {platform.python_version()}, numpy {np.__version__}, "
+          f"numba {numba.__version__}\n")
     rows = run_rows(args.batches, args.num_envs, args.seconds, args.repeats, args.seed)
     memory = memory_per_game(max(args.batches), args.seed)
     print(f"\nmemory: state {memory['state_bytes_per_game']:,} B/game; tracemalloc peak "

@@ -229,8 +229,8 @@ class raw_env(AECEnv):
 
     def _after_change(self, first: bool = False) -> None:
         st = self.state_
-        names = self._names()
         if first:
+            names = self._seat_names = self._names()  # ranks never change within a game
             self.agents = names
             self._seat = {n: s for s, n in enumerate(names)}
             self.rewards = {a: 0.0 for a in self.agents}
@@ -249,7 +249,7 @@ class raw_env(AECEnv):
                 self.truncations[a] = bool(truncated)
             self.agent_selection = self.agents[0] if self.agents else None
         else:
-            self.agent_selection = names[int(st.actor[0])]
+            self.agent_selection = self._seat_names[int(st.actor[0])]
         self._set_absent(info, bool(over), bool(truncated))
 
     def _set_absent(self, info: dict, over: bool, truncated: bool) -> None:
@@ -274,7 +274,7 @@ class raw_env(AECEnv):
         if seat is None:
             self._check_agent(agent, "observe")
             return self.empty_observation()
-        grid, scalars = observe(self.core.cat, self.state_, np.array([seat]), self.obs_radius)
+        grid, scalars = observe(self.core.cat, self.state_, np.array([seat], dtype=np.int64), self.obs_radius)
         acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
         mask = self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": grid[0], "scalars": scalars[0], "action_mask": mask}
@@ -316,7 +316,8 @@ class raw_env(AECEnv):
         self._seed_rng = np.random.default_rng()
         self._seed_rng.bit_generator.state = copy.deepcopy(snapshot.seed_stream)
         self.agents = list(snapshot.agents)
-        self._seat = {n: s for s, n in enumerate(self._names())}
+        self._seat_names = self._names()
+        self._seat = {n: s for s, n in enumerate(self._seat_names)}
         self.rewards = dict(snapshot.rewards)
         self._cumulative_rewards = dict(snapshot.cumulative_rewards)
         self.terminations = dict(snapshot.terminations)
@@ -343,7 +344,7 @@ class raw_env(AECEnv):
         action = self._check_action(agent, action)
         st = self.state_
         before = self.team_reward.snapshot(st)
-        self.core.step(st, np.array([action]))
+        self.core.step(st, np.array([action], dtype=np.int64), check=False)  # _check_action used the mask
         reward = float(self.team_reward(before, st)[0])
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: float(reward) for a in self.agents}

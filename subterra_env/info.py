@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 
+from .core.kernels import game_counts
 from .core.state import RESULT_NAMES, RUNNING, State
 
 RESULTS: tuple[str, ...] = ("running",) + RESULT_NAMES  # RESULTS[code + 1] names a result code
@@ -34,10 +35,5 @@ def result_name(code: int) -> str:
 def game_info(st: State, g: int) -> dict[str, int]:
     """``result`` (a code: -1 running, 0 defeat, 1 bronze, 2 silver, 3 gold), ``escaped`` (cavers on the exit),
     ``round``, ``hazard_cards_left`` and ``tiles_left`` (public counts) of game g; all ints (``INFO_KEYS``)."""
-    return {
-        "result": int(st.result[g]),
-        "escaped": int(((st.c_tile[g] == st.exit_tile[g]) & (st.exit_tile[g] >= 0)).sum()),
-        "round": int(st.round[g]),
-        "hazard_cards_left": int((st.deck[g] >= 0).sum() - st.deck_pos[g]),
-        "tiles_left": int(st.stack.shape[1] - st.stack_pos[g]),
-    }
+    result, escaped, rnd, cards, tiles = game_counts(st.packed, g, st.stack.shape[1])
+    return {"result": result, "escaped": escaped, "round": rnd, "hazard_cards_left": cards, "tiles_left": tiles}

@@ -10,15 +10,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.state import RUNNING, State
+from .core.kernels import cavers_out_batch
+from .core.state import State
 
 DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
 
 
 def escaped(st: State) -> np.ndarray:
-    """(B,) cavers standing on the exit tile."""
-    ex = st.exit_tile[:, None]
-    return ((st.c_tile == ex) & (ex >= 0)).sum(1)
+    """(B,) int64 cavers standing on the exit tile."""
+    out = np.empty(st.batch_size, dtype=np.int64)
+    cavers_out_batch(st.packed, out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class TeamReward:
     def __post_init__(self) -> None:
         if len(self.result) != 4:
             raise ValueError(f"reward_result={self.result!r}: four values for defeat, bronze, silver, gold")
+        # The end-of-game reward by result code + 1 (index 0: the game runs on): one lookup per step.
+        object.__setattr__(self, "_by_result", np.array((0.0,) + tuple(self.result), dtype=np.float64))
 
     @property
     def shaped(self) -> bool:
@@ -45,10 +49,8 @@ class TeamReward:
 
     def __call__(self, before: np.ndarray | None, st: State) -> np.ndarray:
         """(B,) float32 team reward of the step that led from `before` (a snapshot) to st."""
-        r = np.zeros(st.batch_size)
+        r = self._by_result[st.result.astype(np.intp) + 1]
         if before is not None:
             delta = self.snapshot(st) - before
-            r = -self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
-        ended = st.result != RUNNING
-        r = r + np.where(ended, np.asarray(self.result)[np.maximum(st.result, 0)], 0.0)
+            r = r - self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
         return r.astype(np.float32)

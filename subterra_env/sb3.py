@@ -12,6 +12,10 @@ game, 0 defeat .. 3 gold), ``escaped``, ``round``, ``hazard_cards_left``, ``tile
 interface, ``subterra_env.info``) and ``episode``
 (``r`` return, ``l`` decisions, ``t`` seconds since the env was made) as SB3's ``Monitor`` writes it, so
 ``ep_rew_mean`` and ``ep_len_mean`` appear in SB3's logs without a VecMonitor.
+
+Observations are fresh arrays every step, as SB3's own VecEnvs return them. ``copy_obs=False`` skips that copy
+(see ``BatchedGames``): a step's arrays then stay valid through the next step only, which is all SB3's rollout
+collection needs (training/train_ppo.py uses it); do not keep them in a list.
 """
 
 from __future__ import annotations
@@ -31,8 +35,8 @@ class SubterraVecEnv(VecEnv):
     """Parameter-shared training view: each slot presents its game's acting caver."""
 
     def __init__(self, num_envs: int = 16, config: GameConfig | None = None, seed: int | None = None,
-                 **kwargs: Any):
-        self.games = BatchedGames(num_envs, config, interface_keys=("seed",), **kwargs)
+                 copy_obs: bool = True, **kwargs: Any):
+        self.games = BatchedGames(num_envs, config, copy_obs=copy_obs, interface_keys=("seed",), **kwargs)
         self.render_mode = None
         super().__init__(num_envs, self.games.observation_space, gymnasium.spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None

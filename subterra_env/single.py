@@ -69,7 +69,7 @@ class SubterraSingleAgentEnv(gymnasium.Env):
             return games.slot_observation(0), self.illegal_reward, False, False, {**self._info(), "illegal_action": True}
         before = games.team_reward.snapshot(st)
         a = games.check_actions(np.array([action]))
-        games.core.step(st, a)
+        games.core.step(st, a, check=False)  # check_actions tested the action against the mask
         reward = float(games.team_reward(before, st)[0])
         terminated = bool(st.result[0] >= 0)
         truncated = bool(not terminated and st.round[0] > games.max_cycles)

@@ -240,14 +240,12 @@ def test_rllib_module_masks_illegal_actions() -> None:
     assert module.compute_values(batch).shape == (2,)
 
 
-def test_rllib_ppo_smoke_trains_checkpoints_and_resumes(tmp_path: Path) -> None:
-    """Two tiny PPO iterations on a local Ray through training/train_rllib.py, a checkpoint, a resume, and the
-    checkpointed module playing legal moves (about 30 s on 2 cores)."""
+@pytest.fixture(scope="module")
+def rllib_smoke_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Two tiny PPO iterations on a local Ray through training/train_rllib.py, then a resume to a third (about
+    30 s on 2 cores); trained once for the tests that check the run and play its checkpoints."""
     pytest.importorskip("ray.rllib", reason=NO_RLLIB)
     import sys
-
-    import torch
-    from ray.rllib.core.rl_module.rl_module import RLModule
 
     sys.path.insert(0, str(ROOT))
     import ray
@@ -255,21 +253,32 @@ def test_rllib_ppo_smoke_trains_checkpoints_and_resumes(tmp_path: Path) -> None:
     from training import train_rllib
 
     settings = train_rllib.load_settings(ROOT / "configs/train/rllib/smoke.yaml", [])
-    run = tmp_path / "run"
+    run = tmp_path_factory.mktemp("rllib") / "run"
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)  # one Ray for both runs
     try:
-        line = train_rllib.train(settings, run, log=lambda *_: None)
-        assert line["iteration"] == 2 and line["env_steps"] >= 2 * settings["ppo"]["train_batch_size_per_learner"]
-        assert line["env_steps_per_s"] > 0 and line["episodes"] > 0
-        assert (run / "final" / "rllib_checkpoint.json").exists()
-        assert len(list((run / "checkpoints").glob("iter_*"))) == 1  # keep: 1
+        first = train_rllib.train(settings, run, log=lambda *_: None)
+        checkpoints = sorted(p.name for p in (run / "checkpoints").glob("iter_*"))
         logs: list[str] = []
         more = train_rllib.load_settings(run / "config.yaml", ["stop.iterations=3"])
-        line = train_rllib.train(more, run, resume=True, log=logs.append)
-        assert "resumed from" in logs[0] and line["iteration"] == 3
-        assert len((run / "progress.jsonl").read_text().splitlines()) == 3
+        resumed = train_rllib.train(more, run, resume=True, log=logs.append)
     finally:
         ray.shutdown()
+    return {"run": run, "settings": settings, "first": first, "checkpoints_after_first": checkpoints,
+            "resumed": resumed, "logs": logs}
+
+
+def test_rllib_ppo_smoke_trains_checkpoints_and_resumes(rllib_smoke_run: dict) -> None:
+    """The smoke run: a checkpoint, a resume, and the checkpointed module playing legal moves."""
+    import torch
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    run, settings, line = rllib_smoke_run["run"], rllib_smoke_run["settings"], rllib_smoke_run["first"]
+    assert line["iteration"] == 2 and line["env_steps"] >= 2 * settings["ppo"]["train_batch_size_per_learner"]
+    assert line["env_steps_per_s"] > 0 and line["episodes"] > 0
+    assert len(rllib_smoke_run["checkpoints_after_first"]) == 1  # keep: 1
+    assert "resumed from" in rllib_smoke_run["logs"][0] and rllib_smoke_run["resumed"]["iteration"] == 3
+    assert len((run / "progress.jsonl").read_text().splitlines()) == 3
+    assert (run / "final" / "rllib_checkpoint.json").exists()
     module = RLModule.from_checkpoint(str(run / "final/learner_group/learner/rl_module/shared"))
     e = subterra_env.env(obs_radius=settings["env"]["obs_radius"])
     e.reset(seed=0)
@@ -279,6 +288,86 @@ def test_rllib_ppo_smoke_trains_checkpoints_and_resumes(tmp_path: Path) -> None:
         with torch.no_grad():
             action = int(module.forward_inference(batch)["action_dist_inputs"][0].argmax())
         e.step(action)  # raises IllegalActionError if the mask were not applied
+
+
+def test_rllib_checkpoints_play_as_agents_and_in_evaluate(rllib_smoke_run: dict, tmp_path: Path, capsys) -> None:
+    """``rllib:PATH`` teams in training/evaluate.py (CLI and API) and RLlibAgent on its own: every path form loads
+    the shared module at the run's obs_radius, greedy and sampled play stay legal (a few seconds)."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from agents.rllib_agent import RLlibAgent
+    from subterra_env.config import load
+    from training.evaluate import evaluate_team, main
+
+    run = rllib_smoke_run["run"]
+    radius = rllib_smoke_run["settings"]["env"]["obs_radius"]
+    (ckpt,) = sorted((run / "checkpoints").glob("iter_*"))
+    module_dir = run / "final/learner_group/learner/rl_module/shared"
+    for path in (run / "final", run, ckpt, module_dir):
+        agent = RLlibAgent(path)
+        assert agent.obs_radius == radius
+    assert RLlibAgent(ckpt).run_config == run / "config.yaml" and agent.run_config == run / "config.yaml"
+    sampled = RLlibAgent(run / "final", deterministic=False, seed=3)
+    e = subterra_env.env(config=load(ROOT / "configs/tiny.yaml"), obs_radius=radius, max_cycles=3)
+    e.reset(seed=0)
+    for name in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        a = sampled.act(obs, obs["action_mask"])
+        assert obs["action_mask"][a] and agent.act(obs, obs["action_mask"]) in np.flatnonzero(obs["action_mask"])
+        e.step(a)
+
+    out = tmp_path / "eval"
+    rc = main(["--config", str(ROOT / "configs/tiny.yaml"), "--games", "4", "--max-cycles", "20",
+               "--team", f"rllib:{run / 'final'}", "--team", f"rllib:{ckpt},random", "--team", "heuristic",
+               "--out", str(out), "--no-progress", "--no-plots"])
+    printed = capsys.readouterr().out
+    assert rc == 0, printed
+    rows = json.loads((out / "results.json").read_text())["results"]
+    assert [r["team"] for r in rows] == ["rllib:run/final", f"rllib:run/{ckpt.name},random", "heuristic"]
+    for r in rows:
+        assert r["num_games"] == 4 and len(r["games"]["seed"]) == 4 and sum(r["counts"].values()) == 4
+        assert r["illegal"] == 0 and r["illegal_actions"] == [] and r["decisions"] > 0
+    assert "rllib:run/final" in printed
+    r = evaluate_team(ROOT / "configs/tiny.yaml", [sampled, "random"], num_games=4, max_cycles=20)
+    assert r.illegal == 0 and r.num_games == 4 and r.seats == ["rllib:run/final", "random"] * 2
+
+
+def test_rllib_team_specs_name_bad_checkpoints_and_missing_ray(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Without Ray (the main venv) or with it: a missing path, a folder that is no checkpoint, a .zip, and Ray
+    not importable are named before any game is played (exit status 2)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from training.eval_agents import AgentCache, EvalError, GamesHolder, parse_team
+    from training.evaluate import main
+
+    with pytest.raises(EvalError, match="RLlib checkpoint not found: 'nowhere/final'"):
+        parse_team("rllib:nowhere/final,heuristic")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(EvalError, match="is not an RLlib checkpoint"):
+        parse_team(f"rllib:{tmp_path / 'empty'}")
+    (tmp_path / "a.zip").write_bytes(b"")
+    with pytest.raises(EvalError, match="use policy:PATH"):
+        parse_team(f"rllib:{tmp_path / 'a.zip'}")
+    ckpt = tmp_path / "run" / "final"  # the files a checkpoint has, for the checks that do not load it
+    module = ckpt / "learner_group/learner/rl_module/shared"
+    module.mkdir(parents=True)
+    for f in (ckpt / "rllib_checkpoint.json", module / "class_and_ctor_args.pkl", module / "module_state.pkl"):
+        f.write_bytes(b"")
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as where it is not installed
+    with pytest.raises(EvalError, match=r"pip install -e \.\[distributed\]"):
+        parse_team(f"rllib:{tmp_path / 'run'}")
+    with pytest.raises(EvalError, match=r"pip install -e \.\[distributed\]"):
+        AgentCache().build(f"rllib:{ckpt}", GamesHolder(None), salt=0)
+    for spec, needle in ((f"rllib:{ckpt}", "[distributed]"), ("rllib:nowhere/final", "nowhere/final")):
+        with pytest.raises(SystemExit) as e:
+            main(["--team", spec, "--games", "1", "--out", str(tmp_path / "x"), "--no-plots"])
+        assert e.value.code == 2 and needle in capsys.readouterr().err
 
 
 def test_train_rllib_refuses_bad_settings_before_starting_ray(tmp_path: Path, capsys) -> None:

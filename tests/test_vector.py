@@ -158,3 +158,29 @@ def test_sb3_infos_carry_episode_statistics_and_shared_keys() -> None:
             assert info["episode"]["r"] == pytest.approx(returns[i], abs=1e-4)
             return
     pytest.fail("no game finished")
+
+
+def test_copy_obs_false_alternates_two_buffers() -> None:
+    games = BatchedGames(4, copy_obs=False)
+    rng = np.random.default_rng(0)
+    first = games.reset()
+    kept = {k: v.copy() for k, v in first.items()}
+    second = games.step(_random_actions(games.action_masks(), rng))[0]
+    # The previous step's arrays stay valid through one more step (what SB3's rollout collection reads) ...
+    assert all(np.array_equal(first[k], kept[k]) for k in first)
+    assert second["observation"] is not first["observation"]
+    third = games.step(_random_actions(games.action_masks(), rng))[0]
+    # ... and the step after that writes into them again.
+    assert third["observation"] is first["observation"] and third["scalars"] is first["scalars"]
+    grid, scalars = observe(games.core.cat, games.state, np.maximum(games.state.actor, 0), games.obs_radius)
+    assert np.array_equal(third["observation"], grid) and np.array_equal(third["scalars"], scalars)
+
+
+def test_copy_obs_true_returns_fresh_arrays_and_is_checked() -> None:
+    games = BatchedGames(2)
+    first = games.reset()
+    second = games.step(_random_actions(games.action_masks(), np.random.default_rng(1)))[0]
+    assert games.copy_obs is True and second["observation"] is not first["observation"]
+    assert first["observation"].base is None
+    with pytest.raises(TypeError, match="copy_obs='no': expected True or False"):
+        BatchedGames(2, copy_obs="no")

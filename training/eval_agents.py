@@ -1,20 +1,26 @@
-"""Agents and team specs for training/evaluate.py: parsing 'random' / 'heuristic' / 'policy:PATH' entries,
-building them once per evaluation (policies cached by path), the batch-invariant random player, observations."""
+"""Agents and team specs for training/evaluate.py: parsing 'random' / 'heuristic' / 'policy:PATH' / 'rllib:PATH'
+entries, building them once per evaluation (policies cached by path), the batch-invariant random player,
+observations."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from agents.random_agent import RandomAgent
+from agents.rllib_agent import checkpoint_label, find_module_dir
 from subterra_env.core import rng
 from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
 from subterra_env.core.state import State
 
 DEFAULT_OBS_RADIUS = 7
+RLLIB_EXTRA = ("pip install -e .[distributed] (Ray pins gymnasium 1.2.2; the Makefile keeps it in its own venv: "
+               "make test-rllib creates .venv-rllib, then use .venv-rllib/bin/python)")
 
 
 class EvalError(ValueError):
@@ -59,7 +65,7 @@ class GamesHolder:
 
 
 def parse_team(spec: str | Sequence[Any]) -> list[Any]:
-    """Validate a team spec: a list of entries ('random', 'heuristic', 'policy:PATH' or agent objects)."""
+    """Validate a team spec: a list of entries ('random', 'heuristic', 'policy:PATH', 'rllib:PATH' or agent objects)."""
     if isinstance(spec, str):
         entries: list[Any] = [e.strip() for e in spec.split(",")]
     else:
@@ -78,24 +84,58 @@ def parse_team(spec: str | Sequence[Any]) -> list[Any]:
             if not path.is_file():
                 raise EvalError(f"policy checkpoint not found: {str(path)!r} (team spec {spec!r})")
             continue
-        raise EvalError(f"unknown team entry {e!r} in {spec!r}: expected 'random', 'heuristic', 'policy:PATH' "
-                        "or a comma list of these")
+        if e.startswith("rllib:"):
+            check_rllib_entry(e, spec)
+            continue
+        raise EvalError(f"unknown team entry {e!r} in {spec!r}: expected 'random', 'heuristic', 'policy:PATH', "
+                        "'rllib:PATH' or a comma list of these")
     return entries
+
+
+def check_rllib_entry(entry: str, spec: Any) -> None:
+    """An 'rllib:PATH' entry names an RLlib checkpoint and Ray is installed (checked without importing Ray)."""
+    path = entry[len("rllib:"):]
+    try:
+        find_module_dir(path)
+    except FileNotFoundError:
+        raise EvalError(f"RLlib checkpoint not found: {path!r} (team spec {spec!r}); expected RUN/final or "
+                        "RUN/checkpoints/iter_N of training/train_rllib.py") from None
+    except ValueError as err:
+        raise EvalError(f"team spec {spec!r}: {err}") from None
+    try:
+        has_ray = importlib.util.find_spec("ray") is not None
+    except (ImportError, ValueError):
+        has_ray = False
+    if not has_ray:
+        raise EvalError(f"team entry {entry!r} needs Ray RLlib, which is not installed for {sys.executable}: "
+                        f"{RLLIB_EXTRA}")
+
+
+def as_entry(e: Any) -> Any:
+    """A cross-play entry: specs and agents as they are; a bare path is 'rllib:PATH' for a directory (an RLlib
+    checkpoint), else 'policy:PATH'."""
+    if not isinstance(e, str) or e in ("random", "heuristic") or e.startswith(("policy:", "rllib:")):
+        return e
+    return f"rllib:{e}" if Path(e).is_dir() else f"policy:{e}"
 
 
 def entry_label(entry: Any) -> str:
     if isinstance(entry, str):
+        if entry.startswith("rllib:"):
+            return f"rllib:{checkpoint_label(entry[len('rllib:'):])}"
         return f"policy:{Path(entry[7:]).stem}" if entry.startswith("policy:") else entry
     return str(getattr(entry, "label", None) or type(entry).__name__)
 
 
 def team_label(entries: Sequence[Any]) -> str:
-    """The entries as given, policies by file stem: 'heuristic', 'policy:team,heuristic'."""
+    """The entries as given, policies by file stem, RLlib checkpoints by run and checkpoint name: 'heuristic',
+    'policy:team,heuristic', 'rllib:rllib_tiny/final'."""
     return ",".join(entry_label(e) for e in entries)
 
 
 class AgentCache:
-    """Loaded policies by path, shared across evaluations (cross-play loads each checkpoint once)."""
+    """Loaded policies (MaskablePPO and RLlib) by path, shared across evaluations (cross-play loads each
+    checkpoint once)."""
 
     def __init__(self, deterministic: bool = True, seed: int = 0):
         self.deterministic, self.seed = deterministic, seed
@@ -112,6 +152,8 @@ class AgentCache:
             except ImportError as e:
                 raise EvalError(f"team entry 'heuristic': agents.heuristic is not available ({e})") from e
             return HeuristicAgent(games, seed=self.seed)
+        if entry.startswith("rllib:"):
+            return self._rllib(entry)
         path = entry[len("policy:"):]
         if path not in self.policies:
             try:
@@ -123,6 +165,20 @@ class AgentCache:
             except Exception as e:  # a corrupt or incompatible checkpoint: name it
                 raise EvalError(f"cannot load policy checkpoint {path!r}: {type(e).__name__}: {e}") from e
         return self.policies[path]
+
+    def _rllib(self, entry: str) -> Any:
+        if entry not in self.policies:  # keyed by the whole entry: 'rllib:X' and 'policy:X' differ
+            path = entry[len("rllib:"):]
+            check_rllib_entry(entry, entry)
+            try:
+                from agents.rllib_agent import RLlibAgent
+
+                self.policies[entry] = RLlibAgent(path, deterministic=self.deterministic, seed=self.seed)
+            except ImportError as e:
+                raise EvalError(f"team entry {entry!r}: cannot import Ray RLlib ({e}): {RLLIB_EXTRA}") from e
+            except Exception as e:  # a corrupt or incompatible checkpoint: name it
+                raise EvalError(f"cannot load RLlib checkpoint {path!r}: {type(e).__name__}: {e}") from e
+        return self.policies[entry]
 
 
 def needs_observation(agent: Any) -> bool:

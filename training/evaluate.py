@@ -9,6 +9,10 @@ Team specs (``--team``, or ``team=`` of :func:`evaluate_team`):
 * ``heuristic``: ``agents.heuristic.HeuristicAgent``;
 * ``policy:PATH``: ``agents.policy_agent.PolicyAgent`` loading the MaskablePPO checkpoint PATH (greedy unless
   ``--stochastic``); its observations use the policy's own ``obs_radius``;
+* ``rllib:PATH``: ``agents.rllib_agent.RLlibAgent`` loading the shared module of an RLlib checkpoint written by
+  ``training/train_rllib.py`` (``RUN/final``, ``RUN/checkpoints/iter_N``, the run directory or the module
+  directory), greedy unless ``--stochastic``, at its own ``obs_radius``; needs Ray (``pip install -e
+  .[distributed]``), imported only for such an entry;
 * a comma list ``A,B,...``: seat i (seating order: seat 0 moves first in round 1) gets entry ``i mod len``, so
   ``policy:A.zip,heuristic`` alternates; a list longer than the table is an error;
 * from Python, also a list of built agents (one per seat, or fewer: again ``i mod len``).
@@ -54,7 +58,7 @@ from subterra_env.core.state import RESULT_NAMES, RUNNING  # noqa: E402
 from subterra_env.rewards import escaped  # noqa: E402
 from training import eval_report  # noqa: E402
 from training.eval_agents import (DEFAULT_OBS_RADIUS, AgentCache, EvalError, SeededRandomAgent,  # noqa: E402,F401
-                                  GamesHolder, entry_label, needs_observation, observations, parse_team,
+                                  GamesHolder, as_entry, entry_label, needs_observation, observations, parse_team,
                                   team_label)
 
 STATUS = ("ended", "truncated", "illegal")
@@ -144,6 +148,9 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
     status = np.zeros(num_games, np.int8)
     illegal: list[dict[str, Any]] = []
     groups: list[tuple[Any, np.ndarray, str]] | None = None
+    for e in entries:  # load checkpoints (and Ray) before the clock starts: decisions/s is play only
+        if isinstance(e, str) and e.startswith(("policy:", "rllib:")):
+            cache.build(e, games, salt=0)
     decisions, t0 = 0, time.perf_counter()
     label = team_label(entries)
     bar = _Progress(num_games, f"{settings or settings_label(cfg)} / {label}", progress)
@@ -240,9 +247,9 @@ class CrossPlay:
 def cross_play(config: GameConfig | str | Path | None, entries: Sequence[Any], num_games: int = 1000,
                seed: int = 0, batch: int = 100, max_cycles: int = 200, progress: bool = False, *,
                settings: str | None = None, cache: AgentCache | None = None) -> CrossPlay:
-    """Every ordered pair (Ei, Ej) of ``entries`` (specs such as 'policy:PATH', a bare .zip path, or agents)."""
-    entries = [f"policy:{e}" if isinstance(e, str) and e not in ("random", "heuristic")
-               and not e.startswith("policy:") else e for e in entries]
+    """Every ordered pair (Ei, Ej) of ``entries`` (specs such as 'policy:PATH' or 'rllib:PATH', a bare .zip path
+    or RLlib checkpoint directory, or agents)."""
+    entries = [as_entry(e) for e in entries]
     for e in entries:
         parse_team([e])
     cfg = _config(config)
@@ -294,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", metavar="YAML",
                    help="game settings file (repeatable: one row group per file); default: GameConfig() as 'default'")
     p.add_argument("--team", action="append", metavar="SPEC",
-                   help="team spec (repeatable): random | heuristic | policy:PATH | comma list per seat, e.g. "
+                   help="team spec (repeatable): random | heuristic | policy:PATH | rllib:PATH | comma list per "
+                        "seat, e.g. "
                         "'policy:A.zip,heuristic,heuristic,heuristic'; default: random and heuristic")
     p.add_argument("--games", type=int, default=1000, help="games per (setting, team) (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first game seed; games use seed .. seed+games-1")
@@ -302,7 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-cycles", type=int, default=200, help="rounds before a game is truncated (a defeat)")
     p.add_argument("--out", default="runs/eval/latest", help="output folder (default runs/eval/latest)")
     p.add_argument("--cross-play", nargs="+", metavar="POLICY",
-                   help="policy checkpoints (or specs) for the k x k cross-play matrix of mean escaped")
+                   help="policy checkpoints (a .zip, an RLlib checkpoint directory, or specs) for the k x k "
+                        "cross-play matrix of mean escaped")
     p.add_argument("--cross-games", type=int, help="games per cross-play cell (default: --games)")
     p.add_argument("--stochastic", action="store_true", help="sample policy actions instead of the greedy action")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -322,8 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         teams = args.team if args.team is not None else ([] if args.cross_play else ["random", "heuristic"])
         for t in teams:
             parse_team(t)
-        cross = [f"policy:{e}" if e not in ("random", "heuristic") and not e.startswith("policy:") else e
-                 for e in args.cross_play or []]
+        cross = [as_entry(e) for e in args.cross_play or []]
         for e in cross:
             parse_team([e])
         for name in ("games", "batch", "max_cycles", "cross_games"):
@@ -354,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         (out / "results.json").write_text(_dumps({"meta": meta, "results": dicts}))
         (out / "results.md").write_text(eval_report.markdown_report(dicts, meta))
         if not args.no_plots:
-            eval_report.plot_medals(dicts, out / "medals.png")
+            _plot(eval_report.plot_medals, dicts, out / "medals.png")
         illegal += sum(r.illegal for r in rows)
     if crossplays:
         cps = [c.to_dict() for c in crossplays]
@@ -363,13 +371,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         (out / "crossplay.json").write_text(_dumps({"meta": meta, "crossplay": cps}))
         (out / "crossplay.md").write_text(md)
         if not args.no_plots:
-            eval_report.plot_crossplay(cps, out / "crossplay.png")
+            _plot(eval_report.plot_crossplay, cps, out / "crossplay.png")
         illegal += sum(int(np.sum(c.matrix("illegal"))) for c in crossplays)
     print(f"\nwrote {out}/", file=sys.stderr)
     if illegal:
         print(f"error: {illegal} illegal action(s) played; see 'illegal_actions' in the JSON", file=sys.stderr)
         return 3
     return 0
+
+
+def _plot(plot: Any, data: Any, path: Path) -> None:
+    """A chart, or a note when matplotlib is missing (e.g. the Ray venv, which has no ``train`` extra)."""
+    try:
+        plot(data, path)
+    except ImportError as e:
+        print(f"note: {path.name} not drawn ({e}): pip install matplotlib, or pass --no-plots", file=sys.stderr)
 
 
 def _dumps(data: Any) -> str:

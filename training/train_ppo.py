@@ -258,7 +258,8 @@ def make_venv(args: TrainArgs, stage: int, num_envs: int, seed: int):
     e = args.env
     return SubterraVecEnv(num_envs, build_game(args.curriculum[stage].game), seed=seed, obs_radius=e.obs_radius,
                           max_cycles=e.max_cycles, reward_result=tuple(e.reward_result),
-                          reward_escape=e.reward_escape, reward_health=e.reward_health, reward_tile=e.reward_tile)
+                          reward_escape=e.reward_escape, reward_health=e.reward_health, reward_tile=e.reward_tile,
+                          copy_obs=False)  # SB3's rollout buffer copies each observation before the next step
 
 
 def stream_seed(*parts: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .actions import HERE
 from .board import actor_tile, tile_beyond
 from .catalogue import BIT, OPPOSITE, T_WATER
 from .effects import compact_horrors
@@ -27,9 +28,9 @@ def mend(g, rank):
 
 @jit
 def clear_rubble(g, where):
-    """Dig (R-ACT-12) and Excavate (R-CAV-3): remove the rubble here (where = 4) or on the connected tile."""
+    """Dig (R-ACT-12) and Excavate (R-CAV-3): remove the rubble here (where = HERE) or on the connected tile."""
     tile = actor_tile(g)
-    target = tile if where == 4 else g.t_nbr[tile, where]
+    target = tile if where == HERE else g.t_nbr[tile, where]
     g.t_rubble[target] = 0
 
 

@@ -52,6 +52,7 @@ K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT, K_REDRAW, K_PICK, K_
     range(15, 26)
 NUM_KINDS = 26
 
+HERE = 4  # the argument of "dig here" and "excavate here" (directions are 0..3)
 _table: list[tuple[int, int, str]] = []  # (kind, argument, name)
 
 
@@ -70,7 +71,7 @@ _add(K_STEP, range(4), "run step {d}")
 _add(K_STOP, [0], "stop")
 _add(K_SWIM, range(4), "swim {d}")
 _add(K_SQUEEZE, range(4), "squeeze {d}")
-_table.append((K_DIG, 4, "dig here"))
+_table.append((K_DIG, HERE, "dig here"))
 _add(K_DIG, range(4), "dig {d}")
 _add(K_ROPE, [0], "place rope")
 _add(K_HIDE, [0], "hide")
@@ -83,7 +84,7 @@ for _rank in range(1, 9):
     _table.append((K_BANDAGE, _rank, f"bandage caver {_rank}"))  # Medic (R-CAV-6)
 _add(K_SPRINT, [0], "sprint")  # Medic (R-CAV-6)
 _add(K_REPEL, range(4), "repel {d}")  # Bodyguard (R-CAV-7)
-_table.append((K_EXCAVATE, 4, "excavate here"))  # Geologist (R-CAV-3)
+_table.append((K_EXCAVATE, HERE, "excavate here"))  # Geologist (R-CAV-3)
 _add(K_EXCAVATE, range(4), "excavate {d}")
 for _rank in range(1, 9):
     _table.append((K_DIRECT, _rank, f"direct caver {_rank}"))  # Leader (R-CAV-8)

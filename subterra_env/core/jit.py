@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 import numba
@@ -59,3 +60,26 @@ def jit(fn=None, *, parallel: bool = False):
 
 
 PARALLEL_MIN_BATCH = 64  # batches smaller than this use the serial loops: the thread pool's start-up costs more
+
+# numba's default thread pool (workqueue) aborts the process if two Python threads launch parallel kernels at once:
+# every parallel launch holds this lock.
+_PARALLEL_LOCK = threading.Lock()
+
+
+class parallel_section:
+    """Context for a parallel kernel call: the lock above, and the thread count (numba's setting is per calling
+    thread; None keeps numba's default, every core)."""
+
+    def __init__(self, threads: int | None = None):
+        self.threads = threads
+
+    def __enter__(self) -> None:
+        _PARALLEL_LOCK.acquire()
+        if self.threads is not None:
+            self.before = numba.get_num_threads()
+            numba.set_num_threads(self.threads)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.threads is not None:
+            numba.set_num_threads(self.before)
+        _PARALLEL_LOCK.release()

@@ -7,10 +7,13 @@ random stream.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import prange
 
 from .actions import NUM_ACTIONS
 from .board import place
+from .effects import on_exit
+from .hazards import cards_in_deck
 from .jit import jit
 from .moves import legal_mask
 from .state import RUNNING
@@ -83,3 +86,27 @@ def start_games(states, grids, params):
         for s in range(g.n_seats):
             g.c_tile[s] = 0
         begin_turn(g, P, g.start_seat)
+
+
+@jit
+def cavers_out(g):
+    """Cavers standing on the exit tile (R-RND-3)."""
+    n = 0
+    for s in range(g.n_seats):
+        if on_exit(g, s):
+            n += 1
+    return n
+
+
+@jit
+def cavers_out_batch(states, out):
+    for b in range(states.shape[0]):
+        out[b] = cavers_out(states[b])
+
+
+@jit
+def game_counts(states, b, stack_size):
+    """(result, escaped, round, hazard cards left, tiles left) of game b as ints (``subterra_env.info``)."""
+    g = states[b]
+    escaped = cavers_out(g)
+    return np.int64(g.result), escaped, np.int64(g.round), cards_in_deck(g) - g.deck_pos, stack_size - g.stack_pos

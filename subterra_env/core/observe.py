@@ -17,7 +17,8 @@ from numba import prange
 
 from ..config import TILE_TYPES
 from .catalogue import BIT, DX, DY, Catalogue
-from .jit import PARALLEL_MIN_BATCH, jit
+from .hazards import cards_in_deck
+from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
 from .state import State
 
 MAX_SEATS = 6
@@ -70,13 +71,14 @@ _BLAST = _C["explosives sides (bits N=1 E=2 S=4 W=8)"]
 
 
 def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out: np.ndarray | None = None,
-            scalars_out: np.ndarray | None = None, centre: np.ndarray | None = None,
+            scalars_out: np.ndarray | None = None, centre: np.ndarray | None = None, threads: int | None = None,
             ) -> tuple[np.ndarray, np.ndarray]:
     """(grid (B, 34, 2R+1, 2R+1), scalars (B, 49)) int8 observations of the given seat of every game.
 
     Written into ``grid_out`` / ``scalars_out`` (C-contiguous int8) when given. The window is centred on the
     observer's tile, or on the tile index ``centre`` per game when given (the global ``raw_env.state()`` is
-    centred on the start tile). A devoured or diving observer sees from the start tile."""
+    centred on the start tile). A devoured or diving observer sees from the start tile. Batches of at least
+    PARALLEL_MIN_BATCH games are spread over ``threads`` numba threads (None: every core; 1: serial)."""
     b, w = st.batch_size, 2 * radius + 1
     if grid_out is None:
         grid_out = np.empty((b, NUM_GRID_CHANNELS, w, w), dtype=np.int8)
@@ -90,8 +92,12 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
                          f"{scalars_out.dtype} {scalars_out.shape}")
     seats = _per_game(seats, b)
     centres = _no_centre(b) if centre is None else _per_game(centre, b)
-    kernel = observe_parallel if b >= PARALLEL_MIN_BATCH else observe_batch
-    bad = kernel(st.packed, st.grid, _tables(cat), cat.stack_size, seats, centres, radius, grid_out, scalars_out)
+    args = (st.packed, st.grid, _tables(cat), cat.stack_size, seats, centres, radius, grid_out, scalars_out)
+    if b >= PARALLEL_MIN_BATCH and threads != 1:
+        with parallel_section(threads):
+            bad = observe_parallel(*args)
+    else:
+        bad = observe_batch(*args)
     if bad >= 0:
         raise ValueError(f"game {bad}: seat {seats[bad]} is out of range 0..{st.num_seats - 1} or centre "
                          f"{centres[bad]} is not a tile on the table")
@@ -131,11 +137,20 @@ def _tables(cat: Catalogue) -> np.ndarray:
 
 
 @jit
-def observe_batch(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
-    """Every game's observation; returns the first game with a bad seat or centre (nothing written), else -1."""
+def first_bad_observer(states, seats, centres):
+    """The first game whose seat is not at the table or whose centre is not a placed tile, else -1."""
     for b in range(states.shape[0]):
         if not 0 <= seats[b] < states[b].n_seats or centres[b] >= states[b].n_tiles:
             return b
+    return -1
+
+
+@jit
+def observe_batch(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+    """Every game's observation; returns the first game with a bad seat or centre (nothing written), else -1."""
+    bad = first_bad_observer(states, seats, centres)
+    if bad >= 0:
+        return bad
     for b in range(states.shape[0]):
         observe_game(states[b], grids[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b],
                      scalars_out[b])
@@ -145,9 +160,9 @@ def observe_batch(states, grids, tables, stack_size, seats, centres, radius, gri
 @jit(parallel=True)
 def observe_parallel(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
     """observe_batch with the games spread over numba's threads."""
-    for b in range(states.shape[0]):
-        if not 0 <= seats[b] < states[b].n_seats or centres[b] >= states[b].n_tiles:
-            return b
+    bad = first_bad_observer(states, seats, centres)
+    if bad >= 0:
+        return bad
     for b in prange(states.shape[0]):
         observe_game(states[b], grids[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b],
                      scalars_out[b])
@@ -197,15 +212,11 @@ def observe_game(g, grid, tables, stack_size, seat, centre, radius, out, sc):
         sc[_PENDING_TILE] = tables[0, g.pend_tile] + 1
         sc[_PENDING_TILE + 1] = tables[1, g.pend_tile] + 1
     sc[_PENDING_TILE + 2] = g.pend_dir + 1
-    cards = 0
-    for i in range(g.deck.shape[0]):
-        if g.deck[i] >= 0:
-            cards += 1
     horrors = 0
     for h in range(3):
         if g.h_tile[h] >= 0:
             horrors += 1
-    sc[_DECK_LEFT] = cards - g.deck_pos
+    sc[_DECK_LEFT] = cards_in_deck(g) - g.deck_pos
     sc[_TILES_LEFT] = stack_size - g.stack_pos
     sc[_TILES_LEFT + 1], sc[_TILES_LEFT + 2] = g.out_of_time, g.gas_active
     sc[_ROUND] = min(g.round, 127)

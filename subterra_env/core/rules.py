@@ -19,7 +19,7 @@ from . import kernels, rng
 from .actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .catalogue import C_OUT_OF_TIME, build
 from .effects import RANK_GEOLOGIST
-from .jit import PARALLEL_MIN_BATCH
+from .jit import PARALLEL_MIN_BATCH, parallel_section
 from .params import params_of
 from .state import State, alloc
 
@@ -98,7 +98,7 @@ class Core:
             raise ValueError(f"out must be a C-contiguous ({b}, {NUM_ACTIONS}) bool array, got {out.dtype} "
                              f"{out.shape}")
         if self._parallel(b):
-            with _threads(self.threads):
+            with parallel_section(self.threads):
                 kernels.mask_parallel(st.packed, st.grid, self.params, out)
         else:
             kernels.mask_serial(st.packed, st.grid, self.params, out)
@@ -112,7 +112,7 @@ class Core:
         such game, its action and the legal ones, and no game is changed. check=False skips that test for callers
         that already masked (an illegal action then corrupts its game)."""
         b = st.batch_size
-        acts = np.asarray(actions)
+        acts = actions if type(actions) is np.ndarray and actions.dtype == np.int64 else np.asarray(actions)
         if acts.shape != (b,):
             raise ValueError(f"actions must have shape ({b},), one per game; got shape {acts.shape}")
         if acts.dtype.kind not in "iu":
@@ -120,10 +120,11 @@ class Core:
                 raise TypeError(f"actions must be integers (action ids), got dtype {acts.dtype}")
             raise TypeError(f"actions must be integers (action ids), got dtype {acts.dtype}; cast with "
                             "np.asarray(actions, dtype=np.int64) if these floats are ids")
-        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        if acts.dtype != np.int64 or not acts.flags.c_contiguous:
+            acts = np.ascontiguousarray(acts, dtype=np.int64)
         masks, bad = self._buffers(b)
         if self._parallel(b):
-            with _threads(self.threads):
+            with parallel_section(self.threads):
                 first_bad = kernels.step_parallel(st.packed, st.grid, self.params, acts, masks, check, bad)
         else:
             first_bad = kernels.step_serial(st.packed, st.grid, self.params, acts, masks, check)
@@ -146,18 +147,3 @@ class Core:
             self._scratch[b] = (np.zeros((b, NUM_ACTIONS), dtype=np.bool_), np.zeros(b, dtype=np.bool_))
         return self._scratch[b]
 
-
-class _threads:
-    """Run a parallel kernel with the Core's thread count (numba's setting is per calling thread)."""
-
-    def __init__(self, n: int | None):
-        self.n = n
-
-    def __enter__(self) -> None:
-        if self.n is not None:
-            self.before = numba.get_num_threads()
-            numba.set_num_threads(self.n)
-
-    def __exit__(self, *exc) -> None:
-        if self.n is not None:
-            numba.set_num_threads(self.before)

@@ -124,6 +124,18 @@ def can_act(g, s):
 
 
 @jit
+def first_able_seat(g, position):
+    """The first seat that can act at this position in turn order or later (position 0 = the starting caver),
+    -1 if none (R-RND-2)."""
+    n = g.n_seats
+    for k in range(position, n):
+        s = (g.start_seat + k) % n
+        if can_act(g, s):
+            return s
+    return -1
+
+
+@jit
 def begin_turn(g, P, seat):
     g.actor = seat
     g.ap = P.action_points
@@ -146,14 +158,11 @@ def end_turn(g, grid, P):
         check_end(g, P)
         if g.result != RUNNING:
             return
-    n = g.n_seats
-    done = (g.actor - g.start_seat) % n
-    for k in range(done + 1, n):
-        s = (g.start_seat + k) % n
-        if can_act(g, s):
-            begin_turn(g, P, s)
-            return
-    end_round(g, grid, P)
+    nxt = first_able_seat(g, (g.actor - g.start_seat) % g.n_seats + 1)
+    if nxt >= 0:
+        begin_turn(g, P, nxt)
+    else:
+        end_round(g, grid, P)
 
 
 @jit
@@ -168,13 +177,8 @@ def end_round(g, grid, P):
     if g.result != RUNNING:
         return
     end_phase(g)
-    n = g.n_seats
-    for k in range(n):
-        s = (g.start_seat + k) % n
-        if can_act(g, s):
-            begin_turn(g, P, s)
-            return
-    begin_turn(g, P, g.start_seat)
+    first = first_able_seat(g, 0)
+    begin_turn(g, P, first if first >= 0 else g.start_seat)
 
 
 @jit

@@ -1,0 +1,140 @@
+"""The compiled core's contract beyond the rules: checked steps that never corrupt a game, clear errors for bad
+action arrays, the packed state behind the named fields, and the same games at any batch size and thread count."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from subterra_env import IllegalActionError
+from subterra_env.config import GameConfig
+from subterra_env.core.actions import NUM_ACTIONS, action_id
+from subterra_env.core.observe import observe
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RECORD, RUNNING, alloc
+
+
+def _random_play(core: Core, seeds: np.ndarray, steps: int, salt: int = 0):
+    """Play seeded random legal actions; each game's choices depend only on its seed and step count."""
+    st = core.init(seeds)
+    for _ in range(steps):
+        mask = core.legal_mask(st)
+        draw = (seeds * 7919 + st.steps.astype(np.int64) * 104729 + salt) % 9973
+        n = np.maximum(mask.sum(1), 1)
+        k = draw % n
+        core.step(st, (np.cumsum(mask, axis=1) > k[:, None]).argmax(axis=1))
+    return st
+
+
+def test_illegal_action_raises_and_changes_no_game() -> None:
+    core = Core()
+    st = core.init([3, 4, 5])
+    before = st.copy()
+    actions = np.array([action_id("end turn"), action_id("surface 8"), action_id("end turn")])
+    with pytest.raises(IllegalActionError, match=r"game 1: action 89 \(surface 8\) is not legal .*legal: \['0 end turn'"):
+        core.step(st, actions)
+    assert st.equals(before)
+
+
+def test_out_of_range_action_is_named() -> None:
+    core = Core()
+    st = core.init([0])
+    with pytest.raises(IllegalActionError, match=r"action 90 \(out of range 0..89\)"):
+        core.step(st, np.array([NUM_ACTIONS]))
+    with pytest.raises(IllegalActionError, match=r"action -1 \(out of range"):
+        core.step(st, np.array([-1]))
+
+
+def test_bad_action_arrays_are_refused() -> None:
+    core = Core()
+    st = core.init([0, 1])
+    before = st.copy()
+    with pytest.raises(ValueError, match=r"actions must have shape \(2,\), one per game; got shape \(1,\)"):
+        core.step(st, np.array([0]))
+    with pytest.raises(TypeError, match="actions must be integers .* got dtype float64"):
+        core.step(st, np.array([0.0, 0.0]))
+    with pytest.raises(TypeError, match="got dtype bool"):
+        core.step(st, np.array([True, False]))
+    assert st.equals(before)
+
+
+def test_unchecked_step_applies_legal_actions_the_same() -> None:
+    core = Core()
+    a, b = core.init([7]), core.init([7])
+    for _ in range(30):
+        act = np.array([np.flatnonzero(core.legal_mask(a)[0])[-1]])
+        core.step(a, act)
+        core.step(b, act, check=False)
+    assert a.equals(b) and a.steps[0] == 30
+
+
+def test_fields_are_views_of_the_packed_state() -> None:
+    st = alloc(2, 4, 66, 65, 23)
+    st.c_hp[1, 2] = 5
+    st.t_flood[0, 3] = True
+    assert st.packed["c_hp"][1, 2] == 5 and st.packed["t_flood"][0, 3] == 1
+    assert st.c_hp.shape == (2, 4) and st.t_nbr.shape == (2, 66, 4) and st.deck.shape == (2, 23)
+    assert st.t_flood.dtype == np.bool_ and st.grid.shape == (2, 133, 133)
+    assert RECORD.itemsize == 1328 and st.nbytes_per_game() == 1328 + 133 * 133
+
+
+def test_copy_take_and_pickle_keep_the_packing() -> None:
+    core = Core()
+    st = _random_play(core, np.arange(4), 20)
+    for other in (st.copy(), st.take([0, 1, 2, 3]), pickle.loads(pickle.dumps(st))):
+        assert other.equals(st)
+        other.c_hp[0, 0] = 99
+        assert other.packed["c_hp"][0, 0] == 99 and st.c_hp[0, 0] != 99
+    again = pickle.loads(pickle.dumps(st))
+    mask = core.legal_mask(st)
+    act = mask.argmax(1)
+    core.step(st, act)
+    core.step(again, act)
+    assert again.equals(st)
+
+
+def test_a_game_plays_the_same_alone_in_a_batch_and_on_any_thread_count() -> None:
+    seeds = np.arange(100, 196)  # 96 games: the multi-threaded loops (batches of 64 or more)
+    cfg = GameConfig(num_cavers=5, seat_order="random")
+    batched = _random_play(Core(cfg), seeds, 60)
+    serial = _random_play(Core(cfg, threads=1), seeds, 60)
+    assert batched.equals(serial)
+    for i in (0, 41, 95):
+        alone = _random_play(Core(cfg), seeds[i:i + 1], 60)
+        assert alone.equals(batched.take([i]))
+    assert (batched.result == RUNNING).sum() < 96 or batched.steps.min() == 60
+
+
+def test_thread_count_is_checked() -> None:
+    with pytest.raises(ValueError, match="threads=0 is out of range"):
+        Core(threads=0)
+
+
+def test_observe_refuses_bad_seats_and_buffers() -> None:
+    core = Core()
+    st = core.init([0])
+    with pytest.raises(ValueError, match=r"game 0: seat 4 is out of range 0..3"):
+        observe(core.cat, st, np.array([4]), 2)
+    with pytest.raises(ValueError, match="grid_out must be a C-contiguous int8 array of shape"):
+        observe(core.cat, st, np.array([0]), 2, grid_out=np.zeros((1, 34, 5, 5), dtype=np.int16))
+
+
+def test_legal_mask_out_buffer() -> None:
+    core = Core()
+    st = core.init([0, 1])
+    out = np.ones((2, NUM_ACTIONS), dtype=bool)
+    assert core.legal_mask(st, out=out) is out
+    assert out.sum() == core.legal_mask(st).sum()
+    with pytest.raises(ValueError, match=r"out must be a C-contiguous \(2, 90\) bool array"):
+        core.legal_mask(st, out=np.zeros((2, NUM_ACTIONS), dtype=np.int8))
+
+
+def test_deck_limit_of_the_packed_state() -> None:
+    from subterra_env.config import ConfigError
+
+    with pytest.raises(ConfigError, match="at most 63 cards dealt"):
+        base = GameConfig()
+        GameConfig(hazard_deck={**base.hazard_deck, "tremor": 70},
+                   deal={**base.deal, 4: {"normal": 64, "advanced": 64, "expert": 64}})
