@@ -278,6 +278,8 @@ def _validate(c: GameConfig) -> None:
         _fail("deal", c.deal_size, f"0..{deck_size} cards (the deck after removals)")
     if c.deal_size > 63:  # the compiled core's state holds 64 cards: the deal and Out of Time
         _fail("deal", c.deal_size, "at most 63 cards dealt")
+    if deck_size > 128:  # the compiled setup shuffles at most 128 cards
+        _fail("hazard_deck", deck_size, "at most 128 cards after removals")
 
 
 def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfig:

@@ -187,7 +187,7 @@ class BatchedGames:
                                    "t": round(time.perf_counter() - self._t0, 6)}
                 finals.append((int(slot), final_obs, info))
             self._reset_episode_stats(done)
-            st.put(done, self.core.init(self._next_seeds(done)))
+            self.core.reset(st, done, self._next_seeds(done))
         self.refresh()
         return self.observations(), reward, terminated, truncated, finals
 

@@ -34,7 +34,8 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                 ("connect_four_v3", 1), ("hanabi_v5 players=4", 1)}
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
     if sps.numba.get_num_threads() > 1:  # the largest batch once more on one thread
-        expected.add(("core step+mask+obs, 1 thread", max(sps.QUICK_BATCHES)))
+        expected |= {("core step+mask+obs, 1 thread", max(sps.QUICK_BATCHES)),
+                     ("core step+mask+obs, checked", max(sps.QUICK_BATCHES))}
     assert rows.keys() == expected
 
     sb3_installed = importlib.util.find_spec("stable_baselines3") is not None

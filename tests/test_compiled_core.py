@@ -138,3 +138,16 @@ def test_deck_limit_of_the_packed_state() -> None:
         base = GameConfig()
         GameConfig(hazard_deck={**base.hazard_deck, "tremor": 70},
                    deal={**base.deal, 4: {"normal": 64, "advanced": 64, "expert": 64}})
+
+
+def test_reset_starts_new_games_in_place() -> None:
+    core = Core(GameConfig(num_cavers=5, seat_order="random"))
+    st = _random_play(core, np.arange(6), 40)
+    core.reset(st, [1, 4], [1001, 1004])
+    fresh = core.init([1001, 1004])
+    assert st.take([1, 4]).equals(fresh)
+    assert st.take([0]).equals(_random_play(core, np.arange(1), 40))
+    with pytest.raises(ValueError, match="2 games but 1 seeds"):
+        core.reset(st, [0, 1], [5])
+    with pytest.raises(IndexError, match="out of range 0..5"):
+        core.reset(st, [6], [5])

@@ -20,7 +20,8 @@ import numba
 
 _HERE = Path(__file__).resolve().parent
 COMPILED_MODULES = ("jit", "params", "rng", "board", "effects", "hazards", "abilities", "placing", "moves",
-                    "turns", "kernels", "observe")
+                    "turns", "kernels", "observe", "setup", "state",
+                    "actions", "catalogue")
 
 
 def _source_hash() -> str:

@@ -11,13 +11,12 @@ import numpy as np
 from numba import prange
 
 from .actions import NUM_ACTIONS
-from .board import place
 from .effects import on_exit
 from .hazards import cards_in_deck
 from .jit import jit
 from .moves import legal_mask
 from .state import RUNNING
-from .turns import begin_turn, step_game
+from .turns import step_game
 
 
 @jit
@@ -73,19 +72,6 @@ def mask_serial(states, grids, params, out):
 def mask_parallel(states, grids, params, out):
     for b in prange(states.shape[0]):
         legal_mask(states[b], grids[b], params[0], out[b])
-
-
-@jit
-def start_games(states, grids, params):
-    """The last steps of setup (R-SET-3): the start tile at the centre, every caver on it, the first turn."""
-    P = params[0]
-    for b in range(states.shape[0]):
-        g = states[b]
-        centre = P.stack_size + 1
-        place(g, grids[b], P, P.start_id, centre, centre, 0)
-        for s in range(g.n_seats):
-            g.c_tile[s] = 0
-        begin_turn(g, P, g.start_seat)
 
 
 @jit

@@ -92,7 +92,7 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
                          f"{scalars_out.dtype} {scalars_out.shape}")
     seats = _per_game(seats, b)
     centres = _no_centre(b) if centre is None else _per_game(centre, b)
-    args = (st.packed, st.grid, _tables(cat), cat.stack_size, seats, centres, radius, grid_out, scalars_out)
+    args = (st.packed, _tables(cat), cat.stack_size, seats, centres, radius, grid_out, scalars_out)
     if b >= PARALLEL_MIN_BATCH and threads != 1:
         with parallel_section(threads):
             bad = observe_parallel(*args)
@@ -107,8 +107,8 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
 def _per_game(values, b: int) -> np.ndarray:
     """One int64 per game (a scalar is broadcast)."""
     arr = np.asarray(values)
-    if arr.dtype == np.int64 and arr.shape == (b,):
-        return arr
+    if arr.shape == (b,):
+        return arr if arr.dtype == np.int64 else arr.astype(np.int64)  # astype makes a contiguous copy
     return np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (b,)))
 
 
@@ -146,31 +146,29 @@ def first_bad_observer(states, seats, centres):
 
 
 @jit
-def observe_batch(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+def observe_batch(states, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
     """Every game's observation; returns the first game with a bad seat or centre (nothing written), else -1."""
     bad = first_bad_observer(states, seats, centres)
     if bad >= 0:
         return bad
     for b in range(states.shape[0]):
-        observe_game(states[b], grids[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b],
-                     scalars_out[b])
+        observe_game(states[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b], scalars_out[b])
     return -1
 
 
 @jit(parallel=True)
-def observe_parallel(states, grids, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+def observe_parallel(states, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
     """observe_batch with the games spread over numba's threads."""
     bad = first_bad_observer(states, seats, centres)
     if bad >= 0:
         return bad
     for b in prange(states.shape[0]):
-        observe_game(states[b], grids[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b],
-                     scalars_out[b])
+        observe_game(states[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b], scalars_out[b])
     return -1
 
 
 @jit
-def observe_game(g, grid, tables, stack_size, seat, centre, radius, out, sc):
+def observe_game(g, tables, stack_size, seat, centre, radius, out, sc):
     """One game's observation by ``seat`` into out (C, W, W) and sc (49,)."""
     out[:] = 0
     w = 2 * radius + 1
@@ -186,10 +184,6 @@ def observe_game(g, grid, tables, stack_size, seat, centre, radius, out, sc):
         for d in range(4):
             if opened & BIT[d]:
                 out[1 + d, y, x] = 1
-                fx, fy = x + DX[d], y + DY[d]
-                # Revealable cells: beyond an open side, empty (R-CON-4).
-                if (0 <= fx < w and 0 <= fy < w and grid[g.t_y[t] + DY[d], g.t_x[t] + DX[d]] < 0):
-                    out[_REVEALABLE, fy, fx] = 1
         out[_TYPE0 + g.t_type[t], y, x] = 1
         out[_FLOODED, y, x] = g.t_flood[t]
         out[_FLOODED + 1, y, x] = g.t_rubble[t]
@@ -199,12 +193,26 @@ def observe_game(g, grid, tables, stack_size, seat, centre, radius, out, sc):
         out[_DIE_A, y, x] = tables[2, c]
         out[_DIE_A + 1, y, x] = tables[3, c]
         out[_BLAST, y, x] = g.t_blast[t]
-        for h in range(3):
-            if g.h_tile[h] == t:
-                out[_HORRORS, y, x] += 1
-        for k in range(n):  # caver k seats after the observer stands here, with this health + 1
-            if g.c_tile[(seat + k) % n] == t:
-                out[_CAVER0 + k, y, x] = g.c_hp[(seat + k) % n] + 1
+    # Revealable cells: beyond an open side, empty (R-CON-4). Inside the window a cell is empty exactly when the
+    # "tile" plane written above is 0 there, which spares a lookup in the game's grid.
+    for t in range(g.n_tiles):
+        x, y = g.t_x[t] - x0, g.t_y[t] - y0
+        if x < 0 or x >= w or y < 0 or y >= w:
+            continue
+        for d in range(4):
+            if g.t_open[t] & BIT[d] and g.t_nbr[t, d] < 0:
+                fx, fy = x + DX[d], y + DY[d]
+                if 0 <= fx < w and 0 <= fy < w and out[0, fy, fx] == 0:
+                    out[_REVEALABLE, fy, fx] = 1
+    for h in range(3):  # the number of horrors on each visible tile
+        t = g.h_tile[h]
+        if t >= 0 and 0 <= g.t_x[t] - x0 < w and 0 <= g.t_y[t] - y0 < w:
+            out[_HORRORS, g.t_y[t] - y0, g.t_x[t] - x0] += 1
+    for k in range(n):  # caver k seats after the observer stands here, with this health + 1
+        s = (seat + k) % n
+        t = g.c_tile[s]
+        if t >= 0 and 0 <= g.t_x[t] - x0 < w and 0 <= g.t_y[t] - y0 < w:
+            out[_CAVER0 + k, g.t_y[t] - y0, g.t_x[t] - x0] = g.c_hp[s] + 1
     # Turn scalars ("AP left" .. "starting caver offset").
     sc[:] = 0
     sc[0], sc[1], sc[2], sc[3], sc[4] = g.ap, g.exerted, g.pend, g.run_left, g.run_taken

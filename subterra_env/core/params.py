@@ -12,7 +12,10 @@ import numpy as np
 from ..config import GameConfig
 from .actions import ACTION_ARG, ACTION_KIND, K_EXPLORE, K_HEAL, KIND_COST, NUM_ACTIONS
 from .catalogue import build
+from ..config import CAVER_NAMES
 from .state import MAX_TILES
+
+MAX_POOL = 128  # hazard cards in the deck before the deal (config.py checks it)
 
 # Settings the rules read, by their GameConfig names (all stored as int64).
 SETTINGS = ("num_cavers", "action_points", "explore_cost", "heal_cost", "skill_target", "leader_bonus",
@@ -27,7 +30,11 @@ PARAMS = np.dtype(
     [(name, np.int64) for name in SETTINGS]
     + [("exit_id", np.int64), ("start_id", np.int64), ("stack_size", np.int64), ("max_tiles", np.int64)]
     + [(name, np.int64, (MAX_TILES,)) for name in TILE_TABLES]
-    + [("cost", np.int64, (NUM_ACTIONS,)), ("kind", np.int64, (NUM_ACTIONS,)), ("arg", np.int64, (NUM_ACTIONS,))],
+    + [("cost", np.int64, (NUM_ACTIONS,)), ("kind", np.int64, (NUM_ACTIONS,)), ("arg", np.int64, (NUM_ACTIONS,))]
+    # setup (R-SET): the cavers, their health, the stack and the hazard deck
+    + [("n_cave", np.int64), ("exit_in_last", np.int64), ("seat_random", np.int64), ("fixed_ranks", np.int64, (6,)),
+       ("caver_health", np.int64, (8,)), ("deck_pool", np.int64, (MAX_POOL,)), ("pool_size", np.int64),
+       ("deal_size", np.int64), ("rope_tokens", np.int64), ("scout_redraws", np.int64), ("explosives", np.int64)],
     align=True,
 )
 
@@ -48,5 +55,12 @@ def params_of(cfg: GameConfig) -> np.ndarray:
     cost[ACTION_KIND == K_EXPLORE] = cfg.explore_cost
     cost[ACTION_KIND == K_HEAL] = cfg.heal_cost
     p["cost"], p["kind"], p["arg"] = cost, ACTION_KIND, ACTION_ARG
+    p["n_cave"], p["exit_in_last"], p["seat_random"] = cat.n_cave, cfg.exit_in_last, cfg.seat_order == "random"
+    if cfg.cavers is not None:  # a fixed line-up, by rank (0 = drawn at random)
+        p["fixed_ranks"][0, :cfg.num_cavers] = sorted(CAVER_NAMES.index(n) + 1 for n in cfg.cavers)
+    p["caver_health"] = cfg.caver_health
+    p["deck_pool"][0, :len(cat.deck_pool)] = cat.deck_pool
+    p["pool_size"], p["deal_size"] = len(cat.deck_pool), cat.deal_size
+    p["rope_tokens"], p["scout_redraws"], p["explosives"] = cfg.rope_tokens, cfg.scout_redraws, cfg.explosives
     p.flags.writeable = False
     return p

@@ -6,7 +6,7 @@ round the horror, hazard and end phases (R-RND-1). Games that have ended are lef
 
 The rules themselves are compiled per-game functions (``turns.py`` and the modules it calls, numba); this class
 checks arguments, picks the serial or the multi-threaded batch loop (``kernels.py``) and owns the scratch
-buffers. Setup (R-SET) is vectorised numpy: it runs once per game.
+buffers. Setup (R-SET) is compiled too (``setup.py``).
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..config import CAVER_NAMES, GameConfig
-from . import kernels, rng
+from ..config import GameConfig
+from . import kernels, rng, setup
 from .actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
-from .catalogue import C_OUT_OF_TIME, build
-from .effects import RANK_GEOLOGIST
+from .catalogue import build
 from .jit import PARALLEL_MIN_BATCH, parallel_section
 from .params import params_of
-from .state import State, alloc
+from .state import EMPTY_RECORD, State, alloc
 
-_SALT_CAVERS, _SALT_SEATS, _SALT_STACK, _SALT_EXIT, _SALT_DECK = 11, 12, 13, 14, 15
 
 
 class Core:
@@ -46,45 +44,23 @@ class Core:
 
     # ------------------------------------------------------------------ setup (R-SET)
     def init(self, seeds: np.ndarray | list[int] | int) -> State:
-        cfg, cat = self.cfg, self.cat
+        """New games, one per seed (any int64 values); a game depends on its seed alone."""
         seeds = np.atleast_1d(np.asarray(seeds, dtype=np.int64))
-        b, s = len(seeds), cfg.num_cavers
-        st = alloc(b, s, cat.max_tiles, cat.stack_size, cat.deal_size + 1)
-        st.key[:] = rng.seed_keys(seeds)
-        # Cavers (R-SET-1): a seeded draw of num_cavers ranks, or the fixed list.
-        if cfg.cavers is None:
-            pick = np.argsort(rng.permutation_keys(st.key, _SALT_CAVERS, 8), axis=1)[:, :s]
-            ranks = np.sort(pick, axis=1) + 1
-        else:
-            ranks = np.tile(np.sort([CAVER_NAMES.index(n) + 1 for n in cfg.cavers]), (b, 1))
-        if cfg.seat_order == "random":  # R-SET-6 setting
-            order = np.argsort(rng.permutation_keys(st.key, _SALT_SEATS, s), axis=1)
-            ranks = np.take_along_axis(ranks, order, axis=1)
-        st.c_rank[:] = ranks
-        st.c_max[:] = np.asarray(cfg.caver_health, dtype=np.int8)[ranks - 1]  # R-SET-2
-        st.c_hp[:] = st.c_max
-        # Stack (R-SET-4): shuffled cave tiles with the exit among the last exit_in_last.
-        n = cat.n_cave
-        shuffled = np.argsort(rng.permutation_keys(st.key, _SALT_STACK, n), axis=1).astype(np.int8)
-        exit_at = n + 1 - cfg.exit_in_last + (rng.stream(rng.mix(st.key ^ np.uint64(_SALT_EXIT)), 0, 1)[:, 0]
-                                              % np.uint64(cfg.exit_in_last)).astype(np.intp)
-        pos = np.arange(n + 1)[None, :]
-        src = np.where(pos < exit_at[:, None], pos, pos - 1)
-        st.stack[:] = np.where(pos == exit_at[:, None], cat.exit_id,
-                               np.take_along_axis(shuffled, np.clip(src, 0, n - 1), axis=1))
-        # Hazard deck (R-SET-5): shuffle the pool, deal, Out of Time at the bottom.
-        order = np.argsort(rng.permutation_keys(st.key, _SALT_DECK, len(cat.deck_pool)), axis=1)
-        st.deck[:, :cat.deal_size] = cat.deck_pool[order[:, :cat.deal_size]]
-        st.deck[:, cat.deal_size] = C_OUT_OF_TIME
-        st.ropes_left[:] = cfg.rope_tokens
-        st.scout_redraws[:] = cfg.scout_redraws
-        st.explosives[:] = cfg.explosives
-        geologist = (ranks == RANK_GEOLOGIST).any(1)  # R-CAV-3 Intuition: the top tile is set aside face up
-        st.aside_tile[geologist] = st.stack[geologist, 0]
-        st.stack_pos[geologist] = 1
-        # Start tile at the centre (R-SET-3), every caver on it, the first turn: compiled, shared with the step.
-        kernels.start_games(st.packed, st.grid, self.params)
+        cat = self.cat
+        st = alloc(len(seeds), self.cfg.num_cavers, cat.max_tiles, cat.stack_size, cat.deal_size + 1)
+        self.reset(st, np.arange(len(seeds)), seeds)
         return st
+
+    def reset(self, st: State, games: np.ndarray | list[int], seeds: np.ndarray | list[int]) -> None:
+        """Start new games in the given slots of a batch, in place (what ``st.put(games, init(seeds))`` does,
+        without building a second batch): the vector envs' autoreset."""
+        games = np.ascontiguousarray(np.atleast_1d(games), dtype=np.int64)
+        seeds = np.atleast_1d(np.asarray(seeds, dtype=np.int64))
+        if games.shape != seeds.shape:
+            raise ValueError(f"{len(games)} games but {len(seeds)} seeds")
+        if len(games) and (games.min() < 0 or games.max() >= st.batch_size):
+            raise IndexError(f"games {games} out of range 0..{st.batch_size - 1}")
+        setup.setup_games(st.packed, st.grid, self.params, games, rng.seed_keys(seeds), EMPTY_RECORD)
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:

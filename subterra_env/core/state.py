@@ -260,6 +260,7 @@ RECORD = _record_dtype()
 _FILLED = np.zeros((), dtype=RECORD)
 for _name, _dtype, _dims, _fill in FIELDS:
     _FILLED[_name] = _fill
+EMPTY_RECORD = np.full(1, _FILLED, dtype=RECORD)  # every field at its empty value (the compiled setup's start)
 
 
 def alloc(batch: int, seats: int, max_tiles: int, stack_size: int, deck_size: int) -> State:
