@@ -78,7 +78,7 @@ class Board:
         self.tcat = st.t_cat[g, :n].tolist()
         tx, ty = st.t_x[g, :n], st.t_y[g, :n]
         self.x, self.y = tx.tolist(), ty.tolist()
-        self.grid = st.grid[g]
+        self.grid = st.grid_of(g)
         opened = (st.t_open[g, :n, None].astype(np.int16) >> np.arange(4)[None, :]) & 1
         empty = self.grid[ty[:, None] + DY[None, :], tx[:, None] + DX[None, :]] < 0
         self.front = (opened.astype(bool) & empty).tolist()  # (n, 4): open side facing an empty cell

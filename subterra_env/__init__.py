@@ -1,7 +1,7 @@
 """subterra_env: the cooperative board game Sub Terra as a multi-agent RL environment.
 
-``env()`` / ``raw_env`` are the PettingZoo AEC environment; ``Core`` is the batched numpy rules engine behind it;
-``GameConfig`` holds every setting of the rules.
+``env()`` / ``raw_env`` are the PettingZoo AEC environment; ``Core`` is the compiled (numba) batched rules engine
+behind it; ``GameConfig`` holds every setting of the rules.
 """
 
 from .config import CAVER_NAMES, ConfigError, GameConfig, load, preset

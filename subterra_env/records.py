@@ -29,7 +29,6 @@ blake2b of every field of the final State (``state_hash``), so a replay proves i
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -43,7 +42,7 @@ import numpy as np
 from .config import CAVER_NAMES, ConfigError, GameConfig, from_dict, to_dict
 from .core.actions import ACTION_NAMES, NUM_ACTIONS
 from .core.observe import observe
-from .core.state import RUNNING, State
+from .core.state import HASH_FIELDS, RUNNING, State
 from .env import raw_env
 from .info import result_name
 
@@ -63,10 +62,10 @@ def state_hash(st: State, g: int = 0) -> str:
     """16 hex digits: blake2b (8 bytes) over every State field of game g, each preceded by its name, dtype and
     per-game shape (the same bytes as ``tests/golden/record.py``'s ``state_hash_reference``)."""
     h = hashlib.blake2b(digest_size=8)
-    for f in dataclasses.fields(State):
-        arr = getattr(st, f.name)
-        h.update(f"{f.name}:{arr.dtype.str}:{'x'.join(str(n) for n in arr.shape[1:])};".encode())
-        h.update(np.ascontiguousarray(arr[g]).tobytes())
+    for name in HASH_FIELDS:
+        arr = st.grid_of(g)[None] if name == "grid" else getattr(st, name)
+        h.update(f"{name}:{arr.dtype.str}:{'x'.join(str(n) for n in arr.shape[1:])};".encode())
+        h.update(np.ascontiguousarray(arr[0 if name == "grid" else g]).tobytes())
     return f"{int.from_bytes(h.digest(), 'little'):016x}"
 
 

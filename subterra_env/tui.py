@@ -82,12 +82,13 @@ def _type_name(st: State, b: int, t: int) -> str:
 def _frontier(st: State, b: int) -> set[tuple[int, int]]:
     """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile)."""
     cells = set()
+    grid = st.grid_of(b)
     for t in np.nonzero(st.t_type[b] >= 0)[0]:
         x, y = int(st.t_x[b, t]), int(st.t_y[b, t])
         for d in range(4):
             nx, ny = x + int(DX[d]), y + int(DY[d])
-            if int(st.t_open[b, t]) & int(BIT[d]) and 0 <= ny < st.grid.shape[1] and 0 <= nx < st.grid.shape[2] \
-                    and st.grid[b, ny, nx] < 0:
+            if int(st.t_open[b, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
+                    and grid[ny, nx] < 0:
                 cells.add((nx, ny))
     return cells
 

@@ -76,8 +76,8 @@ def test_fields_are_views_of_the_packed_state() -> None:
     st.t_flood[0, 3] = True
     assert st.packed["c_hp"][1, 2] == 5 and st.packed["t_flood"][0, 3] == 1
     assert st.c_hp.shape == (2, 4) and st.t_nbr.shape == (2, 66, 4) and st.deck.shape == (2, 23)
-    assert st.t_flood.dtype == np.bool_ and st.grid.shape == (2, 133, 133)
-    assert RECORD.itemsize == 1328 and st.nbytes_per_game() == 1328 + 133 * 133
+    assert st.t_flood.dtype == np.bool_ and st.grid.shape == (2, 133, 133) and st.grid_side == 133
+    assert RECORD.itemsize == 1456 and st.nbytes_per_game() == 1456  # the grid is derived, not stored
 
 
 def test_copy_take_and_pickle_keep_the_packing() -> None:

@@ -131,6 +131,11 @@ def _discard_from_nowhere(st: State, before: State, g: int) -> State:
     return st
 
 
+def _cell_index_cleared(st: State, before: State, g: int) -> State:
+    st.packed["cells"][g] = -1  # the compiled rules' cell-to-tile index forgets every tile
+    return st
+
+
 def _second_exit(st: State, before: State, g: int) -> State:
     st.t_type[g, :2] = T_EXIT
     return st
@@ -156,6 +161,7 @@ CORRUPTIONS: list[tuple[Callable[[State, State, int], State], str]] = [
     (_horrors_over_limit, "horror limit"),
     (_asymmetric_neighbour, "connections"),
     (_self_link, "connections"),
+    (_cell_index_cleared, "cell index"),
     (_horror_off_the_map, "horrors on tiles"),
     (_caver_off_the_map, "caver positions"),
     (_ap_above_max, "ap"),

@@ -84,11 +84,11 @@ def finish_direct(g):
 
 
 @jit
-def demolish(g, grid, P, d):
+def demolish(g, P, d):
     """R-CAV-4: an explosives token on side d (connecting the neighbour, or opening toward an empty cell), then a
     Cave-in event at once."""
     tile = actor_tile(g)
-    other = tile_beyond(g, grid, tile, d)
+    other = tile_beyond(g, tile, d)
     g.explosives -= 1
     newly_open = (g.t_open[tile] & BIT[d]) == 0
     g.t_blast[tile] |= BIT[d]

@@ -1,8 +1,9 @@
 """The cave as a tile graph: placing tiles, connections (R-CON), the dead-end rule (R-CON-4), distances.
 
 Compiled per-game functions. Conventions in every compiled module: ``g`` is one game's packed record (see
-``state.py``), ``grid`` its (G, G) tile-index grid, ``P`` the config record (``params.py``); they change ``g``
-and ``grid`` in place and allocate nothing unless a docstring says so.
+``state.py``) and ``P`` the config record (``params.py``); functions change ``g`` in place and allocate nothing
+unless a docstring says so. Which tile lies in a grid cell is looked up in the record's cell index
+(``tile_at``), a hash table that ``place`` fills.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 
 from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, T_EXIT, T_LEDGE, T_SLIDE
 from .jit import jit
-from .state import MAX_TILES, State
+from .state import CELL_SLOTS, MAX_TILES, State
 
 FAR = 99  # distance meaning "beyond any range"
 NO_TILE = -1
@@ -24,9 +25,36 @@ def actor_tile(g):
 
 
 @jit
-def tile_beyond(g, grid, tile, d):
+def cell_slot(x, y):
+    """The first slot of the cell index to probe for cell (x, y)."""
+    return (x * 73 + y * 151) & (CELL_SLOTS - 1)
+
+
+@jit
+def tile_at(g, x, y):
+    """Tile index in cell (x, y), -1 = empty cell (linear probing from cell_slot; tiles are never removed)."""
+    i = cell_slot(x, y)
+    while g.cells[i] >= 0:
+        t = g.cells[i]
+        if g.t_x[t] == x and g.t_y[t] == y:
+            return t
+        i = (i + 1) & (CELL_SLOTS - 1)
+    return -1
+
+
+@jit
+def index_cell(g, t):
+    """Enter tile t (its cell in t_x, t_y) into the cell index."""
+    i = cell_slot(g.t_x[t], g.t_y[t])
+    while g.cells[i] >= 0:
+        i = (i + 1) & (CELL_SLOTS - 1)
+    g.cells[i] = t
+
+
+@jit
+def tile_beyond(g, tile, d):
     """Tile index in the cell beyond side d of a tile, -1 = empty cell."""
-    return grid[g.t_y[tile] + DY[d], g.t_x[tile] + DX[d]]
+    return tile_at(g, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d])
 
 
 @jit
@@ -42,7 +70,7 @@ def blasted_back(g, nb, d):
 
 
 @jit
-def place(g, grid, P, cat_id, x, y, rot):
+def place(g, P, cat_id, x, y, rot):
     """Put a catalogue tile on the empty cell (x, y) turned rot; returns its tile index (R-CON-1).
 
     Explosives tokens facing the cell open the new tile's side toward them (R-CAV-4)."""
@@ -50,7 +78,7 @@ def place(g, grid, P, cat_id, x, y, rot):
     ttype = P.tile_type[cat_id]
     blast = 0
     for d in range(4):
-        if blasted_back(g, grid[y + DY[d], x + DX[d]], d):
+        if blasted_back(g, tile_at(g, x + DX[d], y + DY[d]), d):
             blast |= BIT[d]
     opened = ROT_MASK[P.tile_mask[cat_id], rot] | blast
     g.t_blast[i] = blast
@@ -60,11 +88,11 @@ def place(g, grid, P, cat_id, x, y, rot):
     g.t_y[i] = y
     g.t_open[i] = opened
     g.t_arrow[i] = rot if ttype == T_LEDGE or ttype == T_SLIDE else -1
-    grid[y, x] = i
+    index_cell(g, i)
     # Open sides of the cave: the new tile's open sides facing empty cells, less the sides that faced this cell.
     change = 0
     for d in range(4):
-        nb = grid[y + DY[d], x + DX[d]]
+        nb = tile_at(g, x + DX[d], y + DY[d])
         mine = (opened & BIT[d]) != 0
         back = faces_back(g, nb, d)
         if mine and back:
@@ -82,7 +110,7 @@ def place(g, grid, P, cat_id, x, y, rot):
 
 
 @jit
-def legal_rotations(g, grid, P, cat_id, x, y, d):
+def legal_rotations(g, P, cat_id, x, y, d):
     """Bitmask of rotations to offer for placing cat_id at (x, y), revealed from the tile beyond side OPPOSITE[d].
 
     A rotation must open toward the revealer (or an explosives token faces it: any rotation connects, R-CAV-4);
@@ -93,13 +121,13 @@ def legal_rotations(g, grid, P, cat_id, x, y, d):
     base_open = g.open_sides
     empty_bits = 0
     for e in range(4):
-        nb = grid[y + DY[e], x + DX[e]]
+        nb = tile_at(g, x + DX[e], y + DY[e])
         if faces_back(g, nb, e):
             base_open -= 1
         if nb < 0:
             empty_bits |= BIT[e]
     back_dir = OPPOSITE[d]
-    through_token = blasted_back(g, grid[y + DY[back_dir], x + DX[back_dir]], back_dir)
+    through_token = blasted_back(g, tile_at(g, x + DX[back_dir], y + DY[back_dir]), back_dir)
     ttype = P.tile_type[cat_id]
     fixed = ttype == T_LEDGE or ttype == T_SLIDE
     base = P.tile_mask[cat_id]
@@ -124,15 +152,15 @@ def legal_rotations(g, grid, P, cat_id, x, y, d):
 
 
 @jit
-def rotations_for(g, grid, P, cat_id):
+def rotations_for(g, P, cat_id):
     """Legal rotations for placing cat_id by the acting caver through the pending side (0 = must discard)."""
     tile = actor_tile(g)
     d = g.pend_dir
-    return legal_rotations(g, grid, P, cat_id, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d], d)
+    return legal_rotations(g, P, cat_id, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d], d)
 
 
 @jit
-def draw_for_reveal(g, grid, P):
+def draw_for_reveal(g, P):
     """Draw the top tile for the pending reveal, discarding dead ends (R-CON-4).
 
     Sets pend_tile and pend_rots; a stack that runs out while discarding leaves pend_tile = -1."""
@@ -141,7 +169,7 @@ def draw_for_reveal(g, grid, P):
     while g.stack_pos < P.stack_size:
         cat_id = g.stack[g.stack_pos]
         g.stack_pos += 1
-        rots = rotations_for(g, grid, P, cat_id)
+        rots = rotations_for(g, P, cat_id)
         g.pend_tile = cat_id
         g.pend_rots = rots
         if rots != 0:
@@ -176,19 +204,36 @@ def distances_from(g, source, max_steps, dist, queue):
 
 
 def relink(st: State, g: np.ndarray) -> None:
-    """Rebuild grid, connections and the open-side count of games g from their tile arrays (scenarios, checks)."""
-    for b in g:
-        n = int(st.n_tiles[b])
-        st.grid[b] = -1
-        st.t_nbr[b] = -1
-        st.grid[b, st.t_y[b, :n], st.t_x[b, :n]] = np.arange(n)
-        nx = st.t_x[b, :n, None] + DX[None, :]
-        ny = st.t_y[b, :n, None] + DY[None, :]
-        nb = st.grid[b, ny, nx]  # (n, 4)
-        mine = (st.t_open[b, :n, None] & BIT[None, :]) != 0
-        theirs = (st.t_open[b, np.maximum(nb, 0)] & BIT[OPPOSITE][None, :]) != 0
-        st.t_nbr[b, :n] = np.where(mine & theirs & (nb >= 0), nb, -1)
-        st.open_sides[b] = int((mine & (nb < 0)).sum())
+    """Rebuild the cell index, connections and the open-side count of games g from their tile arrays (t_x, t_y,
+    t_open, n_tiles): for states written field by field (scenarios, checks)."""
+    link_tiles(st.packed, np.ascontiguousarray(np.atleast_1d(g), dtype=np.int64))
+
+
+@jit
+def link_tiles(states, games):
+    for i in range(games.shape[0]):
+        g = states[games[i]]
+        g.cells[:] = -1
+        for t in range(g.n_tiles):
+            index_cell(g, t)
+        g.open_sides = 0
+        for t in range(g.n_tiles):
+            for d in range(4):
+                nb = tile_beyond(g, t, d)
+                mine = (g.t_open[t] & BIT[d]) != 0
+                g.t_nbr[t, d] = nb if mine and faces_back(g, nb, d) else -1
+                if mine and nb < 0:
+                    g.open_sides += 1
+
+
+@jit
+def unindexed_tiles(states, bad):
+    """bad[b] = some placed tile of game b is not found at its cell by the cell index (the invariant checker)."""
+    for b in range(states.shape[0]):
+        g = states[b]
+        for t in range(g.n_tiles):
+            if tile_at(g, g.t_x[t], g.t_y[t]) != t:
+                bad[b] = True
 
 
 assert MAX_TILES < FAR

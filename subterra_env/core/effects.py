@@ -121,7 +121,7 @@ def horror_distances(g, P):
 
 
 @jit
-def move_horrors(g, grid, P):
+def move_horrors(g, P):
     """Each horror, oldest first, steps toward its closest victim or leaves the cave (R-HOR-3)."""
     if g.h_tile[0] < 0 and g.h_tile[1] < 0 and g.h_tile[2] < 0:
         return
@@ -164,7 +164,7 @@ def compact_horrors(g):
 
 
 @jit
-def spawn_horror(g, grid, P):
+def spawn_horror(g, P):
     """Spawn one horror on the horror tile closest to its closest victim, within range (R-HOR-4)."""
     count = 0
     for h in range(3):

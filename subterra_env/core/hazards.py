@@ -83,17 +83,17 @@ def cave_in(g, P):
 
 
 @jit
-def horror_card(g, grid, P, severe):
+def horror_card(g, P, severe):
     """R-HZ-5/6: move all horrors (twice for x2), then spawn one (x2: a second after recomputing)."""
     times = 2 if severe else 1
     for _ in range(times):
-        move_horrors(g, grid, P)
+        move_horrors(g, P)
     for _ in range(times):
-        spawn_horror(g, grid, P)
+        spawn_horror(g, P)
 
 
 @jit
-def resolve_card(g, grid, P, card):
+def resolve_card(g, P, card):
     """One hazard card: a basic card once, a severe (x2) card doubled as its rule says."""
     if card < 0 or card >= C_OUT_OF_TIME:
         return
@@ -111,7 +111,7 @@ def resolve_card(g, grid, P, card):
     elif hazard == C_GAS:
         gas(g, P, times)
     elif hazard == C_HORROR:
-        horror_card(g, grid, P, severe)
+        horror_card(g, P, severe)
 
 
 @jit
@@ -124,7 +124,7 @@ def cards_in_deck(g):
 
 
 @jit
-def hazard_phase(g, grid, P):
+def hazard_phase(g, P):
     """Draw and resolve one hazard card; then the Out of Time checks (R-HZ-7): failures are devoured."""
     g.gas_active = 0  # gas entering damage lasts until the start of this phase (R-HZ-3)
     card = -1
@@ -134,7 +134,7 @@ def hazard_phase(g, grid, P):
     g.last_card = card
     if card == C_OUT_OF_TIME:
         g.out_of_time = 1
-    resolve_card(g, grid, P, card)
+    resolve_card(g, P, card)
     if g.out_of_time:
         failed = failed_checks(g, P)
         for s in range(g.n_seats):

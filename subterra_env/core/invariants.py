@@ -22,6 +22,7 @@ import numpy as np
 
 from ..config import GameConfig
 from .actions import EXERT_BONUS
+from .board import unindexed_tiles
 from .catalogue import BIT, DX, DY, OPPOSITE, T_EXIT, build
 from .effects import RANK_DIVER
 from .state import RUNNING, State
@@ -42,13 +43,8 @@ class InvariantError(AssertionError):
 
 
 def snapshot(st: State) -> State:
-    """A cheap ``before`` for :func:`check_invariants`: a copy of every field except the grid.
-
-    The grid is ~94% of a game's bytes and no step-to-step check reads it; it is replaced by a read-only
-    all-empty view so nothing can mistake the snapshot for a playable state.
-    """
-    fields = {f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st) if f.name != "grid"}
-    return State(grid=np.broadcast_to(np.int8(-1), st.grid.shape), **fields)
+    """A ``before`` for :func:`check_invariants`: a copy of every field (no step-to-step check reads the grid)."""
+    return State(**{f.name: getattr(st, f.name).copy() for f in dataclasses.fields(st)})
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -150,6 +146,14 @@ def _board(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     return bad.any(1)
 
 
+def _cell_index(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
+    """The packed state's cell index finds every placed tile at its cell (a State without packing passes)."""
+    bad = np.zeros(st.batch_size, dtype=bool)
+    if st._packed is not None:
+        unindexed_tiles(st.packed, bad)
+    return bad
+
+
 def _cards(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     return _cards_left(st) < 0
 
@@ -230,6 +234,7 @@ STATE_CHECKS: tuple[tuple[str, str, StateCheck], ...] = (
     ("horrors on tiles", "every horror stands on a placed tile", _horrors_on_tiles),
     ("connections", "t_nbr symmetric, between adjacent placed tiles with open sides (R-CON-1)", _connections),
     ("board", "tiles 0..n_tiles-1 placed on the grid cell naming them, later slots empty", _board),
+    ("cell index", "the cell index finds each placed tile at its cell", _cell_index),
     ("hazard cards", "hazard cards left >= 0", _cards),
     ("tile conservation", "placed + left + held + Scout discards <= stack size + start tile", _tiles),
     ("one exit", "at most one exit tile, and exit_tile names it", _one_exit),

@@ -20,58 +20,58 @@ from .turns import step_game
 
 
 @jit
-def legal_action(g, grid, P, action, m):
+def legal_action(g, P, action, m):
     """The action is legal for this running game (m: a scratch mask row)."""
     if action < 0 or action >= NUM_ACTIONS:
         return False
-    legal_mask(g, grid, P, m)
+    legal_mask(g, P, m)
     return m[action]
 
 
 @jit
-def step_serial(states, grids, params, actions, masks, check):
+def step_serial(states, params, actions, masks, check):
     """Step every running game by its action; with check, first verify them all and return the first game
     whose action is illegal (no game changed), else -1."""
     P = params[0]
     n = states.shape[0]
     if check:
         for b in range(n):
-            if states[b].result == RUNNING and not legal_action(states[b], grids[b], P, actions[b], masks[b]):
+            if states[b].result == RUNNING and not legal_action(states[b], P, actions[b], masks[b]):
                 return b
     for b in range(n):
         if states[b].result == RUNNING:
-            step_game(states[b], grids[b], P, actions[b])
+            step_game(states[b], P, actions[b])
     return -1
 
 
 @jit(parallel=True)
-def step_parallel(states, grids, params, actions, masks, check, bad):
+def step_parallel(states, params, actions, masks, check, bad):
     # params[0] is read inside each prange body: numba cannot pass a record variable into a parallel loop.
     n = states.shape[0]
     if check:
         for b in prange(n):
-            bad[b] = states[b].result == RUNNING and not legal_action(states[b], grids[b], params[0], actions[b],
+            bad[b] = states[b].result == RUNNING and not legal_action(states[b], params[0], actions[b],
                                                                       masks[b])
         for b in range(n):
             if bad[b]:
                 return b
     for b in prange(n):
         if states[b].result == RUNNING:
-            step_game(states[b], grids[b], params[0], actions[b])
+            step_game(states[b], params[0], actions[b])
     return -1
 
 
 @jit
-def mask_serial(states, grids, params, out):
+def mask_serial(states, params, out):
     P = params[0]
     for b in range(states.shape[0]):
-        legal_mask(states[b], grids[b], P, out[b])
+        legal_mask(states[b], P, out[b])
 
 
 @jit(parallel=True)
-def mask_parallel(states, grids, params, out):
+def mask_parallel(states, params, out):
     for b in prange(states.shape[0]):
-        legal_mask(states[b], grids[b], params[0], out[b])
+        legal_mask(states[b], params[0], out[b])
 
 
 @jit

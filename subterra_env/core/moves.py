@@ -32,7 +32,7 @@ def leave_blocked(g, tile, d):
 
 
 @jit
-def around(g, grid, tile, rank):
+def around(g, tile, rank):
     """What lies in each direction of the tile, as 4-bit masks packed 4 bits per property (see _HAS ...)."""
     out = 0
     for d in range(4):
@@ -56,7 +56,7 @@ def around(g, grid, tile, rank):
             if (not barred and (not g.t_flood[nb] or rank == RANK_DIVER)
                     and ((g.t_type[nb] != T_SQUEEZE and not g.t_rubble[nb]) or rank == RANK_CLIMBER)):
                 bits |= 1 << _WALK
-        if tile_beyond(g, grid, tile, d) < 0:
+        if tile_beyond(g, tile, d) < 0:
             bits |= 1 << _EMPTY
             # Reveal targets: an open side facing an empty cell (R-CON-4), not barred by a ledge (R-TILE-7).
             if (g.t_open[tile] & BIT[d]) != 0 and not barred:
@@ -71,10 +71,10 @@ def has(dirs, d, prop):
 
 
 @jit
-def walk_any(g, grid, P):
+def walk_any(g, P):
     """The acting caver can take a Move step in some direction (R-ACT-6)."""
     seat = max(g.actor, 0)
-    dirs = around(g, grid, max(g.c_tile[seat], 0), g.c_rank[seat])
+    dirs = around(g, max(g.c_tile[seat], 0), g.c_rank[seat])
     for d in range(4):
         if has(dirs, d, _WALK):
             return True
@@ -82,7 +82,7 @@ def walk_any(g, grid, P):
 
 
 @jit
-def legal_mask(g, grid, P, m):
+def legal_mask(g, P, m):
     """Write the legal actions of the game's acting caver into the row m (all 0 once the game has ended)."""
     m[:] = 0
     if g.result != RUNNING:
@@ -91,7 +91,7 @@ def legal_mask(g, grid, P, m):
     seat = max(g.actor, 0)
     tile = max(g.c_tile[seat], 0)  # a Diver under water decides only where to surface
     rank = g.c_rank[seat]
-    dirs = around(g, grid, tile, rank)
+    dirs = around(g, tile, rank)
     ap = g.ap
     normal = g.pend == P_NONE
     running = g.pend == P_RUN

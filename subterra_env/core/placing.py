@@ -14,48 +14,48 @@ from .state import P_NONE, P_PICK, P_PLACE
 
 
 @jit
-def start_reveal(g, grid, P, d, explore):
+def start_reveal(g, P, d, explore):
     """Reveal (or Explore) through side d: draw, then offer the placement."""
     g.pend = P_PLACE
     g.pend_dir = d
     g.pend_explore = explore
     g.pend_redrawn = 0
     if g.c_rank[g.actor] == RANK_GEOLOGIST and g.aside_tile >= 0:
-        geologist_draw(g, grid, P)
+        geologist_draw(g, P)
     else:
-        draw_for_reveal(g, grid, P)
-        offer(g, grid, P)
+        draw_for_reveal(g, P)
+        offer(g, P)
 
 
 @jit
-def geologist_draw(g, grid, P):
+def geologist_draw(g, P):
     """Intuition: draw, then place either the drawn or the set-aside tile; the other stays aside."""
-    draw_for_reveal(g, grid, P)
+    draw_for_reveal(g, P)
     drawn_ok = g.pend_tile >= 0
-    aside_ok = rotations_for(g, grid, P, g.aside_tile) > 0
+    aside_ok = rotations_for(g, P, g.aside_tile) > 0
     if drawn_ok and aside_ok:
         g.pend = P_PICK
         return
     if aside_ok:  # the stack gave nothing placeable: place the set-aside tile
-        swap_aside(g, grid, P)
-    offer(g, grid, P)
+        swap_aside(g, P)
+    offer(g, P)
 
 
 @jit
-def swap_aside(g, grid, P):
+def swap_aside(g, P):
     drawn = g.pend_tile
     g.pend_tile = g.aside_tile
     g.aside_tile = drawn
-    g.pend_rots = rotations_for(g, grid, P, g.pend_tile)
+    g.pend_rots = rotations_for(g, P, g.pend_tile)
 
 
 @jit
-def pick(g, grid, P, which):
+def pick(g, P, which):
     """The Geologist's choice: 0 = the drawn tile, 1 = the set-aside tile."""
     if which == 1:
-        swap_aside(g, grid, P)
+        swap_aside(g, P)
     g.pend = P_PLACE
-    offer(g, grid, P)
+    offer(g, P)
 
 
 @jit
@@ -66,32 +66,32 @@ def scout_can_redraw(g, P):
 
 
 @jit
-def redraw(g, grid, P):
+def redraw(g, P):
     """Discard the drawn tile and draw the next one, which must be placed."""
     g.scout_redraws -= 1
     g.pend_redrawn = 1
-    draw_for_reveal(g, grid, P)
-    offer(g, grid, P)
+    draw_for_reveal(g, P)
+    offer(g, P)
 
 
 @jit
-def offer(g, grid, P):
+def offer(g, P):
     """After a draw: nothing to place ends the reveal; a single choice is placed at once (no decision)."""
     if g.pend_tile < 0 and g.pend == P_PLACE:
         g.pend = P_NONE
     if g.pend == P_PLACE and POPCOUNT[g.pend_rots] == 1 and not scout_can_redraw(g, P):
         for r in range(4):
             if (g.pend_rots >> r) & 1:
-                place_pending(g, grid, P, r)
+                place_pending(g, P, r)
                 return
 
 
 @jit
-def place_pending(g, grid, P, rot):
+def place_pending(g, P, rot):
     """Place the pending tile turned rot; an Explore moves onto it (R-ACT-7), ignoring the squeeze restriction."""
     tile = actor_tile(g)
     d = g.pend_dir
-    new = place(g, grid, P, g.pend_tile, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d], rot)
+    new = place(g, P, g.pend_tile, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d], rot)
     g.pend = P_NONE
     g.pend_tile = -1
     g.pend_rots = 0

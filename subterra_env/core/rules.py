@@ -60,7 +60,7 @@ class Core:
             raise ValueError(f"{len(games)} games but {len(seeds)} seeds")
         if len(games) and (games.min() < 0 or games.max() >= st.batch_size):
             raise IndexError(f"games {games} out of range 0..{st.batch_size - 1}")
-        setup.setup_games(st.packed, st.grid, self.params, games, rng.seed_keys(seeds), EMPTY_RECORD)
+        setup.setup_games(st.packed, self.params, games, rng.seed_keys(seeds), EMPTY_RECORD)
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
@@ -75,9 +75,9 @@ class Core:
                              f"{out.shape}")
         if self._parallel(b):
             with parallel_section(self.threads):
-                kernels.mask_parallel(st.packed, st.grid, self.params, out)
+                kernels.mask_parallel(st.packed, self.params, out)
         else:
-            kernels.mask_serial(st.packed, st.grid, self.params, out)
+            kernels.mask_serial(st.packed, self.params, out)
         return out
 
     # ------------------------------------------------------------------ step
@@ -101,9 +101,9 @@ class Core:
         masks, bad = self._buffers(b)
         if self._parallel(b):
             with parallel_section(self.threads):
-                first_bad = kernels.step_parallel(st.packed, st.grid, self.params, acts, masks, check, bad)
+                first_bad = kernels.step_parallel(st.packed, self.params, acts, masks, check, bad)
         else:
-            first_bad = kernels.step_serial(st.packed, st.grid, self.params, acts, masks, check)
+            first_bad = kernels.step_serial(st.packed, self.params, acts, masks, check)
         if first_bad >= 0:
             a = int(acts[first_bad])
             legal = self.legal_mask(st.take([first_bad]))[0]

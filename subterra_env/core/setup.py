@@ -90,8 +90,8 @@ def deal_hazards(g, P, order, draws):
 
 
 @jit
-def setup_game(g, grid, P, key, order, draws):
-    """A new game in the slot (g, grid): every field back to its empty value, then the setup rules."""
+def setup_game(g, P, key, order, draws):
+    """A new game in the slot g: every field back to its empty value, then the setup rules."""
     g.key = key
     deal_cavers(g, P, order, draws)
     build_stack(g, P, order, draws)
@@ -104,14 +104,14 @@ def setup_game(g, grid, P, key, order, draws):
             g.aside_tile = g.stack[0]
             g.stack_pos = 1
     centre = P.stack_size + 1  # R-SET-3: the start tile at the centre, every caver on it
-    place(g, grid, P, P.start_id, centre, centre, 0)
+    place(g, P, P.start_id, centre, centre, 0)
     for s in range(g.n_seats):
         g.c_tile[s] = 0
     begin_turn(g, P, g.start_seat)
 
 
 @jit
-def setup_games(states, grids, params, games, keys, empty):
+def setup_games(states, params, games, keys, empty):
     """Set up games[i] with keys[i]; ``empty``: a (1,) record array holding the empty values of every field."""
     P = params[0]
     order = np.empty(max(MAX_STACK, P.pool_size, 8), dtype=np.int64)
@@ -121,5 +121,4 @@ def setup_games(states, grids, params, games, keys, empty):
         n_seats = states[b].n_seats
         states[b] = empty[0]
         states[b].n_seats = n_seats
-        grids[b, :, :] = -1
-        setup_game(states[b], grids[b], P, keys[i], order, draws)
+        setup_game(states[b], P, keys[i], order, draws)

@@ -1,9 +1,11 @@
-"""All game state as numpy arrays with a leading batch axis B, packed into two arrays per batch.
+"""All game state as numpy arrays with a leading batch axis B, packed into one array per batch.
 
 The compiled rules (numba) take a whole batch in one call, so the state is packed: ``packed`` is a structured
-array of shape (B,) whose record holds every field except the grid (at the largest size any config needs, so
-one compiled kernel serves every config), and ``grid`` is its own (B, G, G) array. The ``State`` fields are named
-views of the two, with the shapes of this config; writing a field writes the packed state.
+array of shape (B,) whose record holds every field (at the largest size any config needs, so one compiled
+kernel serves every config). The ``State`` fields are named views of it, with the shapes of this config; writing
+a field writes the packed state. The record also holds what only the compiled rules read: the number of seats
+and ``cells``, an index from grid cells to tiles (a small hash table: 128 slots of tile indices, probed from a
+hash of the cell), which stands in for a (G, G) grid of 17.7 KB per game.
 
 Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slots, G = grid side, D = deck):
 
@@ -16,7 +18,8 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
       t_flood, t_rubble, t_rope (B, T) bool   markers
       t_nbr    (B, T, 4) int8   tile connected through side d, -1 = wall / empty / half-open edge
       t_blast  (B, T)    uint8  sides with an explosives token (R-CAV-4); such a side is also set in t_open
-      grid     (B, G, G) int8   tile index per cell, -1 = empty; G = 2 * stack + 3 so no edge is ever reached
+      grid     (B, G, G) int8   tile index per cell, -1 = empty (G = 2 * stack + 3): not stored, a property
+                                 computed from t_x, t_y (``grid_of(g)`` for one game)
     cavers, by seat (seat 0 moves first in the first round):
       c_rank   (B, S)    int8   rank number 1..8 (caver identity)
       c_tile   (B, S)    int8   tile index, -1 = devoured or under water
@@ -63,7 +66,6 @@ class State:
     t_rope: np.ndarray
     t_nbr: np.ndarray
     t_blast: np.ndarray
-    grid: np.ndarray
     n_tiles: np.ndarray  # (B,) int16 tiles on the table
     open_sides: np.ndarray  # (B,) int16 open sides of the cave facing empty cells (R-CON-4)
     exit_tile: np.ndarray  # (B,) int8 tile index of the exit, -1 = not placed
@@ -132,9 +134,32 @@ class State:
     _packed = None  # not dataclass fields: the hash and equality see only the named fields
     _sizes = None
 
+    @property
+    def grid(self) -> np.ndarray:
+        """(B, G, G) int8 tile index of every grid cell, -1 = empty: computed from the tiles (a copy; writing it
+        changes nothing). One game: ``grid_of(g)``."""
+        b, g = self.batch_size, self.grid_side
+        grid = np.full((b, g, g), -1, dtype=np.int8)
+        bi, ti = np.nonzero((self.t_cat >= 0) & (np.arange(self.t_cat.shape[1]) < self.n_tiles[:, None]))
+        grid[bi, self.t_y[bi, ti], self.t_x[bi, ti]] = ti
+        return grid
+
+    def grid_of(self, game: int) -> np.ndarray:
+        """(G, G) int8 tile index of every cell of one game, -1 = empty (a copy)."""
+        g = self.grid_side
+        grid = np.full((g, g), -1, dtype=np.int8)
+        n = int(self.n_tiles[game])
+        grid[self.t_y[game, :n], self.t_x[game, :n]] = np.arange(n)
+        return grid
+
+    @property
+    def grid_side(self) -> int:
+        """G = 2 * stack + 3: the cave can never reach the edge of a G x G grid around the start tile."""
+        return 2 * int(self.stack.shape[1]) + 3
+
     @staticmethod
-    def from_packed(packed: np.ndarray, grid: np.ndarray, sizes: "Sizes") -> "State":
-        """Named views of a packed record array and a grid array (see ``alloc``)."""
+    def from_packed(packed: np.ndarray, sizes: "Sizes") -> "State":
+        """Named views of a packed record array (see ``alloc``)."""
         views = {}
         for name, dtype, dims, _ in FIELDS:
             arr = packed[name]
@@ -144,38 +169,37 @@ class State:
             if dtype is bool:
                 arr = arr.view(np.bool_)
             views[name] = arr
-        st = State(grid=grid, **views)
+        st = State(**views)
         st._packed = packed
         st._sizes = sizes
         return st
 
-    def _rebuild(self, packed: np.ndarray, grid: np.ndarray) -> "State":
-        return State.from_packed(packed, grid, self._sizes)
+    def _rebuild(self, packed: np.ndarray) -> "State":
+        return State.from_packed(packed, self._sizes)
 
     def copy(self) -> "State":
         if self._packed is not None:
-            return self._rebuild(self._packed.copy(), self.grid.copy())
+            return self._rebuild(self._packed.copy())
         return State(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
 
     def take(self, games: np.ndarray | slice) -> "State":
         """The sub-batch of the given games (a copy)."""
         if self._packed is not None:
-            return self._rebuild(self._packed[games].copy(), self.grid[games].copy())
+            return self._rebuild(self._packed[games].copy())
         return State(**{f.name: getattr(self, f.name)[games].copy() for f in dataclasses.fields(self)})
 
     def put(self, games: np.ndarray | slice, sub: "State") -> None:
         """Write a sub-batch back (inverse of take)."""
         if self._packed is not None and sub._packed is not None:
             self._packed[games] = sub._packed
-            self.grid[games] = sub.grid
             return
         for f in dataclasses.fields(self):
             getattr(self, f.name)[games] = getattr(sub, f.name)
 
     def nbytes_per_game(self) -> int:
-        """Bytes one game takes in this batch (the packed record and the grid)."""
+        """Bytes one game takes in this batch (its packed record)."""
         if self._packed is not None:
-            return self._packed.dtype.itemsize + self.grid[0].nbytes
+            return self._packed.dtype.itemsize
         return sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self)) // self.batch_size
 
     def equals(self, other: "State") -> bool:
@@ -184,12 +208,12 @@ class State:
     def __getstate__(self) -> dict:
         # Pickle the packed arrays once, not the views (which would come back as separate arrays).
         if self._packed is not None:
-            return {"packed": self._packed, "grid": self.grid, "sizes": self._sizes}
+            return {"packed": self._packed, "sizes": self._sizes}
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     def __setstate__(self, d: dict) -> None:
         if "packed" in d:
-            st = State.from_packed(d["packed"], d["grid"], d["sizes"])
+            st = State.from_packed(d["packed"], d["sizes"])
             self.__dict__.update(st.__dict__)
         else:
             self.__dict__.update(d)
@@ -197,8 +221,7 @@ class State:
     @staticmethod
     def concat(states: "list[State]") -> "State":
         if all(s._packed is not None for s in states):
-            return states[0]._rebuild(np.concatenate([s._packed for s in states]),
-                                      np.concatenate([s.grid for s in states]))
+            return states[0]._rebuild(np.concatenate([s._packed for s in states]))
         return State(**{f.name: np.concatenate([getattr(s, f.name) for s in states])
                         for f in dataclasses.fields(State)})
 
@@ -241,14 +264,21 @@ FIELDS: tuple[tuple[str, object, tuple, int], ...] = (
     ("result", np.int8, (), RUNNING), ("steps", np.int32, (), 0),
 )
 _MAX = {"S": MAX_SEATS, "T": MAX_TILES, "K": MAX_STACK, "D": MAX_DECK}
-assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State) if f.name != "grid"]
+assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State)]
+# What a game's state hash covers, in order (tests/golden/record.py, records.state_hash): the fields, with the grid
+# (a field of the numpy engine, a property computed from the tiles now) where that engine had it, so hashes of
+# recorded games stay valid.
+_AFTER_BLAST = [f[0] for f in FIELDS].index("t_blast") + 1
+HASH_FIELDS: tuple[str, ...] = tuple(f[0] for f in FIELDS[:_AFTER_BLAST]) + ("grid",) + tuple(
+    f[0] for f in FIELDS[_AFTER_BLAST:])
+CELL_SLOTS = 128  # slots of the cell index: a power of two, about twice the most tiles (MAX_TILES)
 
 
 def _record_dtype() -> np.dtype:
     """The packed record: widest fields first so every field is naturally aligned."""
     def width(f):
         return np.dtype(np.uint8 if f[1] is bool else f[1]).itemsize
-    fields = [("n_seats", np.int64)]  # S, for the compiled rules (not a State field)
+    fields = [("n_seats", np.int64), ("cells", np.int8, (CELL_SLOTS,))]  # for the compiled rules only
     for name, dtype, dims, _ in sorted(FIELDS, key=lambda f: -width(f)):
         shape = tuple(_MAX[d] if isinstance(d, str) else d for d in dims)
         fields.append((name, np.uint8 if dtype is bool else dtype, shape) if shape else
@@ -260,18 +290,17 @@ RECORD = _record_dtype()
 _FILLED = np.zeros((), dtype=RECORD)
 for _name, _dtype, _dims, _fill in FIELDS:
     _FILLED[_name] = _fill
+_FILLED["cells"] = -1
 EMPTY_RECORD = np.full(1, _FILLED, dtype=RECORD)  # every field at its empty value (the compiled setup's start)
 
 
 def alloc(batch: int, seats: int, max_tiles: int, stack_size: int, deck_size: int) -> State:
     """A state of the right shapes with every field at its empty value (init fills it in)."""
     sizes = Sizes(S=seats, T=max_tiles, K=stack_size, D=deck_size)
-    for name, value in (("seats", seats), ("max_tiles", max_tiles), ("stack_size", stack_size),
-                        ("deck_size", deck_size)):
-        limit = _MAX["STKD"[("seats", "max_tiles", "stack_size", "deck_size").index(name)]]
+    for name, value, limit in (("seats", seats, MAX_SEATS), ("max_tiles", max_tiles, MAX_TILES),
+                               ("stack_size", stack_size, MAX_STACK), ("deck_size", deck_size, MAX_DECK)):
         if not 0 < value <= limit:
             raise ValueError(f"{name}={value} is out of range: the packed state holds 1..{limit}")
     packed = np.full(batch, _FILLED, dtype=RECORD)
     packed["n_seats"] = seats
-    g = 2 * stack_size + 3
-    return State.from_packed(packed, np.full((batch, g, g), -1, dtype=np.int8), sizes)
+    return State.from_packed(packed, sizes)

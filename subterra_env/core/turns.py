@@ -41,7 +41,7 @@ def hide(g, P):
 
 
 @jit
-def apply_action(g, grid, P, kind, arg):
+def apply_action(g, P, kind, arg):
     """The effect of one action kind; returns True for End turn."""
     if kind == K_END:
         return True
@@ -49,13 +49,13 @@ def apply_action(g, grid, P, kind, arg):
         g.exerted = 1
         g.ap += EXERT_BONUS
     elif kind == K_REVEAL or kind == K_EXPLORE:  # R-ACT-5, R-ACT-7
-        start_reveal(g, grid, P, arg, kind == K_EXPLORE)
+        start_reveal(g, P, arg, kind == K_EXPLORE)
     elif kind == K_ROTATE:  # R-CON-3
-        place_pending(g, grid, P, arg)
+        place_pending(g, P, arg)
     elif kind == K_REDRAW:  # R-CAV-2
-        redraw(g, grid, P)
+        redraw(g, P)
     elif kind == K_PICK:  # R-CAV-3
-        pick(g, grid, P, arg)
+        pick(g, P, arg)
     elif kind == K_MOVE or kind == K_SWIM or kind == K_SQUEEZE:
         move_actor(g, P, arg)
     elif kind == K_RUN:  # R-ACT-8
@@ -66,7 +66,7 @@ def apply_action(g, grid, P, kind, arg):
         move_actor(g, P, arg)
         g.run_left -= 1
         g.run_taken += 1
-        g.pend = P_RUN if g.run_left > 0 and walk_any(g, grid, P) else P_NONE
+        g.pend = P_RUN if g.run_left > 0 and walk_any(g, P) else P_NONE
     elif kind == K_STOP:
         g.pend = P_NONE
     elif kind == K_DIG or kind == K_EXCAVATE:  # R-ACT-12, R-CAV-3
@@ -85,7 +85,7 @@ def apply_action(g, grid, P, kind, arg):
     elif kind == K_DIRECT:  # R-CAV-8
         direct(g, arg)
     elif kind == K_DEMOLISH:  # R-CAV-4
-        demolish(g, grid, P, arg)
+        demolish(g, P, arg)
     elif kind == K_DIVE:  # R-CAV-1
         dive(g)
     elif kind == K_SURFACE:  # R-CAV-1
@@ -94,13 +94,13 @@ def apply_action(g, grid, P, kind, arg):
 
 
 @jit
-def step_game(g, grid, P, action):
+def step_game(g, P, action):
     """Apply one legal action of a running game, then what follows until the next decision or the end."""
     kind, arg = P.kind[action], P.arg[action]
     g.steps += 1
     g.ap -= P.cost[action]
     was_directed = g.directing >= 0
-    turn_over = apply_action(g, grid, P, kind, arg)
+    turn_over = apply_action(g, P, kind, arg)
     horror_contact(g)
     check_end(g, P)
     if g.result != RUNNING:
@@ -114,7 +114,7 @@ def step_game(g, grid, P, action):
         out = True
     spent = g.ap <= 0 and g.exerted and g.pend == P_NONE
     if (turn_over or out or spent) and g.directing < 0:
-        end_turn(g, grid, P)
+        end_turn(g, P)
 
 
 @jit
@@ -149,7 +149,7 @@ def begin_turn(g, P, seat):
 
 
 @jit
-def end_turn(g, grid, P):
+def end_turn(g, P):
     """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""
     seat = g.actor
     if g.exerted and g.c_hp[seat] > 0 and not g.c_under[seat]:  # under water: only Tremor and Out of Time
@@ -162,17 +162,17 @@ def end_turn(g, grid, P):
     if nxt >= 0:
         begin_turn(g, P, nxt)
     else:
-        end_round(g, grid, P)
+        end_round(g, P)
 
 
 @jit
-def end_round(g, grid, P):
+def end_round(g, P):
     """The horror phase, the hazard phase and the end phase (R-RND-1), then the first turn of the next round."""
-    move_horrors(g, grid, P)
+    move_horrors(g, P)
     check_end(g, P)
     if g.result != RUNNING:
         return
-    hazard_phase(g, grid, P)
+    hazard_phase(g, P)
     check_end(g, P)
     if g.result != RUNNING:
         return

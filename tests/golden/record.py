@@ -17,7 +17,6 @@ regenerate only for a documented, intended change of behaviour.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -32,15 +31,22 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import GameConfig, from_dict, to_dict
-from subterra_env.core.state import State
+from subterra_env.core.state import HASH_FIELDS, State
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 DEFAULT_OUT = HERE / "trajectories.npz"
 FORMAT = 1  # bump when the fixture's layout or the hash definition changes
-HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclass order: the ASCII header "
+HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclass order, with the grid (derived "
+             "from the tiles since the compiled core) after t_blast: the ASCII header "
              "'{name}:{dtype.str}:{per-game shape, dims joined by x};' then the field's bytes for that game in C "
              "order; digest read as a little-endian uint64")
+
+
+def hashed_fields() -> list[str]:
+    """The State fields in hash order (``subterra_env.core.state.HASH_FIELDS``): the numpy core's dataclass order,
+    where ``grid`` (an (G, G) int8 field then, a property computed from the tiles now) came after ``t_blast``."""
+    return list(HASH_FIELDS)
 
 # Groups added to the soak's lanes: a shortened cave (few tiles, the exit among the last 2) and non-default numbers
 # for the settings a compiled core could be tempted to hard-code.
@@ -80,9 +86,9 @@ def state_hashes(st: State) -> np.ndarray:
     """
     b = st.batch_size
     parts = []
-    for f in dataclasses.fields(State):
-        arr = getattr(st, f.name)
-        head = np.frombuffer(_field_header(f.name, arr), dtype=np.uint8)
+    for name in hashed_fields():
+        arr = getattr(st, name)
+        head = np.frombuffer(_field_header(name, arr), dtype=np.uint8)
         parts.append(np.broadcast_to(head, (b, len(head))))
         parts.append(np.ascontiguousarray(arr).reshape(b, -1).view(np.uint8))
     rows = np.concatenate(parts, axis=1)
@@ -94,9 +100,9 @@ def state_hash_reference(st: State) -> int:
     """The same hash for a B=1 state, written plainly (one hashlib update per field): the spec for other cores."""
     assert st.batch_size == 1
     h = hashlib.blake2b(digest_size=8)
-    for f in dataclasses.fields(State):
-        arr = getattr(st, f.name)
-        h.update(_field_header(f.name, arr))
+    for name in hashed_fields():
+        arr = getattr(st, name)
+        h.update(_field_header(name, arr))
         h.update(np.ascontiguousarray(arr[0]).tobytes())
     return int.from_bytes(h.digest(), "little")
 
@@ -244,7 +250,7 @@ def record(games: int, check: bool = True, progress: bool = True) -> dict[str, n
         "steps": int(offsets[-1]),
         "masks": "init_mask / masks: Core.legal_mask at setup / after each step, np.packbits(axis=1)",
         "groups": groups,
-        "state_fields": [f.name for f in dataclasses.fields(State)],
+        "state_fields": hashed_fields(),
         "numpy": np.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),
