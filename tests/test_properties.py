@@ -131,6 +131,14 @@ def _discard_from_nowhere(st: State, before: State, g: int) -> State:
     return st
 
 
+def _two_tiles_on_one_cell(st: State, before: State, g: int) -> State:
+    k = int(st.n_tiles[g]) - 1  # the newest tile, unlinked, moved onto the start tile's cell
+    st.t_nbr[g][st.t_nbr[g] == k] = -1
+    st.t_nbr[g, k] = -1
+    st.t_x[g, k], st.t_y[g, k] = st.t_x[g, 0], st.t_y[g, 0]
+    return st
+
+
 def _cell_index_cleared(st: State, before: State, g: int) -> State:
     st.packed["cells"][g] = -1  # the compiled rules' cell-to-tile index forgets every tile
     return st
@@ -161,6 +169,7 @@ CORRUPTIONS: list[tuple[Callable[[State, State, int], State], str]] = [
     (_horrors_over_limit, "horror limit"),
     (_asymmetric_neighbour, "connections"),
     (_self_link, "connections"),
+    (_two_tiles_on_one_cell, "board"),
     (_cell_index_cleared, "cell index"),
     (_horror_off_the_map, "horrors on tiles"),
     (_caver_off_the_map, "caver positions"),

@@ -135,15 +135,14 @@ def _connections(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
 
 
 def _board(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
-    """Tiles 0..n_tiles-1 are placed and sit on the grid cell that names them; later slots are empty."""
+    """Tiles 0..n_tiles-1 are placed, each on a cell of its own; later slots are empty."""
     t = np.arange(st.t_cat.shape[1])[None, :]
     inside = t < st.n_tiles[:, None]
     bad = (inside & (st.t_cat < 0)) | (~inside & (st.t_cat >= 0))
-    k = int(st.n_tiles.max(initial=0))  # only placed slots have a cell to look up
-    flat = st.t_y[:, :k].astype(np.intp) * st.grid.shape[2] + st.t_x[:, :k]
-    cell = np.take_along_axis(st.grid.reshape(st.batch_size, -1), flat, axis=1)
-    bad[:, :k] |= inside[:, :k] & (cell != t[:, :k])
-    return bad.any(1)
+    # Two placed tiles on one cell: equal cell numbers once sorted (unplaced slots get distinct negative numbers).
+    cell = np.where(inside, st.t_y.astype(np.int64) * st.grid_side + st.t_x, -1 - t)
+    cell.sort(axis=1)
+    return bad.any(1) | (cell[:, 1:] == cell[:, :-1]).any(1)
 
 
 def _cell_index(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
@@ -233,7 +232,7 @@ STATE_CHECKS: tuple[tuple[str, str, StateCheck], ...] = (
     ("horror limit", "at most horror_limit (<= 3) horrors in the cave (R-HOR-1)", _horror_count),
     ("horrors on tiles", "every horror stands on a placed tile", _horrors_on_tiles),
     ("connections", "t_nbr symmetric, between adjacent placed tiles with open sides (R-CON-1)", _connections),
-    ("board", "tiles 0..n_tiles-1 placed on the grid cell naming them, later slots empty", _board),
+    ("board", "tiles 0..n_tiles-1 placed, one to a grid cell, later slots empty", _board),
     ("cell index", "the cell index finds each placed tile at its cell", _cell_index),
     ("hazard cards", "hazard cards left >= 0", _cards),
     ("tile conservation", "placed + left + held + Scout discards <= stack size + start tile", _tiles),

@@ -1,0 +1,84 @@
+"""Start-up cost of the compiled core: the first process after installation (numba compiles every kernel) and a
+process that finds them in numba's cache.
+
+    python benchmarks/startup.py [--runs 2] [--out benchmarks/results/startup.json]
+
+Each run is a fresh Python process that imports subterra_env, makes the first calls at B = 2 (the serial
+kernels) and at B = 64 (the threaded ones) and one AEC reset and step. The cold run uses an empty cache directory
+(``NUMBA_CACHE_DIR`` pointing to a new temporary directory); the warm runs reuse it. Prints a table and writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DEFAULT_OUT = Path(__file__).parent / "results" / "startup.json"
+
+PROBE = r"""
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+import subterra_env
+from subterra_env.core.observe import observe
+from subterra_env.core.rules import Core
+t1 = time.perf_counter()
+core = Core()
+for b in (2, 64):
+    st = core.init(np.arange(b))
+    core.step(st, core.legal_mask(st).argmax(1))
+    observe(core.cat, st, np.maximum(st.actor, 0), 7)
+    if b == 2:
+        t2 = time.perf_counter()
+t3 = time.perf_counter()
+env = subterra_env.env()
+env.reset(seed=0)
+obs, *_ = env.last()
+env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+t4 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "serial_first_calls_s": t2 - t1, "threaded_first_calls_s": t3 - t2,
+                  "aec_first_step_s": t4 - t3, "total_s": t4 - t0}))
+"""
+
+
+def run_probe(cache_dir: str) -> dict[str, float]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def cache_bytes(path: str) -> int:
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=2, help="warm runs after the cold one [default: 2]")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results [default: %(default)s]")
+    args = p.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="subterra-numba-") as cache:
+        print("cold run (empty numba cache: every kernel compiles) ...", flush=True)
+        rows.append({"run": "cold", **run_probe(cache)})
+        for i in range(args.runs):
+            rows.append({"run": f"warm {i + 1}", **run_probe(cache)})
+        size = cache_bytes(cache)
+    keys = ("import_s", "serial_first_calls_s", "threaded_first_calls_s", "aec_first_step_s", "total_s")
+    print(f"\n{'run':<8}" + "".join(f"{k[:-2]:>24}" for k in keys))
+    for r in rows:
+        print(f"{r['run']:<8}" + "".join(f"{r[k]:>23.2f}s" for k in keys))
+    print(f"\nnumba cache: {size / 2**20:.1f} MiB")
+    result = {"rows": rows, "cache_bytes": size}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(f"wrote {args.out}")
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

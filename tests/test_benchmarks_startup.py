@@ -1,0 +1,22 @@
+"""benchmarks/startup.py: its probe process reports every phase (run here against the warm cache, so it is quick)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_probe_reports_every_phase() -> None:
+    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
+    startup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(startup)
+    from subterra_env.core import jit
+
+    cache = os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR
+    row = startup.run_probe(cache)
+    assert set(row) == {"import_s", "serial_first_calls_s", "threaded_first_calls_s", "aec_first_step_s", "total_s"}
+    assert all(v > 0 for v in row.values())
+    assert row["total_s"] >= row["import_s"] + row["serial_first_calls_s"]
