@@ -26,7 +26,7 @@ $(RLLIB_STAMP): pyproject.toml
 	$(RLLIB_VENV)/bin/pip install -q -e ".[dev,distributed]"
 	touch $(RLLIB_STAMP)
 
-# About 5 minutes on 2 CPU cores: behaviour cloning from the heuristic team, then MaskablePPO on the tiny cave.
+# About 3 minutes on 2 CPU cores: behaviour cloning from the heuristic team, then MaskablePPO on the tiny cave.
 run: $(STAMP)
 	$(BIN)/python training/train_ppo.py --config configs/train/default.yaml --run-dir $(RUN_DIR) --overwrite
 	$(BIN)/python training/evaluate.py --config configs/tiny.yaml --games $(GAMES) --out $(RUN_DIR)/eval \

@@ -23,12 +23,12 @@ from .params import params_of
 from .state import EMPTY_RECORD, State, alloc
 
 
-
 class Core:
     """Rules for one GameConfig over any batch size. Stateless apart from its constant tables and scratch.
 
     threads: numba threads for batches of at least PARALLEL_MIN_BATCH games (None: numba's default, every
-    core; 1: always the serial loop). Results never depend on it.
+    core; 1: always the serial loop). Results never depend on it. The compiled calls release the GIL; give each
+    Python thread its own Core (a Core's scratch buffers are not shared safely).
     """
 
     def __init__(self, cfg: GameConfig | None = None, threads: int | None = None):
@@ -101,9 +101,9 @@ class Core:
         masks, bad = self._buffers(b)
         if self._parallel(b):
             with parallel_section(self.threads):
-                first_bad = kernels.step_parallel(st.packed, self.params, acts, masks, check, bad)
+                first_bad = kernels.step_parallel(st.packed, self.params, acts, masks, bool(check), bad)
         else:
-            first_bad = kernels.step_serial(st.packed, self.params, acts, masks, check)
+            first_bad = kernels.step_serial(st.packed, self.params, acts, masks, bool(check))
         if first_bad >= 0:
             a = int(acts[first_bad])
             legal = self.legal_mask(st.take([first_bad]))[0]
