@@ -58,6 +58,8 @@ test-rllib: $(RLLIB_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sps.py
+	$(BIN)/python benchmarks/startup.py
 
+# The venvs and the compiled rules' numba caches (subterra_env/core/jit.py).
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV)
+	rm -rf $(VENV) $(RLLIB_VENV) subterra_env/core/__nbcache__ "$${XDG_CACHE_HOME:-$$HOME/.cache}/subterra_env"
