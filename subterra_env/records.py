@@ -61,11 +61,12 @@ class RecordError(ValueError):
 def state_hash(st: State, g: int = 0) -> str:
     """16 hex digits: blake2b (8 bytes) over every State field of game g, each preceded by its name, dtype and
     per-game shape (the same bytes as ``tests/golden/record.py``'s ``state_hash_reference``)."""
+    one = st.take([g]) if st.batch_size > 1 else st  # the grid is computed for this game only
     h = hashlib.blake2b(digest_size=8)
     for name in HASH_FIELDS:
-        arr = st.grid_of(g)[None] if name == "grid" else getattr(st, name)
+        arr = getattr(one, name)
         h.update(f"{name}:{arr.dtype.str}:{'x'.join(str(n) for n in arr.shape[1:])};".encode())
-        h.update(np.ascontiguousarray(arr[0 if name == "grid" else g]).tobytes())
+        h.update(np.ascontiguousarray(arr[0]).tobytes())
     return f"{int.from_bytes(h.digest(), 'little'):016x}"
 
 

@@ -5,8 +5,9 @@ seconds) and writes machine code to the cache; later processes load it in well u
 
 numba keys a cached function on its own source file only, so a changed rule in another module would leave a
 stale cache behind. Unless ``NUMBA_CACHE_DIR`` is set, the cache therefore lives in a directory named after a
-hash of every compiled source file of this package and the numba version (under ``~/.cache/subterra_env``, or
-the package directory where that is not writable): editing any rule starts a fresh cache.
+hash of every source file of ``subterra_env/core``, ``config.py`` and the numba version (under
+``~/.cache/subterra_env``, or the package directory where that is not writable): editing any rule starts a
+fresh cache.
 """
 
 from __future__ import annotations
@@ -19,17 +20,15 @@ from pathlib import Path
 import numba
 
 _HERE = Path(__file__).resolve().parent
-COMPILED_MODULES = ("jit", "params", "rng", "board", "effects", "hazards", "abilities", "placing", "moves",
-                    "turns", "kernels", "observe", "setup", "state",
-                    "actions", "catalogue")
 
 
 def _source_hash() -> str:
+    """A hash of numba's version, every module of ``core`` and ``config.py`` (compiled code freezes constants
+    from all of them, so any edit must start a fresh cache)."""
     h = hashlib.blake2b(numba.__version__.encode(), digest_size=8)
-    for name in COMPILED_MODULES:
-        path = _HERE / f"{name}.py"
-        if path.exists():
-            h.update(path.read_bytes())
+    for path in sorted(_HERE.glob("*.py")) + [_HERE.parent / "config.py"]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 
