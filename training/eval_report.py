@@ -1,7 +1,8 @@
-"""Reports for training/evaluate.py: the text table, Markdown, the medal bar chart and the cross-play heatmap.
+"""Reports for training/evaluate.py: the text table, Markdown, the medal bar chart, the cross-play heatmap and
+the partner matrix (Markdown and heatmap).
 
-Everything here reads plain dicts (``EvalResult.to_dict()`` / ``CrossPlay.to_dict()``), so a report can also be
-redrawn from a saved ``results.json``.
+Everything here reads plain dicts (``EvalResult.to_dict()`` / ``CrossPlay.to_dict()`` / ``PartnerMatrix.to_dict()``),
+so a report can also be redrawn from a saved ``results.json``, ``crossplay.json`` or ``partners.json``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,42 @@ def crossplay_markdown(crossplays: Sequence[dict[str, Any]]) -> str:
             out.append(f"| {label} | " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def partners_markdown(matrices: Sequence[dict[str, Any]], meta: dict[str, Any] | None = None) -> str:
+    """partners.md: per setting, mean escaped (95% CI) then medal rates, one row per bot: 'alone' then 'Y ×k'."""
+    out = ["# Partner matrix", "",
+           "How to read it: the cell in row X, column Y ×k has partner Y in k seats and X in the rest, the games "
+           "spread evenly over every choice of those k seats; 'alone' has X in every seat. Every cell plays the "
+           "same seeds, so cells compare pairwise; where Y is also a row, that row's Y ×k cell is Y alone, so down "
+           "a column you see whether a bot lifts or drags down a team of Y.", ""]
+    for m in matrices:
+        cols, rows = m["columns"], m["bots"]
+        head = ["| bot | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+        out += [f"## {m['settings']} ({m['num_seats']} seats, {m['num_games']} games per cell, seeds {m['seed']} .. "
+                f"{m['seed'] + m['num_games'] - 1})", "", "Mean cavers escaped per game ± 95% CI:", ""] + head
+        for i, bot in enumerate(rows):
+            cells = [f"{m['escaped'][i][j]:.2f} ± {m['escaped_ci95'][i][j]:.2f}" for j in range(len(cols))]
+            out.append(f"| {_md(bot)} | " + " | ".join(cells) + " |")
+        out += ["", "Medals, gold / silver / bronze (% of games):", ""] + head
+        for i, bot in enumerate(rows):
+            cells = [" / ".join(f"{100 * m[f'{medal}_rate'][i][j]:.0f}" for medal in MEDALS[:3])
+                     for j in range(len(cols))]
+            out.append(f"| {_md(bot)} | " + " | ".join(cells) + " |")
+        bad = [(rows[i], cols[j], n) for i, row in enumerate(m["illegal"]) for j, n in enumerate(row) if n]
+        for bot, col, n in bad:
+            out += ["", f"**{n} illegal action(s)** in {bot} / {col} (see partners.json)"]
+        out.append("")
+    if meta:
+        out += [f"Truncated after {meta['max_cycles']} rounds (counted as defeat). 95% interval: 1.96 sd / sqrt(n) "
+                "over the cell's games.", ""]
+        if meta.get("command"):
+            out += ["Command:", "", f"    {meta['command']}", ""]
+    return "\n".join(out)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def _pyplot():
@@ -163,3 +200,47 @@ def _wrap(text: str, width: int = 18) -> str:
             line = f"{line},{p}" if line else p
     lines.append(line)
     return "\n".join(lines)
+
+
+def plot_partners(matrices: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """partners.png: per setting a heatmap of mean escaped, rows = bots, columns 'alone' then grouped by partner
+    (k = seats it holds), the mean and its 95% CI written in each cell."""
+    plt = _pyplot()
+    ncols = max(len(m["columns"]) for m in matrices)
+    nrows = [len(m["bots"]) for m in matrices]
+    width = max(7.0, 1.05 * ncols + 3.4)
+    heights = [0.62 * r + 2.3 for r in nrows]
+    fig, axes = plt.subplots(len(matrices), 1, figsize=(width, sum(heights) + 0.6), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, m in zip(axes[:, 0], matrices):
+        esc, ci, ks = m["escaped"], m["escaped_ci95"], m["partner_seats"]
+        vmax = max(m["num_seats"], 1)
+        im = ax.imshow(esc, cmap="viridis", vmin=0, vmax=vmax, aspect="auto")
+        for i in range(len(esc)):
+            for j in range(len(esc[i])):
+                ax.text(j, i, f"{esc[i][j]:.2f}\n±{ci[i][j]:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if esc[i][j] < 0.6 * vmax else "black")
+        ax.set_xticks(range(len(m["columns"])))
+        ax.set_xticklabels(["alone"] + [f"×{k}" for _ in m["partners"] for k in ks], fontsize=9)
+        ax.set_yticks(range(len(m["bots"])))
+        ax.set_yticklabels([_wrap(b, 22) for b in m["bots"]], fontsize=9)
+        top = ax.get_xaxis_transform()  # x in data, y in axes units
+        for g, partner in enumerate(m["partners"]):
+            lo = 1 + g * len(ks)
+            ax.axvline(lo - 0.5, color="white", linewidth=3)
+            ax.text(lo + (len(ks) - 1) / 2, 1.02, _wrap(partner, 7 * len(ks) + 4), transform=top, ha="center",
+                    va="bottom", fontsize=9, fontweight="bold")
+        ax.text(0, 1.02, "bot\nalone", transform=top, ha="center", va="bottom", fontsize=9, fontweight="bold")
+        ax.set_xlabel(f"×k: the partner named above holds k of the {m['num_seats']} seats, the row bot the rest "
+                      "(every choice of the k seats, equally often)", fontsize=9)
+        ax.set_ylabel("bot", fontsize=9)
+        ax.set_title(f"{m['settings']}: mean cavers escaped ± 95% CI ({m['num_games']} games per cell)",
+                     fontsize=10, pad=30)
+        cb = fig.colorbar(im, ax=ax, fraction=0.035, pad=0.02)
+        cb.set_label("mean escaped", fontsize=8)
+    fig.suptitle("Partner matrix: each bot alone and with each partner", fontsize=11)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -22,17 +22,20 @@ import numba
 _HERE = Path(__file__).resolve().parent
 
 
-def _source_hash() -> str:
-    """A hash of numba's version, every module of ``core`` and ``config.py`` (compiled code freezes constants
-    from all of them, so any edit must start a fresh cache)."""
+def _source_hash(extra: tuple[Path, ...] = ()) -> str:
+    """A hash of numba's version, every module of ``core``, ``config.py`` and of the ``extra`` folders (compiled
+    code freezes constants from all of them, so any edit must start a fresh cache)."""
     h = hashlib.blake2b(numba.__version__.encode(), digest_size=8)
-    for path in sorted(_HERE.glob("*.py")) + [_HERE.parent / "config.py"]:
+    paths = sorted(_HERE.glob("*.py")) + [_HERE.parent / "config.py"]
+    for folder in extra:
+        paths += sorted(Path(folder).glob("*.py"))
+    for path in paths:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def _cache_dir() -> str | None:
+def _cache_dir(extra: tuple[Path, ...] = ()) -> str | None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "subterra_env"
@@ -42,7 +45,7 @@ def _cache_dir() -> str | None:
             probe = root / ".write-test"
             probe.touch()
             probe.unlink()
-            return str(root / f"numba-{_source_hash()}")
+            return str(root / f"numba-{_source_hash(extra)}")
         except OSError:
             continue
     return None
@@ -57,6 +60,26 @@ def jit(fn=None, *, parallel: bool = False):
     """``numba.njit`` with the cache on; ``parallel=True`` for the batch loops that use ``prange``."""
     deco = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy")
     return deco(fn) if fn is not None else deco
+
+
+def jit_beside_core(folder: Path | str):
+    """A ``jit`` like this module's for compiled code outside ``core`` that calls into it (the heuristic team in
+    ``agents/heuristic``): its cache directory hashes that folder's modules with core's, since numba would not
+    notice that a rule it inlined had changed."""
+    cache = _cache_dir((Path(folder),))
+
+    def folder_jit(fn=None, *, parallel: bool = False):
+        def deco(f):
+            before = numba.config.CACHE_DIR  # numba fixes a function's cache path when it is decorated
+            if cache is not None:
+                numba.config.CACHE_DIR = cache
+            try:
+                return jit(f, parallel=parallel)
+            finally:
+                numba.config.CACHE_DIR = before
+        return deco(fn) if fn is not None else deco
+
+    return folder_jit
 
 
 PARALLEL_MIN_BATCH = 64  # batches smaller than this use the serial loops: the thread pool's start-up costs more

@@ -1,0 +1,120 @@
+"""SearchAgent: public-information Monte Carlo search over the compiled heuristic team.
+
+At each decision with more than one legal action, every legal action is tried in the same ``worlds`` sampled
+futures (``worlds.sample_world``: the unseen stack and deck redrawn as every player knows them, new dice), and the
+heuristic team plays each (action, world) pair to the end of the game; the action with the most cavers out on
+average is taken (ties and near-ties go to the heuristic's own choice). Every candidate meets the same worlds, so
+their difference is measured with common random numbers, and all rollouts of a call run as one batch through the
+rules core and the compiled heuristic (threads for large batches).
+
+``clairvoyant=True`` is a diagnostic, never a teammate: it searches the true future (the real stack and deck order
+and the game's own dice), so each action's outcome under the heuristic team is known exactly. It measures a ceiling:
+how well a player who knew the future (and then played on as the heuristic) does.
+
+Reproducible: the worlds of a decision depend on the agent's ``seed``, the game's public decision count and the
+world index, never on hidden information (tests: permuting the real game's hidden orders or its dice stream does not
+change a decision).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from subterra_env.core.kernels import cavers_out_batch
+from subterra_env.core.rng import mix
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
+
+from ..base import GameView, Observation, check_mask, game_view
+from ..heuristic import HeuristicAgent
+from .worlds import sample_worlds
+
+DEFAULT_WORLDS = 8  # worlds per decision: every legal action is rolled out in each
+MAX_ROUND = 200  # rollouts stop here, as training/evaluate.py truncates games (max_cycles)
+TIE = 1e-6  # the heuristic's action wins ties
+
+
+class SearchAgent:
+    """Monte Carlo search over the compiled heuristic (see the module docstring), bound to its games as the
+    heuristic is. ``worlds``: sampled futures per decision (the cost is about worlds x legal actions rollouts);
+    ``margin``: how many more cavers out on average an action needs to replace the heuristic's choice;
+    ``threads``: None uses numba's pool for large rollout batches, 1 never."""
+
+    needs_observation = False  # reads the bound game's public State (observations may be None)
+
+    def __init__(self, source: Any, slot: int | None = None, seed: int = 0, worlds: int = DEFAULT_WORLDS,
+                 margin: float = 0.0, clairvoyant: bool = False, threads: int | None = None,
+                 max_round: int = MAX_ROUND, **weights: float):
+        if int(worlds) < 1:
+            raise ValueError(f"worlds={worlds!r} is out of range: at least 1")
+        if margin < 0:
+            raise ValueError(f"margin={margin!r} is out of range: at least 0")
+        self.view: GameView = game_view(source, slot)
+        self.seed = int(seed)
+        self.worlds = 1 if clairvoyant else int(worlds)  # the true future is one world
+        self.margin = float(margin)
+        self.clairvoyant = bool(clairvoyant)
+        self.threads = threads
+        self.max_round = int(max_round)
+        self.rollouts = 0  # rollouts played so far (for budgets and reports)
+        self.heuristic = HeuristicAgent(source, slot, threads=threads, **weights)
+
+    # ------------------------------------------------------------------ protocol
+    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        check_mask(mask)
+        return int(self.decide(self.view.core, self.view.state, np.array([self.view.game]), mask[None])[0])
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: np.ndarray | None = None) -> np.ndarray:
+        masks = np.asarray(action_masks).astype(bool)
+        games = np.arange(masks.shape[0]) if games is None else np.asarray(games)
+        if len(games) != masks.shape[0]:
+            raise ValueError(f"{masks.shape[0]} mask rows but {len(games)} games")
+        for row in masks:
+            check_mask(row)
+        return self.decide(self.view.core, self.view.state, games, masks)
+
+    # ------------------------------------------------------------------ search
+    def decide(self, core: Core, st: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The searched actions for games ``games`` of ``st`` (rows of ``masks``: their legal masks)."""
+        games = np.asarray(games, dtype=np.int64)
+        masks = np.ascontiguousarray(masks, dtype=np.bool_)
+        out = self.heuristic.decide(core, st, games, masks)
+        rows = [i for i in range(len(games)) if masks[i].sum() > 1]
+        if not rows:
+            return out
+        n = self.worlds
+        blocks, actions, spans = [], [], []
+        for i in rows:
+            legal = np.flatnonzero(masks[i])
+            base = np.repeat(st.packed[games[i]:games[i] + 1], n)
+            if not self.clairvoyant:
+                sample_worlds(base, core.params, self._world_keys(st, int(games[i]), n))
+            blocks.append(np.tile(base, len(legal)))  # candidate k plays worlds [k * n, (k + 1) * n)
+            actions.append(np.repeat(legal, n))
+            spans.append(legal)
+        packed = np.concatenate(blocks)
+        trial = State.from_packed(packed, st._sizes)
+        core.step(trial, np.concatenate(actions).astype(np.int64), check=False)  # legal by construction
+        self.heuristic.play(core, trial, max_round=self.max_round)
+        self.rollouts += len(packed)
+        value = np.empty(len(packed), dtype=np.int64)
+        cavers_out_batch(packed, value)
+        at = 0
+        for i, legal in zip(rows, spans):
+            means = value[at:at + len(legal) * n].reshape(len(legal), n).mean(axis=1)
+            at += len(legal) * n
+            means[legal == out[i]] += self.margin + TIE
+            out[i] = legal[int(np.argmax(means))]
+        return out
+
+    def _world_keys(self, st: State, g: int, n: int) -> np.ndarray:
+        """Keys of the n worlds of game g's next decision: the agent's seed, the game's public decision count and
+        the world index (nothing hidden)."""
+        with np.errstate(over="ignore"):
+            base = mix(np.uint64(self.seed & 0xFFFFFFFFFFFFFFFF) * np.uint64(0x9E3779B97F4A7C15)
+                       + np.uint64(int(st.steps[g])))
+            return mix(base + np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03))
