@@ -4,14 +4,19 @@
     subterra play --config configs/tiny.yaml --seed 7 --human scout --delay 0.5 --save game.json
     subterra play --seats human:ann,human:bob,heuristic,random     # hot seat: two people, two bots, by seat
     subterra play --seats medic=human,leader=policy:runs/x/best.zip --bots heuristic   # by caver name
+    subterra play --bots search --search-worlds 8   # insist on the search bots (fewer worlds: faster, weaker)
     subterra play --watch --delay 0.2               # bots only
     subterra play --resume game.json                # go on with a game saved before its end (Ctrl-C)
     subterra replay game.json [--auto --delay 0.5] [--png frames/] [--gif game.gif]
     python -m subterra_env.play ...                 # the same command ("play" may be left out)
 
-Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``heuristic``, ``random``, ``policy:PATH`` (a
-MaskablePPO .zip; needs the ``train`` extra) or ``auto``: the shipped team ``agents/shipped/team.zip`` when that
-file exists and torch/sb3-contrib import, else ``heuristic`` (with a one-line notice). Which cavers sit at the
+Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``search``, ``heuristic``, ``random``,
+``policy:PATH`` (a MaskablePPO .zip; needs the ``train`` extra) or ``auto`` (the default of ``--bots``): the
+strongest bot that answers in time. Strongest first: ``search`` (Monte Carlo search over the heuristic,
+``agents.search.SearchAgent``, public information only), ``heuristic``, the shipped team
+(``policy:agents/shipped/team.zip``), ``random``. ``auto`` times a few search decisions at the start (on a heuristic
+game of the same deal, never the game itself) and seats ``search`` when its median decision takes at most
+``SEARCH_LIMIT_S`` (0.5 s) here, else ``heuristic``; one line at the start says which and why. Which cavers sit at the
 table is drawn from the seed unless ``--cavers`` fixes them; ``--human CAVER`` (names, or seat numbers from 0)
 picks the cavers people play after the draw. Without ``--seats``/``--human``/``--watch`` you play seat 0.
 """
@@ -22,10 +27,11 @@ import argparse
 import datetime as _dt
 import os
 import secrets
+import statistics
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -61,29 +67,42 @@ class PlayError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------- seats
+BOT_KINDS = "search, heuristic, random, policy:PATH or auto"
+SEARCH_LIMIT_S = 0.5  # auto seats search when its median decision takes at most this long on this machine
+PROBE_POINTS = (0.5, 0.75, 0.25)  # where search is timed: fractions of a heuristic game's decisions, in this order
+PROBE_BUDGET_S = 1.2  # the probe times no further decision once it has run this long
+
+
 @dataclass(frozen=True)
 class Seat:
-    """Who plays a seat: ``kind`` human / heuristic / random / policy / auto; ``path`` of a policy; a person's name."""
+    """Who plays a seat: ``kind`` human / search / heuristic / random / policy / auto; ``path`` of a policy; a
+    person's name; ``worlds`` of a search bot (None: ``--search-worlds`` or the agent's default)."""
 
     kind: str
     path: str | None = None
     name: str | None = None
+    worlds: int | None = None
 
     @property
     def player(self) -> str:
-        """As stored in a record: ``human``, ``heuristic``, ``random`` or ``policy:PATH``."""
+        """As stored in a record: ``human``, ``search``, ``heuristic``, ``random`` or ``policy:PATH``."""
         return f"policy:{self.path}" if self.kind == "policy" else self.kind
 
     @property
     def human(self) -> bool:
         return self.kind == "human"
 
+    @property
+    def label(self) -> str:
+        """A bot's short name on screen: ``search``, ``heuristic``, ``random``, ``policy team``."""
+        return f"policy {Path(self.path or '').stem}" if self.kind == "policy" else self.kind
+
 
 def parse_kind(text: str, where: str = "seat") -> Seat:
     t = text.strip()
     if t in ("human", "you") or t.startswith("human:"):
         return Seat("human", name=t.partition(":")[2] or None)
-    if t in ("heuristic", "random", "auto", "bot"):
+    if t in ("search", "heuristic", "random", "auto", "bot"):
         return Seat("auto" if t == "bot" else t)
     if t.startswith("policy:"):
         path = t[len("policy:"):]
@@ -92,7 +111,17 @@ def parse_kind(text: str, where: str = "seat") -> Seat:
         if not Path(path).is_file():
             raise PlayError(f"{where} {text!r}: no policy checkpoint at {path!r} (a MaskablePPO .zip)")
         return Seat("policy", path=path)
-    raise PlayError(f"{where} {text!r}: expected human, human:NAME, heuristic, random, policy:PATH or auto")
+    raise PlayError(f"{where} {text!r}: expected human, human:NAME, {BOT_KINDS}")
+
+
+def seat_from_record(entry: dict[str, Any]) -> Seat:
+    """A record's seat entry as a Seat (records before the search bots have no ``worlds``)."""
+    player = str(entry["player"])
+    if player == "human" and entry.get("name"):
+        return Seat("human", name=str(entry["name"]))
+    seat = parse_kind(player, "the record's seat")
+    worlds = entry.get("worlds")
+    return replace(seat, worlds=int(worlds)) if seat.kind == "search" and isinstance(worlds, int) else seat
 
 
 @dataclass
@@ -127,11 +156,17 @@ class SeatPlan:
         return seats
 
 
+def bot_seat(bots: str) -> Seat:
+    """The seat of ``--bots``: a bot kind, never a person; a clear error naming anything else."""
+    t = bots.strip()
+    if not (t in ("search", "heuristic", "random", "auto", "bot") or t.startswith("policy:")):
+        raise PlayError(f"--bots {bots!r} is not a bot: --bots must be a bot kind: {BOT_KINDS} (auto, the default, "
+                        "seats the strongest that answers in time)")
+    return parse_kind(t, "--bots")
+
+
 def seat_plan(seats: str | None, humans: Sequence[str], bots: str, watch: bool) -> SeatPlan:
-    others = parse_kind(bots, "--bots")
-    if others.human:
-        raise PlayError("--bots must be a bot kind: heuristic, random, policy:PATH or auto")
-    plan = SeatPlan(others=others)
+    plan = SeatPlan(others=bot_seat(bots))
     entries = [e.strip() for e in seats.split(",")] if seats else []
     if entries and all("=" in e for e in entries):
         for e in entries:
@@ -154,19 +189,97 @@ def seat_plan(seats: str | None, humans: Sequence[str], bots: str, watch: bool) 
     return plan
 
 
-def resolve_auto(notice: list[str]) -> Seat:
-    """The shipped team if it is there and loadable, else the heuristic (a notice line says why)."""
-    path = shipped_team_path()
-    if not path.is_file():
-        notice.append(f"bots: heuristic (the shipped team {path.name} is not in agents/shipped/ yet)")
-        return Seat("heuristic")
+# ---------------------------------------------------------------------------------------------- which bot: auto
+def time_search(core: Any, start: Any, max_cycles: int = 200, worlds: int | None = None,
+                points: Sequence[float] = PROBE_POINTS, limit: float = SEARCH_LIMIT_S,
+                budget: float = PROBE_BUDGET_S) -> list[float]:
+    """Seconds the search bot takes per decision on this machine, at a few decisions of a game like the one at the
+    table (``start``: its State; never changed).
+
+    The heuristic team plays a copy of ``start`` to its end (fast); the search bot (``worlds``) then decides at the
+    decisions with more than one legal action found at ``points`` (fractions of them, in order: early decisions
+    cost most, their rollouts play the whole game), after one untimed decision that loads its compiled code. Which
+    decisions are timed and what the search decides there depend on ``start`` only; how many are timed depends on
+    time: the probe stops once the median's side of ``limit`` is settled (two of three samples), or once it has run
+    ``budget`` seconds (so on a slow machine: the heuristic game, the loading and one search decision)."""
+    from agents.heuristic import HeuristicAgent
+    from agents.search import SearchAgent
+
+    began = time.perf_counter()
+    st = start.copy()
+    hold = SimpleNamespace(core=core, state_=st)  # a game holder for the agents: the table's game is not touched
+    heuristic = HeuristicAgent(hold)
+    spots: list[tuple[Any, np.ndarray]] = []
+    for _ in range(100_000):
+        if st.result[0] != RUNNING or int(st.round[0]) > max_cycles:
+            break
+        mask = core.legal_mask(st)[0]
+        if mask.sum() > 1:
+            spots.append((st.copy(), mask))
+        core.step(st, np.array([heuristic.act(None, mask)], dtype=np.int64))
+    if not spots:
+        return []
+    hold.state_, mask = spots[-1]
+    SearchAgent(hold, worlds=1).act(None, mask)  # loads the compiled rollouts: not timed
+    agent = SearchAgent(hold) if worlds is None else SearchAgent(hold, worlds=worlds)
+    need = len(points) // 2 + 1  # samples on one side of limit that settle the median
+    times: list[float] = []
+    for f in points:
+        hold.state_, mask = spots[min(len(spots) - 1, int(f * len(spots)))]
+        t0 = time.perf_counter()
+        agent.act(None, mask)
+        times.append(time.perf_counter() - t0)
+        fast = sum(t <= limit for t in times)
+        if fast >= need or len(times) - fast >= need or time.perf_counter() - began > budget:
+            break
+    return times
+
+
+@dataclass(frozen=True)
+class BotChoice:
+    """What ``auto`` seats, and why (shown at the start and kept in the record)."""
+
+    seat: Seat
+    why: str
+
+
+def _secs(t: float) -> str:
+    return f"{t * 1000:.0f} ms" if t < 1 else f"{t:.1f} s"
+
+
+def choose_bots(probe: Callable[[], Sequence[float]], worlds: int | None = None,
+                limit: float = SEARCH_LIMIT_S) -> BotChoice:
+    """The strongest bot that answers in time: ``search`` when the median of ``probe()`` (seconds per search
+    decision here, as ``time_search`` measures) is at most ``limit``, else ``heuristic`` (microseconds a decision).
+    Strength, best first: search, heuristic, the shipped policy team, random."""
     try:
-        import sb3_contrib  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError:
-        notice.append("bots: heuristic (the shipped team needs the train extra: pip install -e '.[train]')")
-        return Seat("heuristic")
-    return Seat("policy", path=str(path))
+        times = list(probe())
+    except ImportError as e:
+        return BotChoice(Seat("heuristic"), f"the search bot does not load here: {e}")
+    if not times:
+        return BotChoice(Seat("search", worlds=worlds), "the strongest; no decision to time")
+    med = statistics.median(times)
+    if med <= limit:
+        return BotChoice(Seat("search", worlds=worlds), f"strongest that answers in time: {_secs(med)} per decision")
+    return BotChoice(Seat("heuristic"), f"search took {_secs(med)} per decision here, over {limit:g} s; "
+                     "--bots search to insist")
+
+
+def bots_line(seats: Sequence[Seat], auto: set[int], choice: BotChoice | None, origin: str = "as asked") -> str:
+    """``search (strongest that answers in time: 85 ms per decision)``: the bots at the table and why (the start
+    line after ``Bots: ``, and the record's ``bots``); "" when people play every seat."""
+    parts: dict[tuple[str, bool], str] = {}
+    for i, s in enumerate(seats):
+        if s.human:
+            continue
+        name = s.label
+        if s.kind == "search" and s.worlds is not None:
+            from agents.search import DEFAULT_WORLDS
+
+            name = "search" if s.worlds == DEFAULT_WORLDS else f"search with {s.worlds} worlds"
+        picked = i in auto and choice is not None
+        parts.setdefault((name, picked), f"{name} ({choice.why if picked and choice else origin})")
+    return "; ".join(parts.values())
 
 
 # ---------------------------------------------------------------------------------------------- bots
@@ -192,7 +305,7 @@ class PolicyBot:
 
 
 class ObsFreeBot:
-    """A bot that decides from the mask (random) or the bound board (heuristic)."""
+    """A bot that decides from the mask (random) or the bound board (heuristic, search)."""
 
     def __init__(self, agent: Any):
         self.agent = agent
@@ -202,8 +315,10 @@ class ObsFreeBot:
 
 
 def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
+    """A bot per bot seat. Heuristic and search bots are bound to ``env`` and read its live game (public
+    information only: never the clairvoyant search); one of each serves every seat it plays."""
     bots: dict[int, Any] = {}
-    heuristic, policies = None, {}
+    heuristic, searches, policies = None, {}, {}
     for i, s in enumerate(seats):
         if s.kind == "heuristic":
             if heuristic is None:
@@ -211,6 +326,15 @@ def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
 
                 heuristic = ObsFreeBot(HeuristicAgent(env, seed=0))
             bots[i] = heuristic
+        elif s.kind == "search":
+            if s.worlds not in searches:
+                try:
+                    from agents.search import SearchAgent
+                except ImportError as e:
+                    raise PlayError(f"the search bots do not load here ({e}): pick --bots heuristic") from None
+                kw = {} if s.worlds is None else {"worlds": s.worlds}
+                searches[s.worlds] = ObsFreeBot(SearchAgent(env, seed=0, **kw))
+            bots[i] = searches[s.worlds]
         elif s.kind == "random":
             from agents.random_agent import RandomAgent
 
@@ -224,37 +348,53 @@ def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
 
 # ---------------------------------------------------------------------------------------------- the game
 class Session:
-    """One game at the table: the env, who plays each seat, the record being written."""
+    """One game at the table: the env, who plays each seat, the record being written.
+
+    ``auto`` seats get ``choose_bots`` over ``probe`` (default: ``time_search`` on this game's start);
+    ``search_worlds`` sets the worlds of every search seat; ``origin`` is why the other bots sit there."""
 
     def __init__(self, cfg: GameConfig, seed: int, plan: SeatPlan, max_cycles: int = 200, name: str = "default",
-                 notice: list[str] | None = None):
+                 notice: list[str] | None = None, search_worlds: int | None = None, origin: str = "as asked",
+                 probe: Callable[[], Sequence[float]] | None = None, on_probe: Callable[[], Any] | None = None):
         self.env = raw_env(cfg, max_cycles=max_cycles)
         self.env.reset(seed=seed)
         self.seed, self.name = seed, name
         ranks = [int(r) for r in self.env.state_.c_rank[0]]
         seats = plan.resolve(ranks)
-        notice = notice if notice is not None else []
-        auto = None
-        for i, s in enumerate(seats):
-            if s.kind == "auto":
-                auto = auto or resolve_auto(notice)
-                seats[i] = auto
+        auto = {i for i, s in enumerate(seats) if s.kind == "auto"}
+        self.choice: BotChoice | None = None
+        if auto:
+            if on_probe is not None:
+                on_probe()
+            if probe is None:
+                core, start = self.env.core, self.env.state_.copy()
+
+                def probe() -> list[float]:
+                    return time_search(core, start, max_cycles, search_worlds)
+            self.choice = choose_bots(probe, search_worlds)
+            seats = [self.choice.seat if i in auto else s for i, s in enumerate(seats)]
+        if any(s.kind == "search" for s in seats):
+            from agents.search import DEFAULT_WORLDS
+
+            seats = [replace(s, worlds=search_worlds or s.worlds or DEFAULT_WORLDS) if s.kind == "search" else s
+                     for s in seats]
         self.seats = seats
+        self.bots_desc = bots_line(seats, auto, self.choice, origin)
+        self.bots_line = f"Bots: {self.bots_desc}" if self.bots_desc else ""  # shown at the start
         self.humans = {i for i, s in enumerate(seats) if s.human}
         people = sum(1 for s in seats if s.human)
         self.labels = []
         for i, s in enumerate(seats):
             if s.human:
                 self.labels.append(s.name or ("you" if people == 1 else f"person {sorted(self.humans).index(i) + 1}"))
-            elif s.kind == "policy":
-                self.labels.append(f"policy {Path(s.path or '').stem}")
             else:
-                self.labels.append(s.kind)
+                self.labels.append(s.label)
         self.bots = build_bots(self.env, seats, seed)
-        self.record = GameRecord(cfg, seed, max_cycles, seats=[
-            {"seat": i, "caver": CAVER_NAMES[r - 1], "player": s.player, **({"name": self.labels[i]} if s.human else {})}
+        self.record = GameRecord(cfg, seed, max_cycles, bots=self.bots_desc, seats=[
+            {"seat": i, "caver": CAVER_NAMES[r - 1], "player": s.player,
+             **({"name": self.labels[i]} if s.human else {}), **({"worlds": s.worlds} if s.kind == "search" else {})}
             for i, (r, s) in enumerate(zip(ranks, seats))])
-        self.notice = notice
+        self.notice = ([self.bots_line] if self.bots_line else []) + list(notice or [])
 
     # --- what the screen needs
     def title(self) -> str:
@@ -406,7 +546,7 @@ def game_config(args: argparse.Namespace) -> tuple[GameConfig, str]:
 
 def play_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="subterra play", description="Play Sub Terra in the terminal with bots as "
-                                "teammates (each caver's seat: human, heuristic, random or policy:PATH).",
+                                "teammates (each caver's seat: human, search, heuristic, random or policy:PATH).",
                                 epilog="Keys in the game: a number picks an action, ? shows the rules of every "
                                 "action, ? N explains option N, q or Ctrl-C pauses (continue, save, quit).")
     p.add_argument("--config", help="game settings: a YAML file (configs/tiny.yaml) or a preset name (tiny, small, "
@@ -420,10 +560,17 @@ def play_parser() -> argparse.ArgumentParser:
     who.add_argument("--human", action="append", default=[], metavar="CAVER",
                      help="a caver played by a person: a name (scout) or seat number (0); repeat or comma-separate "
                      "for several people (hot seat); CAVER:NAME names the person")
-    who.add_argument("--seats", help="every seat in seat order: human[:NAME],heuristic,random,policy:PATH,auto; or "
-                     "CAVER=KIND pairs (scout=human,medic=random), the rest --bots")
-    who.add_argument("--bots", default="auto", help="kind of every other seat: auto (the shipped team if present, "
-                     "else heuristic), heuristic, random or policy:PATH (default auto)")
+    who.add_argument("--seats", help="every seat in seat order: human[:NAME],search,heuristic,random,policy:PATH,"
+                     "auto; or CAVER=KIND pairs (scout=human,medic=random), the rest --bots")
+    who.add_argument("--bots", metavar="KIND", help="every other seat: auto (the default: the strongest bot that "
+                     f"answers in time: search when a short timing at the start finds its median decision at most "
+                     f"{SEARCH_LIMIT_S:g} s here, else heuristic; the start line says which and why), search (Monte "
+                     "Carlo search over the heuristic: strongest, slowest), heuristic (fast), random, or policy:PATH "
+                     "(a MaskablePPO .zip; the shipped team, weaker than the heuristic: "
+                     "policy:agents/shipped/team.zip). Strongest first: search, heuristic, shipped team, random. "
+                     "(bot = auto)")
+    who.add_argument("--search-worlds", type=int, metavar="N", help="sampled futures per search decision (default: the "
+                     "agent's own, agents.search.DEFAULT_WORLDS); the cost grows with N: fewer is faster and weaker")
     who.add_argument("--watch", action="store_true", help="bots only: watch them play")
     p.add_argument("--delay", type=float, default=0.5, help="seconds to show each bot decision (default 0.5; 0 = "
                    "no pause)")
@@ -467,17 +614,32 @@ def play_main(argv: Sequence[str]) -> int:
             resumed = load_record(args.resume)
             cfg, name, seed = record_config(resumed, args.resume), Path(args.resume).stem, int(resumed["seed"])
             max_cycles = int(resumed["max_cycles"])
+            origin = "as asked"
             if args.seats or args.human or args.watch:
-                plan = seat_plan(args.seats, args.human, args.bots, args.watch)
+                plan = seat_plan(args.seats, args.human, args.bots or "auto", args.watch)
             else:
-                plan = SeatPlan(by_seat=[parse_kind("human:" + s["name"] if s.get("name") and s["player"] == "human"
-                                                    else s["player"]) for s in resumed["seats"]])
+                saved = [seat_from_record(s) for s in resumed["seats"]]
+                if args.bots is not None:  # --bots alone: the people stay, the bots change
+                    others = bot_seat(args.bots)
+                    saved = [s if s.human else others for s in saved]
+                else:
+                    origin = "as in the saved game"
+                plan = SeatPlan(by_seat=saved)
         else:
             cfg, name = game_config(args)
             seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
             max_cycles = args.max_rounds
-            plan = seat_plan(args.seats, args.human, args.bots, args.watch)
-        session = Session(cfg, seed, plan, max_cycles=max_cycles, name=name)
+            origin = "as asked"
+            plan = seat_plan(args.seats, args.human, args.bots or "auto", args.watch)
+        if args.search_worlds is not None and args.search_worlds < 1:
+            raise PlayError(f"--search-worlds {args.search_worlds}: at least 1 world")
+
+        def on_probe() -> None:
+            if ui.full_screen:  # a second or so before the first screen
+                ui.say("choosing the bots: timing a few search decisions ...", style="dim")
+
+        session = Session(cfg, seed, plan, max_cycles=max_cycles, name=name, search_worlds=args.search_worlds,
+                          origin=origin, on_probe=on_probe)
         if resumed is not None:
             for i, entry in enumerate(resumed["actions"]):
                 if session.over or not session.env._mask[int(entry["action"])]:
@@ -610,4 +772,5 @@ def _entry() -> None:
 if __name__ == "__main__":
     _entry()
 
-__all__ = ["PlayError", "Seat", "SeatPlan", "Session", "main", "parse_kind", "play_session", "seat_plan"]
+__all__ = ["BotChoice", "PlayError", "Seat", "SeatPlan", "Session", "choose_bots", "main", "parse_kind",
+           "play_session", "seat_plan", "time_search"]

@@ -7,7 +7,8 @@ A record (schema version 1) holds everything needed to play the game again throu
       "created": "2025-01-01T12:00:00+00:00",
       "settings": {...every GameConfig field...}, "max_cycles": 200, "seed": 7,
       "seats": [{"seat": 0, "caver": "diver", "player": "human", "name": "you"},
-                {"seat": 1, "caver": "scout", "player": "heuristic"}, ...],
+                {"seat": 1, "caver": "scout", "player": "search", "worlds": 16}, ...],
+      "bots": "search (strongest that answers in time: 85 ms per decision)",
       "actions": [{"step": 0, "seat": 0, "caver": "diver", "action": 2, "name": "reveal N", "player": "human",
                    "think_s": 3.2}, ...],
       "result": {"code": 3, "name": "gold", "escaped": 4, "round": 5, "finished": true, "decisions": 57},
@@ -15,8 +16,10 @@ A record (schema version 1) holds everything needed to play the game again throu
     }
 
 ``seed`` is the seed given to ``env.reset(seed=...)``; ``settings`` rebuild the GameConfig (``from_dict``);
-``actions`` are every decision in order (bots' too), with who took it (``player``: human, heuristic, random or
-policy:PATH) and, for people, the seconds they thought. ``result.finished`` is false for a game saved before
+``seats`` say who played each caver (``player``: human, search, heuristic, random or policy:PATH; a search bot's
+``worlds``); ``bots`` (optional, absent in older records) is the line the play command showed at the start: which
+bots sat at the table and why. ``actions`` are every decision in order (bots' too), with who took it (``player``)
+and, for people, the seconds they thought. ``result.finished`` is false for a game saved before
 its end (Ctrl-C); such a record can be resumed (``subterra play --resume FILE``). ``final_state_hash`` is a 64-bit
 blake2b of every field of the final State (``state_hash``), so a replay proves it reached the same game.
 
@@ -50,7 +53,7 @@ FORMAT = "subterra-record"
 SCHEMA_VERSION = 1
 REQUIRED_KEYS = ("format", "schema_version", "settings", "max_cycles", "seed", "seats", "actions", "result",
                  "final_state_hash")
-PLAYER_KINDS = ("human", "heuristic", "random", "policy")
+PLAYER_KINDS = ("human", "search", "heuristic", "random", "policy")
 
 
 class RecordError(ValueError):
@@ -113,6 +116,7 @@ class GameRecord:
     actions: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     final_state_hash: str = ""
+    bots: str = ""  # the play command's start line: which bots sat at the table and why ("" leaves it out)
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     def add(self, seat: int, caver: str, action: int, player: str, think_s: float | None = None) -> None:
@@ -136,8 +140,9 @@ class GameRecord:
 
         return {"format": FORMAT, "schema_version": SCHEMA_VERSION, "env": "subterra_v1",
                 "package_version": __version__, "created": self.created, "settings": settings_to_json(self.config),
-                "max_cycles": self.max_cycles, "seed": self.seed, "seats": self.seats, "actions": self.actions,
-                "result": self.result, "final_state_hash": self.final_state_hash}
+                "max_cycles": self.max_cycles, "seed": self.seed, "seats": self.seats,
+                **({"bots": self.bots} if self.bots else {}), "actions": self.actions, "result": self.result,
+                "final_state_hash": self.final_state_hash}
 
 
 def save_record(record: GameRecord | dict[str, Any], path: str | Path) -> Path:

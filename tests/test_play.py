@@ -14,10 +14,12 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from subterra_env.play import PlayError, SeatPlan, main, parse_kind, seat_plan
+from subterra_env.play import PlayError, Seat, SeatPlan, main, parse_kind, seat_plan
+from subterra_env.config import load
 from subterra_env.records import load_record, replay_record
 
 ROOT = Path(__file__).resolve().parent.parent
+TINY = load(ROOT / "configs" / "tiny.yaml")
 PROMPT = r"choose 1-(\d+) \(\? help"
 GAME = ["-m", "subterra_env.play", "--config", "configs/tiny.yaml", "--seed", "3", "--bots", "heuristic",
         "--delay", "0"]
@@ -45,6 +47,7 @@ def play_out(child: pexpect.spawn, choice: str = "1", limit: int = 400) -> int:
 def test_person_plays_a_whole_game_with_bad_input_and_the_record_replays(tmp_path):
     save = tmp_path / "game.json"
     child = spawn(GAME + ["--human", "0", "--save", str(save)])
+    child.expect(r"Bots: heuristic \(as asked\)")  # the start line says which bots sit at the table
     child.expect(PROMPT)
     n = int(child.match.group(1))
     for bad, reason in (("abc", "'abc' is not a number"), ("0", "0 is out of range"),
@@ -71,6 +74,7 @@ def test_person_plays_a_whole_game_with_bad_input_and_the_record_replays(tmp_pat
     human = [a for a in rec["actions"] if a["player"] == "human"]
     assert len(human) == decisions and all(a["action"] == 0 for a in human)  # option 1 was always "end turn"
     assert [s["player"] for s in rec["seats"]] == ["human", "heuristic", "heuristic", "heuristic"]
+    assert rec["bots"] == "heuristic (as asked)"
     assert rec["result"]["finished"] and rec["result"]["name"] in ("defeat", "bronze", "silver", "gold")
     replay = replay_record(rec)  # raises unless the result and final state hash match
     assert len(replay.states) == len(rec["actions"]) + 1
@@ -114,6 +118,7 @@ def test_ctrl_c_offers_to_save_and_the_game_resumes(tmp_path):
     done = tmp_path / "done.json"
     child = spawn(["-m", "subterra_env.play", "--resume", str(part), "--delay", "0", "--save", str(done)])
     child.expect(f"resumed after {len(rec['actions'])} decisions")
+    child.expect(r"Bots: heuristic \(as in the saved game\)")
     play_out(child)
     child.expect(pexpect.EOF)
     child.close()
@@ -151,7 +156,8 @@ def test_bad_records_are_refused_by_the_command(tmp_path, capsys):
 def test_seat_specs():
     assert parse_kind("human:ann") == parse_kind("human:ann") and parse_kind("human:ann").name == "ann"
     assert parse_kind("random").player == "random" and parse_kind("bot").kind == "auto"
-    with pytest.raises(PlayError, match="expected human, human:NAME, heuristic"):
+    assert parse_kind("search") == Seat("search")
+    with pytest.raises(PlayError, match="expected human, human:NAME, search, heuristic"):
         parse_kind("robot")
     with pytest.raises(PlayError, match="no policy checkpoint"):
         parse_kind("policy:/nope.zip")
@@ -171,7 +177,7 @@ def test_seat_specs():
         seat_plan(None, ["wizard"], "heuristic", False).resolve(ranks)
     with pytest.raises(PlayError, match="--seats lists 2 seats but 4 cavers play"):
         seat_plan("human,heuristic", [], "auto", False).resolve(ranks)
-    with pytest.raises(PlayError, match="--bots must be a bot kind"):
+    with pytest.raises(PlayError, match="--bots 'human' is not a bot: --bots must be a bot kind: search, heuristic"):
         seat_plan(None, [], "human", False)
     assert isinstance(SeatPlan().resolve(ranks), list)
 
@@ -206,24 +212,104 @@ def test_watch_writes_a_json_record(tmp_path):
     assert all(s["player"] == "random" for s in doc["seats"])
 
 
-def test_auto_bots_fall_back_to_the_heuristic_with_a_notice(tmp_path, monkeypatch):
-    import builtins
+def test_auto_seats_search_when_it_answers_in_time_else_the_heuristic():
+    from subterra_env.play import SEARCH_LIMIT_S, choose_bots
 
+    fast = choose_bots(lambda: [0.085, 0.09, 0.3])
+    assert fast.seat == Seat("search") and fast.why == "strongest that answers in time: 90 ms per decision"
+    assert choose_bots(lambda: [0.1], worlds=4).seat == Seat("search", worlds=4)
+    slow = choose_bots(lambda: [0.9, 0.95])
+    assert slow.seat == Seat("heuristic")
+    assert slow.why == "search took 925 ms per decision here, over 0.5 s; --bots search to insist"
+    assert choose_bots(lambda: [0.2, 3.0, 2.0]).seat.kind == "heuristic"  # the median decides, not the fastest
+    assert choose_bots(lambda: [SEARCH_LIMIT_S]).seat.kind == "search"  # at most the limit
+
+    def broken() -> list[float]:
+        raise ImportError("No module named 'numba'")
+
+    assert choose_bots(broken).seat.kind == "heuristic" and "does not load here" in choose_bots(broken).why
+
+
+def test_the_timing_probe_is_short_and_leaves_the_game_alone():
+    from subterra_env.env import raw_env
+    from subterra_env.play import time_search
+    from subterra_env.records import state_hash
+
+    env = raw_env(TINY)
+    env.reset(seed=7)
+    before = state_hash(env.state_)
+    times = time_search(env.core, env.state_, 200, worlds=2)
+    assert 1 <= len(times) <= 3 and all(0 < t < 5 for t in times)
+    assert state_hash(env.state_) == before  # the probe plays copies: the game at the table is untouched
+    slow = time_search(env.core, env.state_, 200, worlds=2, limit=0.0, budget=60)  # all "slow": two settle it
+    assert len(slow) == 2
+    assert len(time_search(env.core, env.state_, 200, worlds=2, limit=0.0, budget=0.0)) == 1  # out of time
+
+
+def test_bots_flag_seats_search_or_heuristic_and_says_so(monkeypatch):
+    from agents.heuristic import HeuristicAgent
+    from agents.search import DEFAULT_WORLDS, SearchAgent
     from subterra_env import play
 
-    notice: list[str] = []
-    monkeypatch.setattr(play, "shipped_team_path", lambda: tmp_path / "team.zip")
-    assert play.resolve_auto(notice).kind == "heuristic" and "not in agents/shipped/ yet" in notice[-1]
-    (tmp_path / "team.zip").write_bytes(b"PK")
-    real = builtins.__import__
+    s = play.Session(TINY, 3, seat_plan(None, [], "search", False), search_worlds=2)
+    assert [x.kind for x in s.seats] == ["human", "search", "search", "search"]
+    agent = s.bots[1].agent
+    assert isinstance(agent, SearchAgent) and agent.worlds == 2 and not agent.clairvoyant
+    assert agent.view.source is s.env  # bound to the live game, as the heuristic is
+    assert s.bots_line == "Bots: search with 2 worlds (as asked)" and s.notice[0] == s.bots_line
+    assert s.record.seats[1] == {"seat": 1, "caver": s.record.seats[1]["caver"], "player": "search", "worlds": 2}
+    assert s.labels[1:] == ["search"] * 3
 
-    def no_torch(name, *a, **k):
-        if name in ("torch", "sb3_contrib"):
-            raise ImportError(name)
-        return real(name, *a, **k)
+    s = play.Session(TINY, 3, seat_plan(None, [], "heuristic", True))
+    assert all(isinstance(b.agent, HeuristicAgent) for b in s.bots.values()) and len(s.bots) == 4
+    assert s.bots_line == "Bots: heuristic (as asked)"
 
-    monkeypatch.setattr(builtins, "__import__", no_torch)
-    assert play.resolve_auto(notice).kind == "heuristic" and "needs the train extra" in notice[-1]
-    monkeypatch.setattr(builtins, "__import__", real)
-    pytest.importorskip("sb3_contrib")
-    assert play.resolve_auto(notice) == play.Seat("policy", path=str(tmp_path / "team.zip"))
+    calls = []
+    monkeypatch.setattr(play, "time_search", lambda *a, **k: calls.append(a) or [0.9, 1.2, 0.8])
+    s = play.Session(TINY, 3, seat_plan(None, [], "auto", False))
+    assert len(calls) == 1 and [x.kind for x in s.seats] == ["human", "heuristic", "heuristic", "heuristic"]
+    assert s.bots_line == "Bots: heuristic (search took 900 ms per decision here, over 0.5 s; --bots search to insist)"
+    monkeypatch.setattr(play, "time_search", lambda *a, **k: [0.05, 0.04])
+    s = play.Session(TINY, 3, seat_plan("auto,random,auto,human", [], "auto", False))
+    assert [x.kind for x in s.seats] == ["search", "random", "search", "human"]
+    assert s.seats[0].worlds == DEFAULT_WORLDS
+    assert s.bots_line == "Bots: search (strongest that answers in time: 45 ms per decision); random (as asked)"
+    s = play.Session(TINY, 3, seat_plan("human,human,human,human", [], "auto", False))
+    assert s.bots_line == "" and s.notice == [] and "bots" not in s.record.to_json()  # no bots: nothing timed
+
+
+def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
+    from subterra_env import play
+
+    assert main(["--config", "tiny", "--watch", "--bots", "robot"]) == 2
+    out = capsys.readouterr().out.replace("\n", "")
+    assert "--bots 'robot' is not a bot" in out and "search, heuristic, random, policy:PATH or auto" in out
+    assert main(["--config", "tiny", "--watch", "--bots", "search", "--search-worlds", "0"]) == 2
+    assert "--search-worlds 0: at least 1 world" in capsys.readouterr().out
+
+    monkeypatch.setattr(play, "time_search", lambda *a, **k: [0.7, 0.8])  # a slow machine: auto seats the heuristic
+    save = tmp_path / "auto.json"
+    assert main(["--config", "tiny", "--seed", "4", "--watch", "--delay", "0", "--save", str(save)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Bots: heuristic (search took 750 ms per decision here")
+    doc = load_record(save)
+    assert {s["player"] for s in doc["seats"]} == {"heuristic"} and doc["bots"].startswith("heuristic (search took")
+
+    save = tmp_path / "search.json"  # search bots play a whole game, and it replays
+    assert main(["--config", "tiny", "--seed", "4", "--watch", "--bots", "search", "--search-worlds", "2",
+                 "--delay", "0", "--save", str(save)]) == 0
+    assert capsys.readouterr().out.startswith("Bots: search with 2 worlds (as asked)")
+    doc = load_record(save)
+    assert [(s["player"], s["worlds"]) for s in doc["seats"]] == [("search", 2)] * 4
+    assert {a["player"] for a in doc["actions"]} == {"search"}
+    replay_record(doc)
+
+
+def test_saved_seats_come_back_old_records_included():
+    from subterra_env.play import seat_from_record
+
+    assert seat_from_record({"player": "search", "worlds": 4}) == Seat("search", worlds=4)
+    assert seat_from_record({"player": "search"}) == Seat("search")
+    assert seat_from_record({"player": "heuristic"}) == Seat("heuristic")  # records before the search bots
+    assert seat_from_record({"player": "human", "name": "ann"}) == Seat("human", name="ann")
+    assert seat_from_record({"player": "human"}) == Seat("human")

@@ -2,6 +2,6 @@
 ``clairvoyant=True`` the ceiling diagnostic that sees the true future) and ``worlds`` (futures consistent with what
 every player knows)."""
 
-from .agent import DEFAULT_WORLDS, SearchAgent
+from .agent import DEFAULT_WORLDS, DEFAULT_Z, SearchAgent
 
-__all__ = ["DEFAULT_WORLDS", "SearchAgent"]
+__all__ = ["DEFAULT_WORLDS", "DEFAULT_Z", "SearchAgent"]

@@ -8,7 +8,7 @@ nor the dice to come. A sampled world keeps everything public and redraws the re
   place uniform over those not drawn yet);
 * the hazard deck: the cards not drawn yet are a fresh draw, without replacement, from the pool less the cards
   already drawn (which of the pool's cards were dealt is hidden too), Out of Time still at the bottom (R-SET-5);
-* the dice: a new random key, and no scripted dice.
+* the dice: a new random key and counter, and no scripted dice.
 
 Everything the sample uses is read in an order-free way (sorted multisets, counts), so permuting the real game's
 hidden orders or giving it other future dice cannot change a sampled world.
@@ -100,6 +100,7 @@ def sample_world(g, P, key, pool, order, draws):
     resample_stack(g, P, key, pool, order, draws)
     resample_deck(g, P, key, pool, order, draws)
     g.key = mix_one(key ^ np.uint64(SALT_WORLD_DICE))
+    g.ctr = np.uint64(0)  # the dice counter is hidden too (its stream with a new key starts afresh)
     for i in range(FORCED):
         g.forced[i] = 0
 
