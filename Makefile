@@ -1,5 +1,5 @@
-# The README's two commands: `make run` (train a small team, then evaluate it beside the random, heuristic and
-# shipped teams) and `make test`. Each creates .venv and installs what it needs by itself.
+# The README's two commands: `make run` (train a small team, then evaluate it beside the random, heuristic, search
+# and shipped teams) and `make test`. Each creates .venv and installs what it needs by itself.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +9,7 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RUN_DIR ?= runs/quickstart
 GAMES ?= 200
 
-.PHONY: run train eval play test test-main test-rllib bench clean
+.PHONY: run train eval eval-search play test test-main test-rllib bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -30,7 +30,8 @@ $(RLLIB_STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python training/train_ppo.py --config configs/train/default.yaml --run-dir $(RUN_DIR) --overwrite
 	$(BIN)/python training/evaluate.py --config configs/tiny.yaml --games $(GAMES) --out $(RUN_DIR)/eval \
-		--team random --team heuristic --team policy:$(RUN_DIR)/best.zip --team policy:agents/shipped/team.zip
+		--team random --team heuristic --team search --team policy:$(RUN_DIR)/best.zip \
+		--team policy:agents/shipped/team.zip
 
 # Longer: the curriculum over the learnable presets up to the full game (hours on a CPU).
 train: $(STAMP)
@@ -41,6 +42,13 @@ eval: $(STAMP)
 	$(BIN)/python training/evaluate.py --games 1000 --out runs/eval \
 		--config configs/tiny.yaml --config configs/small.yaml --config configs/medium.yaml \
 		--config configs/full.yaml --team random --team heuristic --team policy:agents/shipped/team.zip
+
+# The search team and the clairvoyant ceiling on every learnable preset, 200 seeded games per row (about an hour on
+# 2 CPU cores, most of it the search on the full game).
+eval-search: $(STAMP)
+	$(BIN)/python training/evaluate.py --games 200 --batch 200 --out runs/eval-search \
+		--config configs/tiny.yaml --config configs/small.yaml --config configs/medium.yaml \
+		--config configs/full.yaml --team search --team ceiling
 
 # You play one caver beside three bot teammates on the tiny cave; SEED=.. ARGS="--human scout --delay 1" to vary.
 SEED ?= 7
@@ -59,6 +67,7 @@ test-rllib: $(RLLIB_STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sps.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/latency.py
 
 # The venvs and the compiled rules' numba caches (subterra_env/core/jit.py).
 clean:

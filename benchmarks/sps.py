@@ -1,10 +1,11 @@
 """Steps per second of every interface to the Sub Terra rules, with reference PettingZoo games, in one run.
 
-    python benchmarks/sps.py                       # full run: about 2 min on a 2-core machine
+    python benchmarks/sps.py                       # full run: about 3 min on a 2-core machine
     python benchmarks/sps.py --quick               # seconds: B up to 256, 0.2 s, 1 repeat (the smoke test)
     python benchmarks/sps.py --batches 1 64 4096 --seconds 5 --repeats 5 --out /tmp/sps.json
 
-Rows (every one under random legal play, timed by the same loop, median of ``--repeats`` runs):
+Rows (every one timed by the same loop, median of ``--repeats`` runs; all but the heuristic's under random legal
+play):
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
     core       the compiled ``Core`` at each batch size B: "step+mask" (legal_mask + step) and "step+mask+obs"
@@ -13,10 +14,21 @@ Rows (every one under random legal play, timed by the same loop, median of ``--r
                the step runs unchecked (``check=False``, as the vector envs do); at B = 4096 (or the largest B)
                two more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core), and the
                default checked step (each action tested against a freshly computed mask)
+    heuristic  the compiled heuristic team (``agents.heuristic.HeuristicAgent``) on the same games, at B = 4096 (or
+               the largest B): "heuristic decide" times ``decide`` alone (decisions per second of the team's
+               choices; the rules' legal_mask + step between calls run outside the timer), at numba's default
+               threads, at 1 thread (``threads=1``) and at B = 1; "heuristic team, whole games" times ``play``
+               (decide + mask + step inside one compiled call, ``HEURISTIC_PLAY_CHUNK`` decisions per game per
+               call), so its decisions per second include the rules. The batch starts spread over whole games
+               (group k of ``STAGGER_GROUPS`` first plays ``k * STAGGER_STEP`` decisions by the heuristic), and
+               finished games (or ones past round ``MAX_ROUND``, as training/evaluate.py truncates them) are
+               re-initialised in place, so the timed states cover early, middle and late game
     vector     the stable-baselines3 VecEnv and the gymnasium VectorEnv at ``--num-envs`` slots
     reference  PettingZoo's connect_four_v3 and hanabi_v5 (4 players), when installed (``pip install -e .[bench]``)
 
-Columns: env-steps/s (decisions taken per second over all games), batch calls/s, µs per call, games finished/s.
+Columns: env-steps/s (decisions taken per second over all games), batch calls/s, µs per call, games finished/s
+("-", 0 in the JSON, for the "heuristic decide" rows, whose timer leaves the rules out: their seconds are
+decide's alone; the JSON's "timer" says which rows: "decide", else "wall").
 The core's batch starts with B new games, so at large B, where a run is a few dozen calls and a random game about
 a hundred decisions, games/s is below its steady state (about env-steps/s / decisions per game).
 The random policy of the core rows is a compiled loop (``random_legal``), so that the rows time the engine
@@ -51,8 +63,9 @@ from subterra_env.core.jit import PARALLEL_MIN_BATCH
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
 
-# One timed call: returns (env-steps taken, games finished) during the call.
-Step = Callable[[], tuple[int, int]]
+# One timed call: returns (env-steps taken, games finished) during the call, and optionally the seconds of the
+# call that count (a stepper that keeps part of its work out of the timer); without them the call's wall time.
+Step = Callable[[], "tuple[int, int] | tuple[int, int, float]"]
 
 DEFAULT_BATCHES = (1, 16, 256, 1024, 4096, 16384)
 QUICK_BATCHES = (1, 16, 256)
@@ -60,6 +73,11 @@ DEFAULT_OUT = Path(__file__).parent / "results" / "sps.json"
 OBS_RADIUS = 7
 WARMUP_CALLS = 3
 MEMORY_CALLS = 5
+HEURISTIC_BATCH = 4096  # the issue's target: >= 100,000 heuristic decisions/s at B = 4096 on the 2-core machine
+HEURISTIC_PLAY_CHUNK = 8  # decisions per game in one timed ``play`` call of the whole-games row
+STAGGER_GROUPS = 16  # the heuristic rows' batch starts in this many groups, group k advanced k * STAGGER_STEP
+STAGGER_STEP = 16  # decisions (a full game is about 250 heuristic decisions)
+MAX_ROUND = 200  # games past this round are re-initialised, as training/evaluate.py truncates them (max_cycles)
 # Reference games: (module under pettingzoo.classic, registry id, settings).
 REFERENCES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("connect_four_v3", "classic/connect_four-v3", {}),
@@ -71,10 +89,11 @@ REFERENCES: tuple[tuple[str, str, dict[str, Any]], ...] = (
 class Row:
     """One line of the table (and of the JSON's "rows")."""
 
-    kind: str  # aec | core | vector | reference
+    kind: str  # aec | core | heuristic | vector | reference
     name: str
     batch: int
     status: str = "ok"  # or "not installed (reason)"
+    timer: str = "wall"  # what the rates divide by: "wall" (the whole call) or "decide" (the agent's part alone)
     env_steps_per_s: float = 0.0
     calls_per_s: float = 0.0
     us_per_call: float = 0.0
@@ -84,29 +103,39 @@ class Row:
 
 # ---------------------------------------------------------------------------------------------- timing
 def timed_run(step: Step, seconds: float) -> tuple[float, float, float]:
-    """Call ``step`` for ``seconds``; returns (env-steps/s, calls/s, games/s)."""
+    """Call ``step`` for ``seconds``; returns (env-steps/s, calls/s, games/s).
+
+    A step that returns its own timed seconds (a third value) is called until those add up to ``seconds``, and
+    the rates divide by them rather than by the wall clock."""
     steps = games = calls = 0
+    counted = 0.0
+    own_timer = False
     start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        s, g = step()
+    while (elapsed := counted if own_timer else time.perf_counter() - start) < seconds:
+        s, g, *timed = step()
         steps, games, calls = steps + s, games + g, calls + 1
+        if timed:
+            own_timer, counted = True, counted + timed[0]
     return steps / elapsed, calls / elapsed, games / elapsed
 
 
-def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], seconds: float, repeats: int) -> Row:
+def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], seconds: float, repeats: int,
+            timer: str = "wall") -> Row:
     """The row of one benchmark: warm up, then the median (by env-steps/s) of ``repeats`` timed runs.
 
     An ImportError while building the stepper gives a "not installed" row instead of an exception."""
     try:
         step = make_step()
     except ImportError as e:
-        return Row(kind, name, batch, status=f"not installed ({type(e).__name__}: {e})")
+        return Row(kind, name, batch, status=f"not installed ({type(e).__name__}: {e})", timer=timer)
     for _ in range(WARMUP_CALLS):
         step()
     runs = sorted(timed_run(step, seconds) for _ in range(repeats))
     sps, cps, gps = runs[len(runs) // 2]
-    return Row(kind, name, batch, env_steps_per_s=sps, calls_per_s=cps, us_per_call=1e6 / cps if cps else 0.0,
-               games_per_s=gps, samples=[r[0] for r in runs])
+    if timer != "wall":
+        gps = 0.0  # games finished per second of the agent's part alone would mean nothing: not reported
+    return Row(kind, name, batch, timer=timer, env_steps_per_s=sps, calls_per_s=cps,
+               us_per_call=1e6 / cps if cps else 0.0, games_per_s=gps, samples=[r[0] for r in runs])
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -204,6 +233,100 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     return step
 
 
+def heuristic_agent() -> type:
+    """``agents.heuristic.HeuristicAgent`` (imported when a heuristic row runs)."""
+    from agents.heuristic import HeuristicAgent
+
+    return HeuristicAgent
+
+
+_STAGGERED: dict[tuple[int, int], tuple[Any, int]] = {}
+
+
+def staggered_games(batch: int, seed: int) -> tuple[Any, int]:
+    """A batch of ``batch`` full games spread over whole games, and the next unused game seed: game b (seed
+    ``seed << 32 | b``) is first played by the heuristic team for ``(b % STAGGER_GROUPS) * STAGGER_STEP``
+    decisions; games that end (or pass round MAX_ROUND) on the way start afresh with the next seeds. Built once
+    per (batch, seed) and copied (every heuristic row starts from the same states)."""
+    if (batch, seed) not in _STAGGERED:
+        _STAGGERED[(batch, seed)] = _stagger(Core(GameConfig()), batch, seed)
+    st, next_seed = _STAGGERED[(batch, seed)]
+    return st.copy(), next_seed
+
+
+def _stagger(core: Core, batch: int, seed: int) -> tuple[Any, int]:
+    HeuristicAgent = heuristic_agent()
+    next_seed = seed << 32
+    st = core.init(np.arange(next_seed, next_seed + batch))
+    next_seed += batch
+    team = HeuristicAgent(_Games(core, st))
+    for k in range(1, STAGGER_GROUPS):
+        games = np.arange(k, batch, STAGGER_GROUPS)
+        if not len(games):
+            continue
+        sub = st.take(games)
+        team.play(core, sub, max_steps=k * STAGGER_STEP, max_round=MAX_ROUND)
+        st.put(games, sub)
+    next_seed = _restart_finished(core, st, next_seed)[0]
+    return st, next_seed
+
+
+class _Games:
+    """What a game-bound agent reads (agents.base.game_view): the core and the State."""
+
+    def __init__(self, core: Core, state: Any):
+        self.core, self.state = core, state
+
+
+def _restart_finished(core: Core, st: Any, next_seed: int) -> tuple[int, int]:
+    """Finished games, and games past round MAX_ROUND, start afresh in place; returns (next seed, games done)."""
+    done = np.flatnonzero((st.result != RUNNING) | (st.round > MAX_ROUND))
+    if len(done):
+        core.reset(st, done, np.arange(next_seed, next_seed + len(done)))
+    return next_seed + len(done), len(done)
+
+
+def heuristic_decide_stepper(batch: int, seed: int, threads: int | None = None) -> Step:
+    """One timed ``HeuristicAgent.decide`` over every game of a staggered batch; then (untimed) the decided
+    actions are stepped and finished games re-initialised. Returns the decide call's own seconds."""
+    HeuristicAgent = heuristic_agent()
+    core = Core(GameConfig(), threads=threads)
+    st, next_seed = staggered_games(batch, seed)
+    team = HeuristicAgent(_Games(core, st), threads=threads)
+    games = np.arange(batch)
+    mask = np.zeros((batch, core.num_actions), dtype=bool)
+
+    def step() -> tuple[int, int, float]:
+        nonlocal next_seed
+        core.legal_mask(st, out=mask)
+        start = time.perf_counter()
+        actions = team.decide(core, st, games, mask)
+        seconds = time.perf_counter() - start
+        core.step(st, actions, check=False)  # the heuristic's actions are legal (it checks them against the mask)
+        next_seed, done = _restart_finished(core, st, next_seed)
+        return batch, done, seconds
+
+    return step
+
+
+def heuristic_play_stepper(batch: int, seed: int, threads: int | None = None) -> Step:
+    """One ``HeuristicAgent.play`` call of HEURISTIC_PLAY_CHUNK decisions per game (decide + legal_mask + step
+    compiled together) on a staggered batch; finished games re-initialised in place (inside the timer, as in the
+    core rows)."""
+    HeuristicAgent = heuristic_agent()
+    core = Core(GameConfig(), threads=threads)
+    st, next_seed = staggered_games(batch, seed)
+    team = HeuristicAgent(_Games(core, st), threads=threads)
+
+    def step() -> tuple[int, int]:
+        nonlocal next_seed
+        taken = team.play(core, st, max_steps=HEURISTIC_PLAY_CHUNK, max_round=MAX_ROUND)
+        next_seed, done = _restart_finished(core, st, next_seed)
+        return int(taken.sum()), done
+
+    return step
+
+
 def sb3_stepper(num_envs: int, seed: int) -> Step:
     """The stable-baselines3 VecEnv (needs the train extra), actions from ``action_masks()``."""
     from subterra_env.sb3 import SubterraVecEnv
@@ -255,8 +378,8 @@ def pettingzoo_classic(module: str, env_id: str, **kwargs: Any) -> Callable[[], 
 
 # ---------------------------------------------------------------------------------------------- rows
 def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, seed: int) -> list[Row]:
-    def row(kind: str, name: str, batch: int, make_step: Callable[[], Step]) -> Row:
-        r = measure(kind, name, batch, make_step, seconds, repeats)
+    def row(kind: str, name: str, batch: int, make_step: Callable[[], Step], timer: str = "wall") -> Row:
+        r = measure(kind, name, batch, make_step, seconds, repeats, timer=timer)
         print_row(r, flush=True)
         return r
 
@@ -271,12 +394,26 @@ def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, se
                                                                              threads=1)))
         rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
                                                                             checked=True)))
+    rows += heuristic_rows(batches, seed, row)
     rows.append(row("vector", "SB3 VecEnv", num_envs, partial(sb3_stepper, num_envs, seed)))
     rows.append(row("vector", "gymnasium VectorEnv", num_envs, partial(gym_vector_stepper, num_envs, seed)))
     for module, env_id, kwargs in REFERENCES:
         label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
         make_env = pettingzoo_classic(module, env_id, **kwargs)
         rows.append(row("reference", label, 1, partial(aec_stepper, make_env, seed)))
+    return rows
+
+
+def heuristic_rows(batches: list[int], seed: int, row: Callable[..., Row]) -> list[Row]:
+    """The compiled heuristic team's rows (see the module docstring), at B = 4096 (or the largest B) and B = 1."""
+    b = HEURISTIC_BATCH if HEURISTIC_BATCH in batches else max(batches)
+    rows = [row("heuristic", "heuristic decide", b, partial(heuristic_decide_stepper, b, seed), "decide")]
+    if b >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
+        rows.append(row("heuristic", "heuristic decide, 1 thread", b,
+                        partial(heuristic_decide_stepper, b, seed, threads=1), "decide"))
+    if b != 1:
+        rows.append(row("heuristic", "heuristic decide", 1, partial(heuristic_decide_stepper, 1, seed), "decide"))
+    rows.append(row("heuristic", "heuristic team, whole games", b, partial(heuristic_play_stepper, b, seed)))
     return rows
 
 
@@ -312,13 +449,19 @@ def print_row(r: Row, flush: bool = False) -> None:
         status = r.status if len(r.status) <= STATUS_WIDTH else r.status[:STATUS_WIDTH - 4] + "...)"
         print(f"{head}  {status}", flush=flush)
         return
-    print(f"{head}{r.env_steps_per_s:>13,.0f}{r.calls_per_s:>11,.1f}{r.us_per_call:>11,.0f}{r.games_per_s:>10,.1f}",
-          flush=flush)
+    games = f"{r.games_per_s:>10,.1f}" if r.timer == "wall" else f"{'-':>10}"
+    print(f"{head}{r.env_steps_per_s:>13,.0f}{r.calls_per_s:>11,.1f}{r.us_per_call:>11,.0f}{games}", flush=flush)
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (None where the OS has none): the machine is shared."""
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
 
 
 def machine() -> dict[str, Any]:
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
             "cpu_count": os.cpu_count(), "numba_threads": numba.get_num_threads(),
+            "load_average": load_average(),
             "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "subterra_env": subterra_env.__version__}
 
@@ -353,6 +496,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run every row, print the table, write the JSON; returns what was written."""
     args = parse_args(argv)
+    info = machine()  # the load average as the run starts
     print(f"{args.repeats} x {args.seconds:g} s per row (median reported); {os.cpu_count()} CPUs, "
           f"{numba.get_num_threads()} numba threads, Python {platform.python_version()}, numpy {np.__version__}, "
           f"numba {numba.__version__}\n")
@@ -361,8 +505,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"\nmemory: state {memory['state_bytes_per_game']:,} B/game; tracemalloc peak "
           f"{memory['peak_traced_bytes_per_game']:,.0f} B/game (init + {MEMORY_CALLS} step+mask+obs calls "
           f"at B={memory['batch']}, {memory['peak_traced_mib']:,.1f} MiB)")
-    result = {"machine": machine(), "settings": {k: str(v) if isinstance(v, Path) else v
-                                                 for k, v in vars(args).items()},
+    result = {"machine": info | {"load_average_end": load_average()},
+              "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
               "rows": [asdict(r) for r in rows], "memory": memory}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))

@@ -1,4 +1,5 @@
-"""Smoke test of benchmarks/sps.py: a --quick run writes every row with positive step rates (no speed threshold)."""
+"""Smoke test of benchmarks/sps.py: a --quick run writes every row (the core's, the compiled heuristic's, the
+vector envs', the references') with positive step rates (no speed threshold)."""
 
 from __future__ import annotations
 
@@ -33,9 +34,12 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     expected = {("subterra AEC env (PettingZoo)", 1), ("SB3 VecEnv", 256), ("gymnasium VectorEnv", 256),
                 ("connect_four_v3", 1), ("hanabi_v5 players=4", 1)}
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
+    expected |= {("heuristic decide", max(sps.QUICK_BATCHES)), ("heuristic decide", 1),
+                 ("heuristic team, whole games", max(sps.QUICK_BATCHES))}
     if sps.numba.get_num_threads() > 1:  # the largest batch once more on one thread
         expected |= {("core step+mask+obs, 1 thread", max(sps.QUICK_BATCHES)),
-                     ("core step+mask+obs, checked", max(sps.QUICK_BATCHES))}
+                     ("core step+mask+obs, checked", max(sps.QUICK_BATCHES)),
+                     ("heuristic decide, 1 thread", max(sps.QUICK_BATCHES))}
     assert rows.keys() == expected
 
     sb3_installed = importlib.util.find_spec("stable_baselines3") is not None
@@ -47,7 +51,14 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         if r["status"] == "ok":
             assert r["env_steps_per_s"] > 0 and r["calls_per_s"] > 0 and r["us_per_call"] > 0, r
             assert r["games_per_s"] >= 0
-            assert r["env_steps_per_s"] == pytest.approx(r["calls_per_s"] * batch), r  # every call steps B games
+            if name == "heuristic team, whole games":  # a call plays up to HEURISTIC_PLAY_CHUNK decisions per game
+                assert r["env_steps_per_s"] <= r["calls_per_s"] * batch * sps.HEURISTIC_PLAY_CHUNK * (1 + 1e-9), r
+            else:
+                assert r["env_steps_per_s"] == pytest.approx(r["calls_per_s"] * batch), r  # a call steps B games
+        # the decide rows' timer covers the agent's call alone (the rules run outside it): no games/s
+        assert r["timer"] == ("decide" if name.startswith("heuristic decide") else "wall"), r
+        if r["timer"] == "decide":
+            assert r["games_per_s"] == 0
 
     memory = data["memory"]
     assert memory["batch"] == max(sps.QUICK_BATCHES)

@@ -352,27 +352,66 @@ def adjacency(g, P, bd, s, through_horrors, av, ad, aa, ap, ak, cnt):
         cnt[u] = c
 
 
+HEAP = 5 * NT + 8  # entries a search can push: the sources, then at most one per crossing relaxed
+
+
 @jit
-def shortest_paths(n, src, hp_w, av, ad, aa, ap, ak, cnt, cost, apc, pu, pd, pk, done):
+def heap_less(hc, hu, a, b):
+    return hc[a] < hc[b] or (hc[a] == hc[b] and hu[a] < hu[b])
+
+
+@jit
+def heap_push(hc, hu, size, c, u):
+    """Push (c, u) on the binary heap hc/hu of this size; returns the new size."""
+    i = size
+    hc[i], hu[i] = c, u
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not heap_less(hc, hu, i, parent):
+            break
+        hc[i], hc[parent] = hc[parent], hc[i]
+        hu[i], hu[parent] = hu[parent], hu[i]
+        i = parent
+    return size + 1
+
+
+@jit
+def heap_pop(hc, hu, size):
+    """Pop the least (c, u), ties by u; returns (c, u, new size)."""
+    c, u = hc[0], hu[0]
+    size -= 1
+    hc[0], hu[0] = hc[size], hu[size]
+    i = 0
+    while True:
+        least = i
+        left = 2 * i + 1
+        if left < size and heap_less(hc, hu, left, least):
+            least = left
+        if left + 1 < size and heap_less(hc, hu, left + 1, least):
+            least = left + 1
+        if least == i:
+            return c, u, size
+        hc[i], hc[least] = hc[least], hc[i]
+        hu[i], hu[least] = hu[least], hu[i]
+        i = least
+
+
+@jit
+def shortest_paths(n, src, hp_w, av, ad, aa, ap, ak, cnt, cost, apc, pu, pd, pk, hc, hu):
     """Dijkstra from src over the crossings: cost = AP + hp_w * health penalties, apc = AP alone, and the step
-    into each tile (pu, pd, pk: from tile, side, kind; pu = -1 for none). Ties pop the lower tile first (as a
-    heap of (cost, tile) would); done: scratch. A selection scan beats a heap on at most 66 tiles."""
+    into each tile (pu, pd, pk: from tile, side, kind; pu = -1 for none). Tiles are settled in (cost, tile) order,
+    as a heap of (cost, tile) pairs orders them; hc/hu: heap scratch of HEAP entries."""
     for t in range(n):
-        done[t] = 0
         cost[t] = INF
         apc[t] = INF
         pu[t] = -1
     cost[src] = 0.0
     apc[src] = 0.0
-    while True:
-        u = -1
-        for t in range(n):
-            if not done[t] and cost[t] < INF and (u < 0 or cost[t] < cost[u]):
-                u = t
-        if u < 0:
-            return
-        done[u] = 1
-        c = cost[u]
+    size = heap_push(hc, hu, 0, 0.0, src)
+    while size > 0:
+        c, u, size = heap_pop(hc, hu, size)
+        if c > cost[u]:
+            continue  # a stale entry: u was reached cheaper since
         au = apc[u]
         for i in range(cnt[u]):
             v = av[u, i]
@@ -381,6 +420,7 @@ def shortest_paths(n, src, hp_w, av, ad, aa, ap, ak, cnt, cost, apc, pu, pd, pk,
                 cost[v] = nc
                 apc[v] = au + aa[u, i]
                 pu[v], pd[v], pk[v] = u, ad[u, i], ak[u, i]
+                size = heap_push(hc, hu, size, nc, v)
 
 
 @jit
@@ -399,26 +439,23 @@ def reverse_crossings(n, hp_w, av, aa, ap, cnt, ru, rw, rcnt):
 
 
 @jit
-def field_to(n, targets, ru, rw, rcnt, done, cost):
+def field_to(n, targets, ru, rw, rcnt, hc, hu, cost):
     """Cost from every tile to the cheapest target over the crossings (targets[t]: cost once there, INF = not a
-    target): a Dijkstra backwards from the targets over ``reverse_crossings``; done: scratch."""
+    target): a Dijkstra backwards from the targets over ``reverse_crossings``; hc/hu: heap scratch."""
+    size = 0
     for t in range(n):
-        done[t] = 0
         cost[t] = INF
     for t in range(n):
         if targets[t] < cost[t]:
             cost[t] = targets[t]
-    while True:
-        v = -1
-        for t in range(n):
-            if not done[t] and cost[t] < INF and (v < 0 or cost[t] < cost[v]):
-                v = t
-        if v < 0:
-            return
-        done[v] = 1
-        c = cost[v]
+            size = heap_push(hc, hu, size, targets[t], t)
+    while size > 0:
+        c, v, size = heap_pop(hc, hu, size)
+        if c > cost[v]:
+            continue
         for i in range(rcnt[v]):
             u = ru[v, i]
             nc = c + rw[v, i]
             if nc < cost[u] - 1e-9:
                 cost[u] = nc
+                size = heap_push(hc, hu, size, nc, u)

@@ -28,7 +28,7 @@ from subterra_env.core.catalogue import T_WATER
 from subterra_env.core.effects import RANK_CLIMBER, RANK_DIVER, RANK_GEOLOGIST, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
 
 from .board import (
-    E_BLAST, INF, NT, adjacency, barred, can_draw, conscious, empty_around_cell, end_danger, field_to,
+    E_BLAST, HEAP, INF, NT, adjacency, barred, can_draw, conscious, empty_around_cell, end_danger, field_to,
     horror_danger, in_cave, n_revealable, new_tile_danger, revealable, reverse_crossings, shortest_paths,
 )
 from .jit import jit
@@ -47,6 +47,9 @@ PLAN = np.dtype([
     ("pu", np.int64, (NT,)), ("pd", np.int64, (NT,)), ("pk", np.int64, (NT,)),  # the step into each tile
     ("goal", np.float64, (NT,)),  # cost from each tile to the goal (the exit, a teammate, the frontier)
     ("apto", np.float64, (NT,)),  # AP to stand on each tile with runs and sprints (-1 = not computed yet)
+    # per tile, computed once per decision (best_plan runs up to three times): the danger of ending the round
+    # there, the horrors' part of it, the sides a caver there may reveal (-1 = not computed yet)
+    ("dv", np.float64, (NT,)), ("hd", np.float64, (NT,)), ("nrev", np.int64, (NT,)),
     ("av", np.int64, (NT, 4)), ("ad", np.int64, (NT, 4)), ("aa", np.float64, (NT, 4)), ("ap", np.float64, (NT, 4)),
     ("ak", np.int64, (NT, 4)), ("cnt", np.int64, (NT,)),  # the caver's crossings (board.adjacency)
     ("su", np.int64, (NT,)), ("sd", np.int64, (NT,)), ("sk", np.int64, (NT,)),  # a path's steps
@@ -57,7 +60,7 @@ PLAN = np.dtype([
     ("xcost", np.float64, (NT,)), ("xapc", np.float64, (NT,)), ("xu", np.int64, (NT,)), ("xsd", np.int64, (NT,)),
     ("xsk", np.int64, (NT,)), ("back", np.float64, (NT,)),
     ("ru", np.int64, (NT, 4)), ("rw", np.float64, (NT, 4)), ("rcnt", np.int64, (NT,)),
-    ("targets", np.float64, (NT,)), ("done", np.uint8, (NT,)), ("hps", np.int64, (8,)),
+    ("targets", np.float64, (NT,)), ("hc", np.float64, (HEAP,)), ("hu", np.int64, (HEAP,)), ("hps", np.int64, (8,)),
     ("s", np.int64), ("t0", np.int64), ("free", np.int64), ("target", np.int64), ("bonus", np.float64),
     ("need", np.float64), ("goto", np.bool_), ("can_draw", np.bool_), ("surface_to", np.float64),
     ("new_danger", np.float64), ("medic", np.bool_), ("medic_seat", np.int64), ("bandages", np.int64),
@@ -83,7 +86,7 @@ def caver_field(g, P, bd, pl, k, hp_w, cost):
     """Cost for caver k from every tile to the cheapest of pl.targets (through horrors: plans beyond this turn)."""
     adjacency(g, P, bd, k, True, pl.xv, pl.xd, pl.xa, pl.xp, pl.xk, pl.xcnt)
     reverse_crossings(bd.n, hp_w, pl.xv, pl.xa, pl.xp, pl.xcnt, pl.ru, pl.rw, pl.rcnt)
-    field_to(bd.n, pl.targets, pl.ru, pl.rw, pl.rcnt, pl.done, cost)
+    field_to(bd.n, pl.targets, pl.ru, pl.rw, pl.rcnt, pl.hc, pl.hu, cost)
 
 
 @jit
@@ -127,7 +130,7 @@ def victim(g, P, bd, wt, pl):
             if j != s and j != k and conscious(g, j) and in_cave(g, j) and g.c_tile[j] >= 0:
                 adjacency(g, P, bd, j, False, pl.xv, pl.xd, pl.xa, pl.xp, pl.xk, pl.xcnt)
                 shortest_paths(bd.n, g.c_tile[j], wt[HP_AP], pl.xv, pl.xd, pl.xa, pl.xp, pl.xk, pl.xcnt, pl.xcost,
-                               pl.xapc, pl.xu, pl.xsd, pl.xsk, pl.done)
+                               pl.xapc, pl.xu, pl.xsd, pl.xsk, pl.hc, pl.hu)
                 theirs = pl.xcost[u]
                 if theirs < mine or (theirs == mine and j < s):
                     closer = True
@@ -145,9 +148,10 @@ def init_plans(g, P, bd, wt, pl, s, free):
     pl.s, pl.t0, pl.free = s, g.c_tile[s], free
     adjacency(g, P, bd, s, False, pl.av, pl.ad, pl.aa, pl.ap, pl.ak, pl.cnt)
     shortest_paths(n, pl.t0, hp_w, pl.av, pl.ad, pl.aa, pl.ap, pl.ak, pl.cnt, pl.cost, pl.apc, pl.pu, pl.pd, pl.pk,
-                   pl.done)
+                   pl.hc, pl.hu)
     for t in range(n):
         pl.apto[t] = -1.0
+        pl.nrev[t] = -1
     pl.target, pl.bonus, pl.need = -1, 0.0, 0.0
     v = victim(g, P, bd, wt, pl)
     if v >= 0:
@@ -273,8 +277,12 @@ def best_plan(g, P, bd, wt, pl, budget):
             continue
         r = budget - c
         pen = pl.cost[v] - pl.apc[v]  # health the way costs (active gas, rough terrain), in AP
-        dv = end_danger(g, P, bd, s, v)
-        nrev = n_revealable(g, bd, v)
+        if pl.nrev[v] < 0:
+            pl.dv[v] = end_danger(g, P, bd, s, v)
+            pl.hd[v] = horror_danger(g, bd, s, v)
+            pl.nrev[v] = n_revealable(g, bd, v)
+        dv = pl.dv[v]
+        nrev = pl.nrev[v]
         if pl.goto:
             val = -wt[TIME_W] * pl.goal[v] - W * dv - pen
             if v == pl.target and r >= pl.need:
@@ -310,7 +318,7 @@ def best_plan(g, P, bd, wt, pl, budget):
                     val += wt[TILE] * min(left, float(nrev))
                 if val > bv:
                     bv, bk, bt, b1, b2 = val, PK_BANDAGE, v, 0, 0
-        hd = horror_danger(g, bd, s, v)
+        hd = pl.hd[v]
         if hd > 0 and r >= 2 and not directed:  # Hide (R-ACT-14): not a victim if the check passes
             ok = 2 / 3 if rank == RANK_LEADER else 0.5
             val = -W * (dv - hd * ok) - pen - wt[POS] * pl.goal[v]

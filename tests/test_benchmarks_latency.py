@@ -1,0 +1,93 @@
+"""Smoke test of benchmarks/latency.py: a tiny run (tiny cave, one game) writes every bot's row with positive
+latencies (no speed threshold)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numba
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks" / "latency.py"
+NAME = "bench_latency"
+
+
+def load_bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(NAME, BENCH)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, NAME, module)  # dataclasses look the module up while it is executed
+    spec.loader.exec_module(module)
+    return module
+
+
+def positive_numbers(value: object) -> list[float]:
+    """Every number (not bool) anywhere inside value."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in positive_numbers(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in positive_numbers(v)]
+    return []
+
+
+def test_tiny_run_writes_every_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_bench(monkeypatch)
+    threads = numba.get_num_threads()
+    out = tmp_path / "latency.json"
+    returned = bench.main(["--config", str(ROOT / "configs" / "tiny.yaml"), "--games", "1", "--decisions", "6",
+                           "--worlds", "2", "--out", str(out)])
+    assert numba.get_num_threads() == threads  # the one-core setting is undone
+    data = json.loads(out.read_text())
+    assert data == json.loads(json.dumps(returned))
+    assert {"platform", "cpu_count", "python", "numpy", "numba"} <= data["machine"].keys()
+    assert data["settings"]["games"] == 1 and data["settings"]["numba_threads"] == 1
+
+    decisions = data["decisions"]
+    assert decisions["games"] == 1 and 0 < decisions["sampled"] <= 6 <= decisions["played"]
+    assert len(decisions["sample"]) == decisions["sampled"]
+    assert decisions["multi_legal"] == sum(d["legal"] > 1 for d in decisions["sample"]) > 0
+
+    rows = {r["label"]: r for r in data["rows"]}
+    default = bench.DEFAULT_WORLDS
+    expected = {"random", "heuristic", "search (2 worlds)", f"search ({default} worlds, default)",
+                "ceiling (clairvoyant search)", "policy (shipped team)"}
+    assert rows.keys() == expected
+    assert [r["bot"] for r in data["rows"]].count("search") == 2
+    assert sum(bool(r.get("default")) for r in data["rows"]) == 1
+
+    for label, r in rows.items():
+        if r["bot"] == "policy":  # needs the train extra (torch, sb3-contrib)
+            assert r["status"] == "ok" or r["status"].startswith("not installed ("), r
+            if r["status"] != "ok":
+                continue
+        else:
+            assert r["status"] == "ok", r
+        assert len(r["ms"]) == len(r["cpu_ms"]) == decisions["sampled"]
+        assert r["all"]["decisions"] == decisions["sampled"]
+        assert r["multi_legal"]["decisions"] == decisions["multi_legal"]
+        for part in ("all", "multi_legal"):
+            s = r[part]
+            assert s.keys() == {"decisions", "median_ms", "p95_ms", "mean_ms", "max_ms", "cpu_median_ms", "cpu_p95_ms"}
+            assert s["median_ms"] <= s["p95_ms"] <= s["max_ms"] and s["cpu_median_ms"] <= s["cpu_p95_ms"]
+        if r["bot"] in ("search", "ceiling"):
+            assert "rollouts_per_decision" in r
+        measured = {k: v for k, v in r.items() if k not in ("bot", "label", "status", "default")}
+        numbers = positive_numbers(measured)
+        assert numbers and all(x > 0 for x in numbers), (label, measured)
+
+
+def test_bad_arguments_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = load_bench(monkeypatch)
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--worlds", "0"])
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--games", "0"])
+    assert bench.parse_args(["--policy", "none"]).policy is None
