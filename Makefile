@@ -11,11 +11,15 @@ GAMES ?= 200
 
 .PHONY: run train eval eval-search play test test-main test-rllib bench clean
 
+# After installing, agents.warmup compiles the rules core and the bots (subterra_env.warmup, then the heuristic and
+# search kernels): a few minutes on 2 cores, once, that the first test, game or training run would spend anyway;
+# later processes load them from numba's cache (subterra_env/core/jit.py).
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[dev,train,torchrl]"
+	$(BIN)/python -m agents.warmup
 	touch $(STAMP)
 
 # Ray RLlib pins gymnasium 1.2.2, so its tests run in a venv of their own (the main one keeps gymnasium 1.4).

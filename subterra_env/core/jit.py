@@ -8,16 +8,27 @@ stale cache behind. Unless ``NUMBA_CACHE_DIR`` is set, the cache therefore lives
 hash of every source file of ``subterra_env/core``, ``config.py`` and the numba version (under
 ``~/.cache/subterra_env``, or the package directory where that is not writable): editing any rule starts a
 fresh cache.
+
+The first time a process must compile rather than load a kernel, it says so in one line on stderr (once per
+component: the rules core, the heuristic team, the search agent), through the ``logging`` logger
+``subterra_env.compile`` at WARNING level: with no logging configured Python prints it to stderr; an application
+that configures logging gets it through its own handlers. ``SUBTERRA_QUIET=1`` (or
+``logging.getLogger("subterra_env.compile").setLevel(logging.ERROR)``) silences it. numba's own ``numba:compile``
+event tells a compile from a cache load, so a warm cache never prints. ``python -m subterra_env.warmup`` (and
+``python -m agents.warmup`` for the bots) compiles everything ahead, as ``make`` does at install.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
+import time
 from pathlib import Path
 
 import numba
+from numba.core import event as numba_event
 
 _HERE = Path(__file__).resolve().parent
 
@@ -56,17 +67,36 @@ if CACHE_DIR is not None:
     numba.config.CACHE_DIR = CACHE_DIR
 
 
+CORE = "the rules core"
+# What the compile notice calls the compiled code of a folder that uses ``jit_beside_core``, by folder name.
+_FOLDER_NAMES = {"heuristic": "the heuristic team", "search": "the search agent"}
+
+
 def jit(fn=None, *, parallel: bool = False):
     """``numba.njit`` with the cache on; ``parallel=True`` for the batch loops that use ``prange``."""
+    return _jit(fn, parallel=parallel, what=CORE)
+
+
+def _jit(fn, *, parallel: bool, what: str):
     deco = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy")
-    return deco(fn) if fn is not None else deco
+
+    def tagged(f):
+        dispatcher = deco(f)
+        # numba fixes a function's cache directory when it is decorated: remember it for the notice
+        dispatcher._subterra_compile = (what, numba.config.CACHE_DIR)
+        return dispatcher
+
+    return tagged(fn) if fn is not None else tagged
 
 
-def jit_beside_core(folder: Path | str):
+def jit_beside_core(folder: Path | str, what: str | None = None):
     """A ``jit`` like this module's for compiled code outside ``core`` that calls into it (the heuristic team in
     ``agents/heuristic``): its cache directory hashes that folder's modules with core's, since numba would not
-    notice that a rule it inlined had changed."""
-    cache = _cache_dir((Path(folder),))
+    notice that a rule it inlined had changed. ``what`` names it in the compile notice (default: by the folder's
+    name, e.g. "the heuristic team")."""
+    folder = Path(folder)
+    cache = _cache_dir((folder,))
+    name = what or _FOLDER_NAMES.get(folder.name, f"the compiled code in {folder.name}/")
 
     def folder_jit(fn=None, *, parallel: bool = False):
         def deco(f):
@@ -74,12 +104,84 @@ def jit_beside_core(folder: Path | str):
             if cache is not None:
                 numba.config.CACHE_DIR = cache
             try:
-                return jit(f, parallel=parallel)
+                return _jit(f, parallel=parallel, what=name)
             finally:
                 numba.config.CACHE_DIR = before
         return deco(fn) if fn is not None else deco
 
     return folder_jit
+
+
+# ---------------------------------------------------------------------------------------------- compile notice
+log = logging.getLogger("subterra_env.compile")
+
+
+def quiet() -> bool:
+    """True when ``SUBTERRA_QUIET`` is set to anything but "", "0", "false" or "no" (read at each notice)."""
+    return os.environ.get("SUBTERRA_QUIET", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def describe_cache(cache: str) -> str:
+    """A cache directory as the notice names it (under the home directory as ~/...)."""
+    if not cache:
+        return "numba's __pycache__ beside the sources"
+    home = str(Path.home())
+    return "~" + cache[len(home):] if home != "/" and cache.startswith(home + os.sep) else cache
+
+
+def notice(what: str, cache: str) -> str:
+    """The one line printed the first time ``what`` compiles in a process."""
+    return (f"subterra_env: compiling {what} for this machine (a minute or two, once; later starts load it from the "
+            f"cache in {describe_cache(cache)}) ...")
+
+
+class _CompileWatch(numba_event.Listener):
+    """Listens to numba's ``numba:compile`` events (sent on a cache miss only, never on a cache load). A compile
+    that starts outside any other (depth 0) and belongs to one of our kernels prints the notice for its component,
+    once per process; the rules' own functions that compile inside the heuristic's kernels count as the heuristic.
+    Also counts our outermost compiles and their time, for ``compile_stats``."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.announced: set[str] = set()
+        self.kernels: dict[str, int] = {}
+        self.seconds: dict[str, float] = {}
+        self._top: tuple[str, float] | None = None
+
+    def on_start(self, event) -> None:
+        self.depth += 1
+        if self.depth != 1:
+            return
+        tag = getattr(event.data.get("dispatcher"), "_subterra_compile", None) if event.data else None
+        if tag is None:
+            return
+        what, cache = tag
+        self._top = (what, time.perf_counter())
+        if what not in self.announced:
+            self.announced.add(what)
+            if not quiet():
+                log.warning(notice(what, cache))
+
+    def on_end(self, event) -> None:
+        self.depth = max(0, self.depth - 1)
+        if self.depth == 0 and self._top is not None:
+            what, t0 = self._top
+            self._top = None
+            dt = time.perf_counter() - t0
+            self.kernels[what] = self.kernels.get(what, 0) + 1
+            self.seconds[what] = self.seconds.get(what, 0.0) + dt
+            name = getattr(getattr(event.data.get("dispatcher"), "py_func", None), "__qualname__", "?")
+            log.debug("compiled %s (%s) in %.1f s", name, what, dt)
+
+
+_WATCH = _CompileWatch()
+numba_event.register("numba:compile", _WATCH)
+
+
+def compile_stats() -> dict[str, tuple[int, float]]:
+    """{component: (kernels compiled, seconds)} in this process so far: entry kernels numba compiled rather than
+    loaded from its cache (the functions they call are counted with them)."""
+    return {what: (n, _WATCH.seconds[what]) for what, n in _WATCH.kernels.items()}
 
 
 PARALLEL_MIN_BATCH = 64  # batches smaller than this use the serial loops: the thread pool's start-up costs more
