@@ -103,3 +103,35 @@ def check_mask(action_mask: np.ndarray) -> np.ndarray:
     if not len(legal):
         raise ValueError("action_mask has no legal action: is this agent acting?")
     return legal
+
+
+class GameBoundAgent:
+    """An agent that decides from its bound games' public State (``view``) rather than from observations: the
+    heuristic and the search. Subclasses set ``self.view`` (``game_view``) and implement ``decide``; ``act`` and
+    ``act_batch`` check the masks and call it once for all rows."""
+
+    needs_observation = False  # observations may be None
+    view: GameView
+
+    def decide(self, core: Core, st: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The actions for games ``games`` of ``st`` (rows of ``masks``: their legal masks), in one call."""
+        raise NotImplementedError
+
+    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        check_mask(mask)
+        return int(self.decide(self.view.core, self.view.state, np.array([self.view.game]), mask[None])[0])
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: np.ndarray | None = None) -> np.ndarray:
+        masks = np.asarray(action_masks).astype(bool)
+        if masks.ndim != 2:
+            raise ValueError(f"action_masks must have shape (rows, actions), got {masks.shape}")
+        rows = masks.shape[0]
+        games = np.arange(rows) if games is None else np.asarray(games)
+        if len(games) != rows:
+            raise ValueError(f"{rows} mask rows but {len(games)} games")
+        empty = ~masks.any(axis=1)
+        if empty.any():
+            check_mask(masks[int(np.argmax(empty))])  # the clear error for a row with no legal action
+        return self.decide(self.view.core, self.view.state, games, masks)

@@ -41,7 +41,7 @@ from subterra_env.core.jit import PARALLEL_MIN_BATCH, parallel_section
 from subterra_env.core.rules import Core
 from subterra_env.core.state import State
 
-from ..base import GameView, Observation, check_mask, game_view
+from ..base import GameBoundAgent, GameView, game_view
 from .board import BOARD
 from .kernels import SCRATCH_CHUNKS, decide_parallel, decide_serial, play_parallel, play_serial
 from .plans import PLAN
@@ -60,13 +60,12 @@ class Scratch:
         return self.boards[:k], self.plans[:k]
 
 
-class HeuristicAgent:
+class HeuristicAgent(GameBoundAgent):
     """Strong rule-based team play (see the module docstring). It keeps no state between decisions (each one is
     planned from the public State alone) and draws no random numbers: ``seed`` is accepted for the common agent
     signature. ``weights`` override the planner's (names in ``agents.heuristic.weights.DEFAULTS``, AP units), for
     experiments; ``threads``: None uses numba's thread pool for batches of 64 rows or more, 1 never."""
 
-    needs_observation = False  # reads the bound game's public State (observations may be None)
 
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, threads: int | None = None,
                  **weights: float):
@@ -76,26 +75,6 @@ class HeuristicAgent:
         self.weights = weights_array(**weights)
         self._scratch = Scratch()
 
-    # ------------------------------------------------------------------ protocol
-    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
-        mask = np.asarray(action_mask).astype(bool)
-        check_mask(mask)
-        return int(self.decide(self.view.core, self.view.state, np.array([self.view.game]), mask[None])[0])
-
-    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
-                  games: np.ndarray | None = None) -> np.ndarray:
-        masks = np.asarray(action_masks).astype(bool)
-        rows = masks.shape[0]
-        games = np.arange(rows) if games is None else np.asarray(games)
-        if len(games) != rows:
-            raise ValueError(f"{rows} mask rows but {len(games)} games")
-        if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS:
-            raise ValueError(f"action_masks must have shape (rows, {NUM_ACTIONS}), got {masks.shape}")
-        empty = ~masks.any(axis=1)
-        if empty.any():
-            check_mask(masks[int(np.argmax(empty))])  # the clear error for a row with no legal action
-        return self.decide(self.view.core, self.view.state, games, masks)
-
     # ------------------------------------------------------------------ compiled calls
     def decide(self, core: Core, st: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The actions for games ``games`` of ``st`` (rows of ``masks``: their legal masks), in one call."""
@@ -103,6 +82,8 @@ class HeuristicAgent:
         if len(games) and (games.min() < 0 or games.max() >= st.batch_size):
             raise IndexError(f"games {games} out of range 0..{st.batch_size - 1}")
         masks = np.ascontiguousarray(masks, dtype=np.bool_)
+        if masks.shape != (len(games), NUM_ACTIONS):
+            raise ValueError(f"masks must have shape ({len(games)}, {NUM_ACTIONS}), got {masks.shape}")
         out = np.empty(len(games), dtype=np.int64)
         boards, plans = self._scratch.get(len(games))
         if len(games) >= PARALLEL_MIN_BATCH and self.threads != 1:

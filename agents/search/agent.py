@@ -33,7 +33,7 @@ from subterra_env.core.rng import mix
 from subterra_env.core.rules import Core
 from subterra_env.core.state import State
 
-from ..base import GameView, Observation, check_mask, game_view
+from ..base import GameBoundAgent, GameView, game_view
 from ..heuristic import HeuristicAgent
 from .worlds import sample_worlds
 
@@ -42,13 +42,12 @@ DEFAULT_Z = 2.0  # standard errors of the paired difference an action needs to r
 MAX_ROUND = 200  # rollouts stop here, as training/evaluate.py truncates games (max_cycles)
 
 
-class SearchAgent:
+class SearchAgent(GameBoundAgent):
     """Monte Carlo search over the compiled heuristic (see the module docstring), bound to its games as the
     heuristic is. ``worlds``: sampled futures per decision (the cost is about worlds x legal actions rollouts);
     ``margin`` and ``z``: how many more cavers out on average, and how many standard errors of that paired
     difference, an action needs to replace the heuristic's choice; ``threads``: None uses numba's pool for large rollout batches, 1 never."""
 
-    needs_observation = False  # reads the bound game's public State (observations may be None)
 
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, worlds: int = DEFAULT_WORLDS,
                  margin: float = 0.0, z: float = DEFAULT_Z, clairvoyant: bool = False, threads: int | None = None,
@@ -69,22 +68,6 @@ class SearchAgent:
         self.max_round = int(max_round)
         self.rollouts = 0  # rollouts played so far (for budgets and reports)
         self.heuristic = HeuristicAgent(source, slot, threads=threads, **weights)
-
-    # ------------------------------------------------------------------ protocol
-    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
-        mask = np.asarray(action_mask).astype(bool)
-        check_mask(mask)
-        return int(self.decide(self.view.core, self.view.state, np.array([self.view.game]), mask[None])[0])
-
-    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
-                  games: np.ndarray | None = None) -> np.ndarray:
-        masks = np.asarray(action_masks).astype(bool)
-        games = np.arange(masks.shape[0]) if games is None else np.asarray(games)
-        if len(games) != masks.shape[0]:
-            raise ValueError(f"{masks.shape[0]} mask rows but {len(games)} games")
-        for row in masks:
-            check_mask(row)
-        return self.decide(self.view.core, self.view.state, games, masks)
 
     # ------------------------------------------------------------------ search
     def decide(self, core: Core, st: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
