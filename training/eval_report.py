@@ -113,6 +113,17 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _save(fig: Any, path: str | Path) -> Path:
+    """Lay out, write the PNG and close the figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def _pyplot():
     import matplotlib
 
@@ -180,11 +191,7 @@ def plot_crossplay(crossplays: Sequence[dict[str, Any]], path: str | Path) -> Pa
         ax.set_title(f"{cp['settings']}: mean escaped", fontsize=10)
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     fig.suptitle("Cross-play (diagonal = self-play)", fontsize=11)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def _wrap(text: str, width: int = 18) -> str:
@@ -239,8 +246,4 @@ def plot_partners(matrices: Sequence[dict[str, Any]], path: str | Path) -> Path:
         cb = fig.colorbar(im, ax=ax, fraction=0.035, pad=0.02)
         cb.set_label("mean escaped", fontsize=8)
     fig.suptitle("Partner matrix: each bot alone and with each partner", fontsize=11)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path)

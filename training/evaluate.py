@@ -669,27 +669,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         illegal += sum(r.illegal for r in rows)
     if crossplays:
         cps = [c.to_dict() for c in crossplays]
-        md = eval_report.crossplay_markdown(cps)
-        print("\n" + md)
-        (out / "crossplay.json").write_text(_dumps({"meta": meta, "crossplay": cps}))
-        (out / "crossplay.md").write_text(md)
-        if not args.no_plots:
-            _plot(eval_report.plot_crossplay, cps, out / "crossplay.png")
+        _write_section(out, "crossplay", meta, cps, eval_report.crossplay_markdown(cps), eval_report.plot_crossplay,
+                       args.no_plots)
         illegal += sum(int(np.sum(c.matrix("illegal"))) for c in crossplays)
     if matrices:
         pms = [m.to_dict() for m in matrices]
-        md = eval_report.partners_markdown(pms, meta)
-        print("\n" + md)
-        (out / "partners.json").write_text(_dumps({"meta": meta, "partners": pms}))
-        (out / "partners.md").write_text(md)
-        if not args.no_plots:
-            _plot(eval_report.plot_partners, pms, out / "partners.png")
+        _write_section(out, "partners", meta, pms, eval_report.partners_markdown(pms, meta),
+                       eval_report.plot_partners, args.no_plots)
         illegal += sum(int(np.sum(m.matrix("illegal"))) for m in matrices)
     print(f"\nwrote {out}/", file=sys.stderr)
     if illegal:
         print(f"error: {illegal} illegal action(s) played; see 'illegal_actions' in the JSON", file=sys.stderr)
         return 3
     return 0
+
+
+def _write_section(out: Path, name: str, meta: dict[str, Any], data: list[dict[str, Any]], md: str, plot: Any,
+                   no_plots: bool) -> None:
+    """Print a report section's Markdown and write NAME.json ({"meta", NAME: data}), NAME.md and NAME.png."""
+    print("\n" + md)
+    (out / f"{name}.json").write_text(_dumps({"meta": meta, name: data}))
+    (out / f"{name}.md").write_text(md)
+    if not no_plots:
+        _plot(plot, data, out / f"{name}.png")
 
 
 def _plot(plot: Any, data: Any, path: Path) -> None:
