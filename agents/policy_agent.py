@@ -5,17 +5,21 @@
     action = agent.act(obs, obs["action_mask"])
 
 Needs the ``train`` extra (torch, sb3-contrib). The mask is always applied: illegal actions get no probability,
-so the agent never returns one. ``obs_radius`` comes from the checkpoint's observation space, which must be the
+so the agent never returns one. A checkpoint trained with the heuristic's advice (``agents.advised_policy``; the
+shipped team is one) also reads what the heuristic would play in its game, so it is bound to its games first,
+like the heuristic: ``PolicyAgent(path).bind(env)`` (``advised`` says whether it needs that). ``obs_radius`` comes from the checkpoint's observation space, which must be the
 v1 observation (``{"observation": int8 (34, 2R+1, 2R+1), "scalars": int8 (49,)}``).
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .advice import ADVICE_KEY, advice_onehot
 from .base import Observation, check_mask
 
 OBS_KEYS = ("observation", "scalars")
@@ -48,18 +52,33 @@ class PolicyAgent:
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.path = path
+        self.advised = ADVICE_KEY in self.model.observation_space.spaces
+        self.advisor: Any = None  # the bound HeuristicAgent of an advised checkpoint (bind)
+
+    def bind(self, source: Any, slot: int | None = None) -> "PolicyAgent":
+        """This policy bound to the games of ``source`` (an AEC env, a vector env, evaluate.py's games holder):
+        a new agent sharing the loaded network, which computes the heuristic's advice from those games. A
+        checkpoint without advice needs no binding; binding it is harmless."""
+        from .heuristic import HeuristicAgent
+
+        bound = copy.copy(self)
+        bound.rng = np.random.default_rng(self.rng.integers(1 << 63))
+        bound.advisor = HeuristicAgent(source, slot=slot) if self.advised else None
+        return bound
 
     def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
         check_mask(action_mask)
         if observation is None:
             raise ValueError("PolicyAgent needs the observation dict, got None")
         batch = {k: np.asarray(observation[k])[None] for k in OBS_KEYS}
-        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
+        games = None if self.advisor is None else np.array([self.advisor.view.game])
+        return int(self.act_batch(batch, np.asarray(action_mask)[None], games)[0])
 
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: np.ndarray | None = None) -> np.ndarray:
         """One action per row; ``observations`` is the observation dict with a leading batch axis (other keys,
-        such as ``action_mask``, are ignored)."""
+        such as ``action_mask``, are ignored). ``games``: for an advised checkpoint, the indices of the rows' games
+        in the bound batch (None: every game of it, in order)."""
         import torch
 
         if observations is None:
@@ -68,6 +87,8 @@ class PolicyAgent:
         if masks.ndim != 2 or not masks.any(axis=1).all():
             raise ValueError("action_masks must be (B, 90) with a legal action in every row")
         obs = {k: np.asarray(observations[k]) for k in OBS_KEYS}
+        if self.advised:
+            obs[ADVICE_KEY] = self._advice(masks, games)
         with torch.no_grad():
             tensors, _ = self.policy.obs_to_tensor(obs)
             logits = self.policy.get_distribution(tensors, action_masks=masks).distribution.logits
@@ -76,9 +97,20 @@ class PolicyAgent:
             scores = scores + self.rng.gumbel(size=scores.shape)
         return np.where(masks, scores, -np.inf).argmax(axis=1)
 
+    def _advice(self, masks: np.ndarray, games: np.ndarray | None) -> np.ndarray:
+        if self.advisor is None:
+            raise ValueError(f"{self.path} was trained with the heuristic's advice (agents.advised_policy): bind "
+                             "the agent to its games first, PolicyAgent(path).bind(env)")
+        view = self.advisor.view
+        games = np.arange(len(masks)) if games is None else np.asarray(games)
+        if len(games) != len(masks):
+            raise ValueError(f"{len(masks)} mask rows but {len(games)} games")
+        return advice_onehot(self.advisor, view.core, view.state, games, masks)
+
 
 def check_observation_space(space: Any, path: Path | str = "checkpoint") -> int:
-    """The obs_radius of a checkpoint's observation space; ValueError unless it is the v1 observation."""
+    """The obs_radius of a checkpoint's observation space; ValueError unless it is the v1 observation (with or
+    without the heuristic's advice)."""
     from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS
 
     spaces = getattr(space, "spaces", None)
@@ -86,7 +118,8 @@ def check_observation_space(space: Any, path: Path | str = "checkpoint") -> int:
     shape = getattr(grid, "shape", None)
     ok = (shape is not None and len(shape) == 3 and shape[0] == NUM_GRID_CHANNELS and shape[1] == shape[2]
           and shape[1] % 2 == 1 and getattr(scalars, "shape", None) == (NUM_SCALARS,)
-          and grid.dtype == np.int8 and scalars.dtype == np.int8)
+          and grid.dtype == np.int8 and scalars.dtype == np.int8
+          and set(spaces) <= {"observation", "scalars", ADVICE_KEY})
     if not ok:
         raise ValueError(f"{path}: its observation space {space} is not the v1 observation "
                          f"{{'observation': int8 ({NUM_GRID_CHANNELS}, 2R+1, 2R+1), 'scalars': int8 "

@@ -229,6 +229,11 @@ def _validate(c: GameConfig) -> None:
         _check_int(key, v)
         if not lo <= v <= hi:
             _fail(key, v, f"an integer in {lo}..{hi}")
+    if c.skill_target - c.leader_bonus <= 1:  # the best case of a check is a 1 on the die plus the Leader's bonus
+        who = "every caver" if c.skill_target <= 1 else "the Leader"
+        raise ConfigError(f"settings skill_target={c.skill_target} and leader_bonus={c.leader_bonus} make {who} pass "
+                          "every skill check (a roll of 1 succeeds), so Out of Time never removes it and a game could "
+                          "end only by truncation: expected skill_target >= 2 and leader_bonus < skill_target - 1")
     if c.start_shape not in SHAPES:
         _fail("start_shape", c.start_shape, str(SHAPES))
     if c.exit_shape not in SHAPES:

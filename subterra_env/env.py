@@ -57,6 +57,7 @@ from .core.rules import Core
 from .core.state import RUNNING, State
 from .info import game_info
 from .rewards import DEFAULT_RESULT, TeamReward
+from .scenario import from_options
 from .spaces import observation_space, state_space
 
 
@@ -221,10 +222,13 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new game; ``options={"scenario": text}`` starts from a scenario map instead (``subterra_env.scenario``:
+        a position from a bug report, a curriculum stage), its dice from the text's ``seed:`` line (default 0)."""
+        scripted = from_options(options, self.core, self.config.num_cavers if self.agent_names == "seat" else None)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(0, 2**62))
-        self.state_ = self.core.init(np.array([game_seed]))
+        self.state_ = self.core.init(np.array([game_seed])) if scripted is None else scripted
         self._after_change(first=True)
 
     def _after_change(self, first: bool = False) -> None:

@@ -286,7 +286,7 @@ def bots_line(seats: Sequence[Seat], auto: set[int], choice: BotChoice | None, o
 class PolicyBot:
     """A MaskablePPO checkpoint playing a seat: observes at the checkpoint's own radius."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, env: raw_env):
         try:
             import sb3_contrib  # noqa: F401
             import torch  # noqa: F401
@@ -295,7 +295,7 @@ class PolicyBot:
         from agents.policy_agent import PolicyAgent
 
         try:
-            self.agent = PolicyAgent(path)
+            self.agent = PolicyAgent(path).bind(env)  # an advised checkpoint reads the heuristic's advice
         except (OSError, ValueError) as e:
             raise PlayError(f"cannot load policy {path!r}: {e}") from None
 
@@ -341,7 +341,7 @@ def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
             bots[i] = ObsFreeBot(RandomAgent(seed * 10 + i))
         elif s.kind == "policy":
             if s.path not in policies:
-                policies[s.path] = PolicyBot(s.path)
+                policies[s.path] = PolicyBot(s.path, env)
             bots[i] = policies[s.path]
     return bots
 

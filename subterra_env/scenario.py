@@ -29,6 +29,10 @@ die faces (then the game's seeded stream continues). Other keys: ``actor``, ``ap
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
@@ -188,6 +192,41 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     st.ap[0] = int(keys.get("ap", cfg.action_points))
     st.exerted[0] = keys.get("exerted", "no") == "yes"
     return st
+
+
+RESET_OPTIONS = ("scenario",)
+
+
+def from_options(options: Any, core: Core, seats: int | None = None) -> State | None:
+    """The one-game State that a reset's ``options`` ask for, or None for an ordinary new game.
+
+    ``options={"scenario": text}`` (every interface's ``reset`` takes it: the AEC env, the gymnasium vector env)
+    starts from the scenario map; ``seats``: the table size the interface was built for (its observation and
+    agent layout), which the scenario must seat. A scenario of the wrong type or size is an error naming it;
+    unknown option keys are ignored with a warning naming them."""
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(RESET_OPTIONS))
+    if unknown:  # a warning, not an error: PettingZoo's api_test resets with options it made up
+        warnings.warn(f"reset option(s) {unknown} ignored: known options {list(RESET_OPTIONS)} (scenario: a scenario "
+                      "text, see subterra_env.scenario)", UserWarning, stacklevel=3)
+    if "scenario" not in options:
+        return None
+    text = options["scenario"]
+    if not isinstance(text, str):
+        raise ScenarioError(f"options['scenario'] must be scenario text (a str), got {type(text).__name__}")
+    st = build(text, core=core)
+    if seats is not None and st.c_rank.shape[1] != seats:
+        raise ScenarioError(f"the scenario seats {st.c_rank.shape[1]} cavers but this environment plays {seats} "
+                            "(num_cavers): list that many on the 'cavers:' line")
+    return st
+
+
+def names_seed(text: str) -> bool:
+    """Whether scenario text fixes its dice stream with a ``seed:`` line."""
+    return "seed" in parse_sections(text)[1]
 
 
 def _pick_tile(cat, used: set[int], ttype: int, shape: str | None, dice: tuple[int, ...]) -> int:

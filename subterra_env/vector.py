@@ -25,12 +25,14 @@ import gymnasium
 import numpy as np
 
 from .config import GameConfig, from_dict, to_dict
+from .core import rng
 from .core.actions import NUM_ACTIONS
 from .core.observe import NUM_SCALARS, observe
 from .core.rules import Core
 from .core.state import RUNNING, State
 from .info import game_info
 from .rewards import DEFAULT_RESULT, TeamReward
+from .scenario import from_options, names_seed
 from .spaces import grid_shape, observation_space
 
 # BatchedGames' own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
@@ -110,8 +112,18 @@ class BatchedGames:
             self._slot_rngs = [np.random.default_rng(None if seed is None else [int(seed), i])
                                for i in range(self.num_envs)]
 
-    def reset(self) -> dict[str, np.ndarray]:
-        self.state = self.core.init(self._next_seeds(np.arange(self.num_envs)))
+    def reset(self, options: dict | None = None) -> dict[str, np.ndarray]:
+        """New games in every slot; ``options={"scenario": text}`` starts every slot from that scenario map (each
+        slot with its own dice stream from its seeds, unless the text fixes one with ``seed:``); games that finish
+        later autoreset to ordinary new games."""
+        scripted = from_options(options, self.core, self.config.num_cavers)
+        slots = np.arange(self.num_envs)
+        if scripted is None:
+            self.state = self.core.init(self._next_seeds(slots))
+        else:
+            self.state = scripted.take(np.zeros(self.num_envs, dtype=np.intp))
+            if not names_seed(options["scenario"]):
+                self.state.key[:] = rng.seed_keys(self._next_seeds(slots))
         self._reset_episode_stats(np.arange(self.num_envs))
         self.refresh()
         self._ready = True
@@ -255,7 +267,7 @@ class SubterraVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         if seed is not None:
             self.games.seed(seed)
-        obs = self.games.reset()
+        obs = self.games.reset(options)
         return obs, {"action_mask": self.games.action_masks()}
 
     def step(self, actions):

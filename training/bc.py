@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 Obs = dict[str, np.ndarray]
-OBS_KEYS = ("observation", "scalars")
+OBS_KEYS = ("observation", "scalars", "advice")  # advice: agents.advice, when the vector env adds it
 MEDAL_POINTS = {"defeat": 0, "bronze": 1, "silver": 2, "gold": 3}
 RESULTS = ("running", "defeat", "bronze", "silver", "gold")  # subterra_env.info: RESULTS[code + 1]
 

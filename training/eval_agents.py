@@ -184,7 +184,8 @@ class AgentCache:
                 self.policies[path] = PolicyAgent(path, deterministic=self.deterministic, seed=self.seed)
             except Exception as e:  # a corrupt or incompatible checkpoint: name it
                 raise EvalError(f"cannot load policy checkpoint {path!r}: {type(e).__name__}: {e}") from e
-        return self.policies[path]
+        agent = self.policies[path]
+        return agent.bind(games) if agent.advised else agent  # advised: reads the heuristic's advice of its games
 
     def _rllib(self, entry: str) -> Any:
         if entry not in self.policies:  # keyed by the whole entry: 'rllib:X' and 'policy:X' differ

@@ -56,6 +56,10 @@ class EnvArgs:
     """Observation window radius: (2R+1)^2 cells around the acting caver. Fixed for a whole curriculum."""
     max_cycles: int = field(default=200, metadata=dict(min=1))
     """Rounds after which a game is truncated."""
+    threads: int | None = field(default=1, metadata=dict(min=1, max=64))
+    """numba threads of the rules (and of the heuristic's advice); null: every core. One is the default because
+    SB3's loop steps small batches, where a parallel section waits on a busy core: on the 2-core machine under
+    load, a 64-game step took 340 us per game with numba's default threads and 11 us with one."""
     reward_result: tuple[float, float, float, float] = (0.0, 1 / 3, 2 / 3, 1.0)
     """Team reward at the end of a game for defeat, bronze, silver, gold."""
     reward_escape: float = 0.0
@@ -117,6 +121,9 @@ class ModelArgs:
     """Half-size of the centre crop (1 = 3x3 cells; -1 = none)."""
     net_arch: list[int] = field(default_factory=lambda: [64, 64])
     """Hidden layers of the policy head and (separately) of the value head."""
+    advice_scale: float | None = field(default=None, metadata=dict(min=0.0, max=50.0))
+    """A residual policy on the heuristic's advice (agents.advised_policy): the logits gain advice_scale at the
+    action the compiled heuristic would play, so training starts from the heuristic team; null: a plain policy."""
 
 
 @dataclass
@@ -256,10 +263,16 @@ def make_venv(args: TrainArgs, stage: int, num_envs: int, seed: int):
     from subterra_env.sb3 import SubterraVecEnv
 
     e = args.env
-    return SubterraVecEnv(num_envs, build_game(args.curriculum[stage].game), seed=seed, obs_radius=e.obs_radius,
+    venv = SubterraVecEnv(num_envs, build_game(args.curriculum[stage].game), seed=seed, obs_radius=e.obs_radius,
                           max_cycles=e.max_cycles, reward_result=tuple(e.reward_result),
                           reward_escape=e.reward_escape, reward_health=e.reward_health, reward_tile=e.reward_tile,
+                          threads=e.threads,
                           copy_obs=False)  # SB3's rollout buffer copies each observation before the next step
+    if args.model.advice_scale is None:
+        return venv
+    from agents.advice_vec_env import AdviceVecEnv
+
+    return AdviceVecEnv(venv)
 
 
 def stream_seed(*parts: int) -> int:
@@ -521,7 +534,12 @@ def main(argv: list[str] | None = None) -> int:
             features_extractor_kwargs=dict(features_dim=m.features_dim, cnn_channels=tuple(m.cnn_channels),
                                            cnn_dim=m.cnn_dim, mlp_dim=m.mlp_dim, centre_radius=m.centre_radius),
             net_arch=dict(pi=list(m.net_arch), vf=list(m.net_arch)))
-        model = MaskablePPO("MultiInputPolicy", venv, policy_kwargs=policy_kwargs, seed=args.seed,
+        policy: Any = "MultiInputPolicy"
+        if m.advice_scale is not None:
+            from agents.advised_policy import AdvisedPolicy
+
+            policy, policy_kwargs["advice_scale"] = AdvisedPolicy, m.advice_scale
+        model = MaskablePPO(policy, venv, policy_kwargs=policy_kwargs, seed=args.seed,
                             device=args.device, verbose=args.log.verbose, **dataclasses.asdict(args.ppo))
     model.set_logger(logger)
     append_jsonl(run / "curriculum.jsonl", {"step": model.num_timesteps, "stage": state["stage"],

@@ -1,0 +1,41 @@
+"""The heuristic's advice as an observation: what the compiled heuristic team would play, one-hot over the actions.
+
+A trained policy that reads the advice is a *residual* policy (``agents.advised_policy.AdvisedPolicy``): its
+logits are ``network(observation) + advice_scale * advice``, so it starts as the heuristic team it was built on
+and training only has to learn where to depart from it. The advice is public information (the heuristic reads
+only the public board; ``tests/test_heuristic.py`` checks that permuting the hidden orders never changes it), so a
+policy that reads it still plays from what its caver may know.
+
+    venv = AdviceVecEnv(SubterraVecEnv(32, config, seed=0))   # agents.advice_vec_env: obs gains "advice"
+    obs = venv.reset(); obs["advice"].argmax(1)               # the heuristic's choice in every slot
+
+Anything that plays an advised checkpoint outside a vector env (evaluate.py, ``subterra play``) binds the
+``PolicyAgent`` to its games, which computes the same advice (``advice_onehot``) from the bound State.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
+
+ADVICE_KEY = "advice"
+ADVICE_SPACE = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
+
+
+def advice_onehot(advisor: Any, core: Core, st: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """(len(games), A) int8: 1 at the action ``advisor`` (a ``HeuristicAgent``) decides for each game."""
+    out = np.zeros((len(games), NUM_ACTIONS), dtype=np.int8)
+    if len(games):
+        out[np.arange(len(games)), advisor.decide(core, st, np.asarray(games), masks)] = 1
+    return out
+
+
+def with_advice_space(space: gymnasium.spaces.Dict) -> gymnasium.spaces.Dict:
+    """The observation space plus the advice key."""
+    return gymnasium.spaces.Dict({**space.spaces, ADVICE_KEY: ADVICE_SPACE})
