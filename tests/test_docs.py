@@ -110,7 +110,8 @@ def test_relative_links_point_to_existing_files():
             assert dest.exists(), f"{page.relative_to(ROOT)}: link {target} points to a missing file"
             assert ROOT in dest.parents or dest == ROOT, f"{page.relative_to(ROOT)}: {target} leaves the repository"
             if anchor and dest.suffix == ".md":
-                assert anchor in _anchors(dest), f"{page.relative_to(ROOT)}: no heading #{anchor} in {file or page.name}"
+                where = file or page.name
+                assert anchor in _anchors(dest), f"{page.relative_to(ROOT)}: no heading #{anchor} in {where}"
             checked += 1
     assert checked >= 30
 
