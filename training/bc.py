@@ -16,7 +16,9 @@ script's evaluation and the BC teacher's score use it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -47,18 +49,24 @@ class FirstLegalAgent:
 
 
 def make_teacher(name: str, venv: Any, seed: int = 0) -> Any:
-    """The teacher agent by name: ``heuristic`` (bound to every slot of ``venv``), ``random``, ``first_legal``."""
+    """The teacher agent by name: ``heuristic`` or ``search`` / ``search:WORLDS`` (bound to every slot of ``venv``),
+    ``random``, ``first_legal``."""
     if name == "heuristic":
         from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(venv)
+    if name == "search" or name.startswith("search:"):  # search:N: N worlds a decision
+        from agents.search import DEFAULT_WORLDS, SearchAgent
+
+        worlds = int(name.split(":", 1)[1]) if ":" in name else DEFAULT_WORLDS
+        return SearchAgent(venv, seed=seed, worlds=worlds, threads=getattr(venv.games.core, "threads", None))
     if name == "random":
         from agents.random_agent import RandomAgent
 
         return RandomAgent(seed)
     if name == "first_legal":
         return FirstLegalAgent()
-    raise ValueError(f"unknown teacher {name!r}: choose heuristic, random or first_legal")
+    raise ValueError(f"unknown teacher {name!r}: choose heuristic, search, search:WORLDS, random or first_legal")
 
 
 @dataclass
@@ -79,6 +87,24 @@ class Demonstrations:
     def take(self, idx: np.ndarray) -> "Demonstrations":
         return Demonstrations({k: v[idx] for k, v in self.obs.items()}, self.masks[idx], self.actions[idx],
                               self.returns[idx], self.has_return[idx], self.game[idx], self.finished)
+
+    def save(self, path: str | Path) -> None:
+        """Write to a compressed .npz (``load_demos`` reads it back), so costly teachers (search) label once."""
+        np.savez_compressed(path, **{f"obs_{k}": v for k, v in self.obs.items()}, masks=self.masks,
+                            actions=self.actions, returns=self.returns, has_return=self.has_return, game=self.game,
+                            finished=np.array(json.dumps(self.finished)))
+
+    @staticmethod
+    def concat(parts: "list[Demonstrations]") -> "Demonstrations":
+        """Several collections as one; game ids stay distinct (offset per part)."""
+        offsets = np.cumsum([0] + [int(p.game.max()) + 1 if len(p) else 0 for p in parts[:-1]])
+        keys = set.intersection(*(set(p.obs) for p in parts))
+        return Demonstrations({k: np.concatenate([p.obs[k] for p in parts]) for k in sorted(keys)},
+                              np.concatenate([p.masks for p in parts]), np.concatenate([p.actions for p in parts]),
+                              np.concatenate([p.returns for p in parts]),
+                              np.concatenate([p.has_return for p in parts]),
+                              np.concatenate([p.game + o for p, o in zip(parts, offsets)]),
+                              [f for p in parts for f in p.finished])
 
     @property
     def chance(self) -> float:
@@ -121,6 +147,20 @@ def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99) -> Dem
                           masks.reshape(steps * n, -1), actions.reshape(-1), returns.reshape(-1),
                           known.reshape(-1), game.reshape(-1),
                           [{"result": result_name(f["result"]), "escaped": f.get("escaped", 0)} for f in finished])
+
+
+def load_demos(path: str | Path) -> Demonstrations:
+    """Demonstrations written by ``Demonstrations.save``; a clear error for a missing or foreign file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no demonstrations at {path}: expected an .npz written by Demonstrations.save "
+                                "(training/train_ppo.py writes RUN/demos.npz with bc.save_demos: true)")
+    with np.load(path) as z:
+        missing = {"masks", "actions", "returns", "has_return", "game", "finished"} - set(z.files)
+        if missing:
+            raise ValueError(f"{path} is not a demonstrations file: missing {sorted(missing)}")
+        return Demonstrations({k[4:]: z[k] for k in z.files if k.startswith("obs_")}, z["masks"], z["actions"],
+                              z["returns"], z["has_return"], z["game"], json.loads(str(z["finished"])))
 
 
 def split(demos: Demonstrations, holdout: float, seed: int = 0) -> tuple[Demonstrations, Demonstrations]:

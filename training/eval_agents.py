@@ -185,7 +185,7 @@ class AgentCache:
             except Exception as e:  # a corrupt or incompatible checkpoint: name it
                 raise EvalError(f"cannot load policy checkpoint {path!r}: {type(e).__name__}: {e}") from e
         agent = self.policies[path]
-        return agent.bind(games) if agent.advised else agent  # advised: reads the heuristic's advice of its games
+        return agent.bind(games) if getattr(agent, "advised", False) else agent  # advised: reads the heuristic's advice
 
     def _rllib(self, entry: str) -> Any:
         if entry not in self.policies:  # keyed by the whole entry: 'rllib:X' and 'policy:X' differ

@@ -150,8 +150,10 @@ class CheckpointArgs:
 class BCArgs:
     enabled: bool = False
     """Warm start by behaviour cloning before PPO (on the first stage's game)."""
-    teacher: str = field(default="heuristic", metadata=dict(choices=("heuristic", "random", "first_legal")))
-    """The teacher team: heuristic (agents.heuristic.HeuristicAgent on every slot), random, first_legal (tests)."""
+    teacher: str = field(default="heuristic", metadata=dict(
+        choices=("heuristic", "search", "search:4", "search:16", "random", "first_legal")))
+    """The teacher team: heuristic (agents.heuristic.HeuristicAgent on every slot), search (agents.search.SearchAgent,
+    8 worlds a decision; search:4, search:16), random, first_legal (tests)."""
     decisions: int = field(default=20_000, metadata=dict(min=1))
     """Teacher decisions to collect."""
     num_envs: int = field(default=64, metadata=dict(min=1, max=4096))
@@ -166,6 +168,11 @@ class BCArgs:
     """Weight of the value loss on the teacher's discounted returns (0: train the action head only)."""
     holdout: float = field(default=0.1, metadata=dict(min=0.0, max=0.9))
     """Fraction of the teacher's games held out to measure imitation."""
+    demos: list[str] = field(default_factory=list)
+    """.npz files of demonstrations (an earlier run's demos.npz) to clone instead of collecting new ones; empty:
+    collect ``decisions`` from ``teacher``."""
+    save_demos: bool = False
+    """Write the collected demonstrations to RUN/demos.npz (a search teacher labels slowly: label once, reuse)."""
 
 
 @dataclass
@@ -548,9 +555,15 @@ def main(argv: list[str] | None = None) -> int:
     # --- behaviour cloning warm start from the teacher team (training/bc.py)
     if args.bc.enabled and state["bc"] is None:
         t0 = time.time()
-        bc_env = make_venv(args, 0, args.bc.num_envs, stream_seed(args.seed, 7_777))
-        demos = bc.collect(bc_env, bc.make_teacher(args.bc.teacher, bc_env, args.seed), args.bc.decisions,
-                           args.ppo.gamma)
+        if args.bc.demos:
+            demos = bc.Demonstrations.concat([bc.load_demos(REPO / p if not Path(p).exists() else p)
+                                              for p in args.bc.demos])
+        else:
+            bc_env = make_venv(args, 0, args.bc.num_envs, stream_seed(args.seed, 7_777))
+            demos = bc.collect(bc_env, bc.make_teacher(args.bc.teacher, bc_env, args.seed), args.bc.decisions,
+                               args.ppo.gamma)
+        if args.bc.save_demos:
+            demos.save(run / "demos.npz")
         train_set, held_out = bc.split(demos, args.bc.holdout, args.seed)
 
         def log_bc(epoch: int, metrics: dict[str, float]) -> None:
