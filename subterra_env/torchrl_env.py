@@ -52,7 +52,6 @@ from .info import INFO_KEYS, batch_info
 from .spaces import grid_shape
 from .vector import BatchedGames
 
-OBS_KEYS = ("observation", "scalars", "action_mask")
 DONE_KEYS = ("done", "terminated", "truncated")
 
 
@@ -77,6 +76,7 @@ class SubterraTorchRLEnv(EnvBase):
         self.num_envs = num_envs
         self._grid_shape = grid_shape(self.games.obs_radius)
         self._pending: dict[str, torch.Tensor] | None = None  # the new games' first observations (see _step)
+        self._ended = np.zeros(num_envs, dtype=bool)  # the slots whose game ended in the last step
         self._make_specs()
         if seed is not None:
             self.set_seed(seed)
@@ -142,6 +142,9 @@ class SubterraTorchRLEnv(EnvBase):
         return self._out({**values, **{k: zeros for k in DONE_KEYS}})
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
+        """One action per slot (checked by ``BatchedGames.check_actions``: nothing changes when one is refused).
+        ``next`` gets the final observations of the games that ended; their new games' first observations wait
+        in ``_pending`` for the reset that follows (``maybe_reset`` or ``_reset``)."""
         action = tensordict.get("action")
         if not isinstance(action, torch.Tensor):
             raise TypeError(f"tensordict['action'] is {type(action).__name__}: expected an int64 tensor of shape "
@@ -158,7 +161,7 @@ class SubterraTorchRLEnv(EnvBase):
             nxt["action_mask"][done] = False  # a finished game has no legal action
             fresh = batch_info(self.games.state.take(s.done))
             self._pending = {**current, **{k: v.clone() for k, v in info.items()}}
-            self._ended = np.zeros(self.num_envs, dtype=bool)
+            self._ended[:] = False
             self._ended[s.done] = True
             for k, v in fresh.items():
                 self._pending[k][done] = torch.from_numpy(v)
