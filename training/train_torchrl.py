@@ -29,7 +29,6 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:  # run as a script: make `training` and `agents` importable
     sys.path.insert(0, str(_ROOT))
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from tensordict import TensorDictBase  # noqa: E402
 from tensordict.nn import TensorDictModule  # noqa: E402
@@ -67,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     a("--reward-escape", type=float, default=0.1, help="shaping: reward per caver reaching the exit [0.1]")
     a("--seed", type=int, default=0, help="seeds the games and torch [0]")
     a("--threads", type=int, default=1, help="torch CPU threads; 1 is fastest on a busy 2-core machine [1]")
+    a("--save-every", type=int, default=10, help="write the policy and curve every N iterations; 0: at the end [10]")
     a("--eval-games", type=int, default=200, help="seeded games for training/evaluate.py at the end; 0: none [200]")
     return p
 
@@ -130,15 +130,23 @@ def train(args: argparse.Namespace) -> list[dict[str, Any]]:
         row = {"iteration": i + 1, "frames": (i + 1) * frames, "seconds": round(time.perf_counter() - start, 2),
                **stats, "return_mean": float(data["next", "reward"].sum() / max(stats["games"], 1)), **losses}
         curve.append(row)
+        if args.save_every and (i + 1) % args.save_every == 0:
+            save_run(args, actor_net, curve)
         print(f"iter {row['iteration']:4d}  frames {row['frames']:>8,}  {row['seconds']:7.1f} s  games "
               f"{row['games']:4d}  escaped {row['escaped_mean']:.2f}  medals {row['medal_rate']:.2f}", flush=True)
     collector.shutdown()
+    save_run(args, actor_net, curve)
+    return curve
+
+
+def save_run(args: argparse.Namespace, actor_net: SubterraNet, curve: list[dict[str, Any]]) -> None:
+    """policy.pt, curve.json and curve.png as they stand (also every ``--save-every`` iterations, so a long run
+    cut short keeps its latest policy)."""
     args.run_dir.mkdir(parents=True, exist_ok=True)
     settings = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
     save_policy(args.run_dir / "policy.pt", actor_net, args.obs_radius, settings)
     (args.run_dir / "curve.json").write_text(json.dumps({"settings": settings, "iterations": curve}, indent=1))
     plot_curve(curve, args.run_dir / "curve.png")
-    return curve
 
 
 def plot_curve(curve: list[dict[str, Any]], path: Path) -> None:
