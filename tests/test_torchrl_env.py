@@ -202,3 +202,17 @@ def test_training_example_runs_at_a_tiny_budget_and_writes_its_files(tmp_path: P
         assert (out / name).is_file(), name
     curve = json.loads((out / "curve.json").read_text())
     assert len(curve["iterations"]) == 2 and curve["iterations"][-1]["frames"] == 2 * 8 * 32
+    rows = {r["team"]: r for r in json.loads((out / "eval" / "results.json").read_text())["results"]}
+    assert set(rows) == {"random", "torchrl:run/policy"}  # evaluate.py played the checkpoint: torchrl:PATH
+    assert rows["torchrl:run/policy"]["num_games"] == 4 and rows["torchrl:run/policy"]["illegal"] == 0
+
+
+def test_torchrl_team_entry_names_a_missing_or_foreign_checkpoint(tmp_path: Path) -> None:
+    from training.eval_agents import AgentCache, EvalError, GamesHolder, parse_team
+
+    with pytest.raises(EvalError, match="TorchRL policy not found"):
+        parse_team("torchrl:" + str(tmp_path / "missing.pt"))
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(EvalError, match="not a policy written by training/train_torchrl.py"):
+        AgentCache().build(f"torchrl:{foreign}", GamesHolder(subterra_env.Core(TINY)), 0)
