@@ -108,7 +108,8 @@ class SubterraTorchRLEnv(EnvBase):
         return obs["observation"].numpy(), obs["scalars"].numpy(), obs["action_mask"].numpy()
 
     def _out(self, values: dict[str, torch.Tensor]) -> TensorDict:
-        td = TensorDict(values, batch_size=self.batch_size)
+        # every value is a CPU tensor of the spec's shape, made here: tensordict's per-entry checks are skipped
+        td = TensorDict._new_unsafe(values, batch_size=self.batch_size)
         return td if self.device is None or self.device.type == "cpu" else td.to(self.device, non_blocking=True)
 
     def _set_mask(self, mask: torch.Tensor) -> None:
@@ -159,12 +160,11 @@ class SubterraTorchRLEnv(EnvBase):
             nxt["observation"][done] = torch.from_numpy(s.final_grid)
             nxt["scalars"][done] = torch.from_numpy(s.final_scalars)
             nxt["action_mask"][done] = False  # a finished game has no legal action
-            fresh = batch_info(self.games.state.take(s.done))
-            self._pending = {**current, **{k: v.clone() for k, v in info.items()}}
+            # after the reset: the new games' info where games ended, the same as ``info`` elsewhere
+            fresh = {k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()}
+            self._pending = {**current, **fresh}
             self._ended[:] = False
             self._ended[s.done] = True
-            for k, v in fresh.items():
-                self._pending[k][done] = torch.from_numpy(v)
         else:
             self._pending = None
         self._set_mask(current["action_mask"])
