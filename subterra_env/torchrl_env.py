@@ -125,6 +125,7 @@ class SubterraTorchRLEnv(EnvBase):
         asked for."""
         reset = tensordict.get("_reset", None) if tensordict is not None else None
         pending, self._pending = self._pending, None
+        values = None
         if reset is None:
             self.games.reset()
         else:
@@ -133,8 +134,8 @@ class SubterraTorchRLEnv(EnvBase):
             if len(others):
                 self.games.reset_slots(others)
             else:
-                values = pending
-        if reset is None or len(others):
+                values = pending  # None when nothing ended and nothing was asked: the games as they are
+        if values is None:
             values = self._empty_obs()
             self.games.refresh(out=self._views(values))
             values.update({k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()})

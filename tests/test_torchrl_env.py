@@ -178,6 +178,9 @@ def test_reset_of_chosen_slots_starts_their_next_games_only() -> None:
     assert st.steps[1] == 0 and (st.steps[[0, 2]] == steps_before[[0, 2]]).all()
     np.testing.assert_array_equal(out["action_mask"].numpy(), env.games.core.legal_mask(st))
     np.testing.assert_array_equal(out["observation"][[0, 2]].numpy(), td["observation"][[0, 2]].numpy())
+    before = env.games.state.copy()
+    same = env.reset(out.clone().set("_reset", torch.zeros(3, 1, dtype=torch.bool)))  # nothing asked: no change
+    assert env.games.state.equals(before) and (same == out).all()
 
 
 def test_masked_categorical_samples_legal_actions() -> None:
