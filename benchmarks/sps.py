@@ -24,6 +24,10 @@ play):
                finished games (or ones past round ``MAX_ROUND``, as training/evaluate.py truncates them) are
                re-initialised in place, so the timed states cover early, middle and late game
     vector     the stable-baselines3 VecEnv and the gymnasium VectorEnv at ``--num-envs`` slots
+    torchrl    the native TorchRL env (``subterra_env.torchrl_env.SubterraTorchRLEnv``) at B = 1, 256 and 1024
+               (``TORCHRL_BATCHES``, whatever ``--batches``), stepped with ``step_and_maybe_reset`` as TorchRL's
+               rollouts and collectors do, and TorchRL's ``PettingZooWrapper(subterra_env.env(), use_mask=True)``
+               (one game, ``rand_action`` under its masks), when torchrl is installed (``pip install -e .[torchrl]``)
     reference  PettingZoo's connect_four_v3 and hanabi_v5 (4 players), when installed (``pip install -e .[bench]``)
 
 Columns: env-steps/s (decisions taken per second over all games), batch calls/s, µs per call, games finished/s
@@ -73,6 +77,7 @@ DEFAULT_OUT = Path(__file__).parent / "results" / "sps.json"
 OBS_RADIUS = 7
 WARMUP_CALLS = 3
 MEMORY_CALLS = 5
+TORCHRL_BATCHES = (1, 256, 1024)  # the issue's rows: >= 100,000 env-steps/s at B = 1024 on the 2-core machine
 HEURISTIC_BATCH = 4096  # the issue's target: >= 100,000 heuristic decisions/s at B = 4096 on the 2-core machine
 HEURISTIC_PLAY_CHUNK = 8  # decisions per game in one timed ``play`` call of the whole-games row
 STAGGER_GROUPS = 16  # the heuristic rows' batch starts in this many groups, group k advanced k * STAGGER_STEP
@@ -89,7 +94,7 @@ REFERENCES: tuple[tuple[str, str, dict[str, Any]], ...] = (
 class Row:
     """One line of the table (and of the JSON's "rows")."""
 
-    kind: str  # aec | core | heuristic | vector | reference
+    kind: str  # aec | core | heuristic | vector | torchrl | reference
     name: str
     batch: int
     status: str = "ok"  # or "not installed (reason)"
@@ -358,6 +363,46 @@ def gym_vector_stepper(num_envs: int, seed: int) -> Step:
     return step
 
 
+def torchrl_stepper(batch: int, seed: int) -> Step:
+    """The native TorchRL env (default game), random legal actions from its ``action_mask``; one
+    ``step_and_maybe_reset`` per call (the finished slots' new games handed out, as in a rollout)."""
+    import torch
+
+    from subterra_env.torchrl_env import SubterraTorchRLEnv
+
+    env = SubterraTorchRLEnv(batch, seed=seed)
+    td = env.reset()
+    policy = RandomLegal(np.random.default_rng(seed), batch)
+
+    def step() -> tuple[int, int]:
+        nonlocal td
+        td["action"] = torch.from_numpy(policy(td["action_mask"].numpy()))
+        out, td = env.step_and_maybe_reset(td)
+        return batch, int(out["next", "done"].sum())
+
+    return step
+
+
+def torchrl_pettingzoo_stepper(seed: int) -> Step:
+    """TorchRL's PettingZooWrapper over the AEC env as the README shows it (one group per caver, masks on);
+    ``rand_action`` samples each group's action under its mask."""
+    import warnings
+
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PettingZoo in TorchRL is tested")
+        env = PettingZooWrapper(subterra_env.env(), use_mask=True, seed=seed)
+    td = env.reset()
+
+    def step() -> tuple[int, int]:
+        nonlocal td
+        out, td = env.step_and_maybe_reset(env.rand_action(td))
+        return 1, int(out["next", "done"].any())
+
+    return step
+
+
 def pettingzoo_classic(module: str, env_id: str, **kwargs: Any) -> Callable[[], Any]:
     """A factory of a PettingZoo classic game; any failure to build it is raised as ImportError (with the reason)."""
 
@@ -397,6 +442,9 @@ def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, se
     rows += heuristic_rows(batches, seed, row)
     rows.append(row("vector", "SB3 VecEnv", num_envs, partial(sb3_stepper, num_envs, seed)))
     rows.append(row("vector", "gymnasium VectorEnv", num_envs, partial(gym_vector_stepper, num_envs, seed)))
+    for b in TORCHRL_BATCHES:
+        rows.append(row("torchrl", "TorchRL env (native)", b, partial(torchrl_stepper, b, seed)))
+    rows.append(row("torchrl", "TorchRL PettingZooWrapper", 1, partial(torchrl_pettingzoo_stepper, seed)))
     for module, env_id, kwargs in REFERENCES:
         label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
         make_env = pettingzoo_classic(module, env_id, **kwargs)

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from .core.kernels import game_counts
 from .core.state import RESULT_NAMES, RUNNING, State
+from .rewards import escaped
 
 RESULTS: tuple[str, ...] = ("running",) + RESULT_NAMES  # RESULTS[code + 1] names a result code
 INFO_KEYS: tuple[str, ...] = ("result", "escaped", "round", "hazard_cards_left", "tiles_left")
@@ -37,3 +40,11 @@ def game_info(st: State, g: int) -> dict[str, int]:
     ``round``, ``hazard_cards_left`` and ``tiles_left`` (public counts) of game g; all ints (``INFO_KEYS``)."""
     result, escaped, rnd, cards, tiles = game_counts(st.packed, g, st.stack.shape[1])
     return {"result": result, "escaped": escaped, "round": rnd, "hazard_cards_left": cards, "tiles_left": tiles}
+
+
+def batch_info(st: State) -> dict[str, np.ndarray]:
+    """``game_info`` of every game of a batch at once, as (B,) int64 arrays (``INFO_KEYS``): for interfaces that
+    report the info of every slot each step (the TorchRL env) without a Python loop over games."""
+    return {"result": st.result.astype(np.int64), "escaped": escaped(st), "round": st.round.astype(np.int64),
+            "hazard_cards_left": (st.deck >= 0).sum(1, dtype=np.int64) - st.deck_pos,
+            "tiles_left": st.stack.shape[1] - st.stack_pos.astype(np.int64)}

@@ -30,7 +30,7 @@ from .core.actions import NUM_ACTIONS
 from .core.observe import NUM_SCALARS, observe
 from .core.rules import Core
 from .core.state import RUNNING, State
-from .info import game_info
+from .info import INFO_KEYS, batch_info, game_info
 from .rewards import DEFAULT_RESULT, TeamReward
 from .scenario import from_options, names_seed
 from .spaces import grid_shape, observation_space
@@ -87,7 +87,9 @@ class BatchedGames:
         self._buffers = [(np.zeros((num_envs, *grid_shape(obs_radius)), dtype=np.int8),
                           np.zeros((num_envs, NUM_SCALARS), dtype=np.int8)) for _ in range(2)]
         self._grid, self._scalars = self._buffers[0]
-        self._mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
+        self._no_finals = (np.zeros((0, *grid_shape(obs_radius)), dtype=np.int8), np.zeros((0, NUM_SCALARS), np.int8))
+        self._own_mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
+        self._mask = self._own_mask
         self._reset_episode_stats(np.arange(num_envs))
         self._t0 = time.perf_counter()
         self._ready = False  # reset() (or set_state) has computed observations and masks
@@ -129,11 +131,27 @@ class BatchedGames:
         self._ready = True
         return self.observations()
 
-    def refresh(self) -> None:
+    def reset_slots(self, slots: np.ndarray) -> None:
+        """Start the next game of each slot in ``slots`` (from its seed stream), the others play on; then
+        ``refresh`` (or ``observations``) gives the new observations."""
+        slots = np.asarray(slots, dtype=np.intp)
+        if len(slots):
+            self._reset_episode_stats(slots)
+            self.core.reset(self.state, slots, self._next_seeds(slots))
+        self._ready = True
+
+    def refresh(self, out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         """Recompute the observations and masks after the State changed (step, set_state, an outside edit), into
-        the other observation buffer."""
+        the other observation buffer, or into ``out`` = (grid, scalars, mask) arrays of the caller (the TorchRL
+        env passes numpy views of fresh output tensors, so the observations are written once, straight into
+        what it returns); those then are the current ones, until the next refresh."""
         st = self.state
-        self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
+        if out is None:
+            self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
+            if self._mask is not self._own_mask:
+                self._mask = self._own_mask
+        else:
+            self._grid, self._scalars, self._mask = out
         observe(self.core.cat, st, np.maximum(st.actor, 0), self.obs_radius, self._grid, self._scalars,
                 threads=self.core.threads)
         self.core.legal_mask(st, out=self._mask)
@@ -180,6 +198,22 @@ class BatchedGames:
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, list]:
         """Apply one action per slot; returns (obs, reward, terminated, truncated, finals) where finals is the
         list of (slot, final observation, info) of the games that ended, already reset."""
+        s = self.step_batch(actions)
+        finals = []
+        for j, slot in enumerate(s.done):
+            final_obs = {"observation": s.final_grid[j], "scalars": s.final_scalars[j]}
+            info = {k: int(v[j]) for k, v in s.final_info.items()}
+            info["episode"] = {"r": float(s.episode_return[j]), "l": int(s.episode_length[j]),
+                               "t": round(s.time, 6)}
+            finals.append((int(slot), final_obs, info))
+        return self.observations(), s.reward, s.terminated, s.truncated, finals
+
+    def step_batch(self, actions: Any, out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                   info_all: bool = False) -> BatchStep:
+        """``step`` as arrays, with no Python loop over the slots (the TorchRL env's step): the finished games'
+        final observations and infos come stacked (rows in the order of ``done``), and the new observations and
+        masks go into ``out`` when given (see ``refresh``). ``info_all``: also the info of every slot's game as
+        it stands after the action (before the finished ones are reset)."""
         a = self.check_actions(actions)
         st = self.state
         before = self.team_reward.snapshot(st)
@@ -189,20 +223,23 @@ class BatchedGames:
         self._ep_length += 1
         terminated = st.result != RUNNING
         truncated = ~terminated & (st.round > self.max_cycles)
-        done = np.nonzero(terminated | truncated)[0]
-        finals = []
+        done = np.flatnonzero(terminated | truncated)
+        info = batch_info(st) if info_all else None
         if len(done):
-            grid, scalars = observe(self.core.cat, st.take(done), np.maximum(st.actor[done], 0), self.obs_radius)
-            for j, slot in enumerate(done):
-                final_obs = {"observation": grid[j], "scalars": scalars[j]}
-                info = self.game_info(int(slot))
-                info["episode"] = {"r": float(self._ep_return[slot]), "l": int(self._ep_length[slot]),
-                                   "t": round(time.perf_counter() - self._t0, 6)}
-                finals.append((int(slot), final_obs, info))
+            ended = st.take(done)
+            final_grid, final_scalars = observe(self.core.cat, ended, np.maximum(ended.actor, 0), self.obs_radius)
+            final_info = batch_info(ended) if info is None else {k: v[done] for k, v in info.items()}
+        else:  # most steps: nothing ended, nothing to observe
+            final_grid, final_scalars = self._no_finals
+            final_info = {k: np.zeros(0, dtype=np.int64) for k in INFO_KEYS}
+        result = BatchStep(reward, terminated, truncated, done, final_grid, final_scalars, final_info,
+                           self._ep_return[done].copy(), self._ep_length[done].copy(),
+                           time.perf_counter() - self._t0, info)
+        if len(done):
             self._reset_episode_stats(done)
             self.core.reset(st, done, self._next_seeds(done))
-        self.refresh()
-        return self.observations(), reward, terminated, truncated, finals
+        self.refresh(out)
+        return result
 
     def game_info(self, slot: int) -> dict:
         """The info keys every interface shares (``subterra_env.info.game_info``) for one slot's game."""
@@ -232,6 +269,26 @@ class BatchedGames:
         self._reset_episode_stats(np.array([slot]))  # the episode statistics count from the restore
         self.refresh()
         self._ready = True
+
+
+@dataclass(frozen=True)
+class BatchStep:
+    """What ``BatchedGames.step_batch`` returns: per slot (B,) ``reward`` (float32), ``terminated``,
+    ``truncated``; ``done`` the slots whose game ended (now reset), and for them, row j for slot done[j]: their
+    final observations, infos (``subterra_env.info.INFO_KEYS``, int64 arrays) and episode return and length;
+    ``time`` seconds since the games were made; ``info`` every slot's info (or None, see ``info_all``)."""
+
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    done: np.ndarray
+    final_grid: np.ndarray
+    final_scalars: np.ndarray
+    final_info: dict[str, np.ndarray]
+    episode_return: np.ndarray
+    episode_length: np.ndarray
+    time: float
+    info: dict[str, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)

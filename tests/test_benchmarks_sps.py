@@ -1,5 +1,5 @@
 """Smoke test of benchmarks/sps.py: a --quick run writes every row (the core's, the compiled heuristic's, the
-vector envs', the references') with positive step rates (no speed threshold)."""
+vector envs', the TorchRL envs', the references') with positive step rates (no speed threshold)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
     rows = {(r["name"], r["batch"]): r for r in data["rows"]}
     expected = {("subterra AEC env (PettingZoo)", 1), ("SB3 VecEnv", 256), ("gymnasium VectorEnv", 256),
-                ("connect_four_v3", 1), ("hanabi_v5 players=4", 1)}
+                ("connect_four_v3", 1), ("hanabi_v5 players=4", 1), ("TorchRL PettingZooWrapper", 1)}
+    expected |= {("TorchRL env (native)", b) for b in sps.TORCHRL_BATCHES}
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
     expected |= {("heuristic decide", max(sps.QUICK_BATCHES)), ("heuristic decide", 1),
                  ("heuristic team, whole games", max(sps.QUICK_BATCHES))}
@@ -43,8 +44,10 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert rows.keys() == expected
 
     sb3_installed = importlib.util.find_spec("stable_baselines3") is not None
+    torchrl_installed = importlib.util.find_spec("torchrl") is not None
     for (name, batch), r in rows.items():
-        if r["kind"] == "reference" or (name == "SB3 VecEnv" and not sb3_installed):
+        if r["kind"] == "reference" or (name == "SB3 VecEnv" and not sb3_installed) or \
+                (r["kind"] == "torchrl" and not torchrl_installed):
             assert r["status"] == "ok" or r["status"].startswith("not installed ("), r
         else:
             assert r["status"] == "ok", r

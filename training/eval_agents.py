@@ -1,5 +1,5 @@
 """Agents and team specs for training/evaluate.py: parsing 'random' / 'heuristic' / 'search' / 'search:WORLDS' /
-'ceiling' / 'policy:PATH' / 'rllib:PATH' entries, building them once per evaluation (policies cached by path), the batch-invariant random player,
+'ceiling' / 'policy:PATH' / 'rllib:PATH' / 'torchrl:PATH' entries, building them once per evaluation (policies cached by path), the batch-invariant random player,
 observations."""
 
 from __future__ import annotations
@@ -93,8 +93,15 @@ def parse_team(spec: str | Sequence[Any]) -> list[Any]:
         if e.startswith("rllib:"):
             check_rllib_entry(e, spec)
             continue
+        if e.startswith("torchrl:"):
+            path = Path(e[len("torchrl:"):])
+            if not path.is_file():
+                raise EvalError(f"TorchRL policy not found: {str(path)!r} (team spec {spec!r}); expected the "
+                                "policy.pt of training/train_torchrl.py")
+            continue
         raise EvalError(f"unknown team entry {e!r} in {spec!r}: expected 'random', 'heuristic', 'search', "
-                        "'search:WORLDS', 'ceiling', 'policy:PATH', 'rllib:PATH' or a comma list of these")
+                        "'search:WORLDS', 'ceiling', 'policy:PATH', 'rllib:PATH', 'torchrl:PATH' or a comma list "
+                        "of these")
     return entries
 
 
@@ -138,6 +145,9 @@ def entry_label(entry: Any) -> str:
     if isinstance(entry, str):
         if entry.startswith("rllib:"):
             return f"rllib:{checkpoint_label(entry[len('rllib:'):])}"
+        if entry.startswith("torchrl:"):
+            path = Path(entry[len("torchrl:"):])
+            return f"torchrl:{path.parent.name}/{path.stem}"
         return f"policy:{Path(entry[7:]).stem}" if entry.startswith("policy:") else entry
     return str(getattr(entry, "label", None) or type(entry).__name__)
 
@@ -174,6 +184,8 @@ class AgentCache:
             return SearchAgent(games, seed=self.seed + salt, worlds=worlds, clairvoyant=entry == "ceiling")
         if entry.startswith("rllib:"):
             return self._rllib(entry)
+        if entry.startswith("torchrl:"):
+            return self._torchrl(entry)
         path = entry[len("policy:"):]
         if path not in self.policies:
             try:
@@ -186,6 +198,19 @@ class AgentCache:
                 raise EvalError(f"cannot load policy checkpoint {path!r}: {type(e).__name__}: {e}") from e
         agent = self.policies[path]
         return agent.bind(games) if getattr(agent, "advised", False) else agent  # advised: reads the heuristic's advice
+
+    def _torchrl(self, entry: str) -> Any:
+        if entry not in self.policies:
+            path = entry[len("torchrl:"):]
+            try:
+                from agents.torchrl_agent import TorchRLAgent
+
+                self.policies[entry] = TorchRLAgent(path, deterministic=self.deterministic, seed=self.seed)
+            except ImportError as e:
+                raise EvalError(f"team entry {entry!r}: agents.torchrl_agent needs torch ({e})") from e
+            except (OSError, ValueError, KeyError, RuntimeError) as e:  # a corrupt or foreign checkpoint: name it
+                raise EvalError(f"cannot load TorchRL policy {path!r}: {type(e).__name__}: {e}") from e
+        return self.policies[entry]
 
     def _rllib(self, entry: str) -> Any:
         if entry not in self.policies:  # keyed by the whole entry: 'rllib:X' and 'policy:X' differ

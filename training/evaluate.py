@@ -13,6 +13,8 @@ Team specs (``--team``, or ``team=`` of :func:`evaluate_team`):
   ``training/train_rllib.py`` (``RUN/final``, ``RUN/checkpoints/iter_N``, the run directory or the module
   directory), greedy unless ``--stochastic``, at its own ``obs_radius``; needs Ray (``pip install -e
   .[distributed]``), imported only for such an entry;
+* ``torchrl:PATH``: ``agents.torchrl_agent.TorchRLAgent`` loading the ``policy.pt`` of
+  ``training/train_torchrl.py`` (greedy unless ``--stochastic``), at its own ``obs_radius``;
 * a comma list ``A,B,...``: seat i (seating order: seat 0 moves first in round 1) gets entry ``i mod len``, so
   ``policy:A.zip,heuristic`` alternates; a list longer than the table is an error; equal entries are one agent
   (``random,random`` plays exactly as ``random``);
@@ -581,8 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", metavar="YAML",
                    help="game settings file (repeatable: one row group per file); default: GameConfig() as 'default'")
     p.add_argument("--team", action="append", metavar="SPEC",
-                   help="team spec (repeatable): random | heuristic | policy:PATH | rllib:PATH | comma list per "
-                        "seat, e.g. "
+                   help="team spec (repeatable): random | heuristic | policy:PATH | rllib:PATH | torchrl:PATH | "
+                        "comma list per seat, e.g. "
                         "'policy:A.zip,heuristic,heuristic,heuristic'; default: random and heuristic")
     p.add_argument("--games", type=int, default=1000, help="games per (setting, team) (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first game seed; games use seed .. seed+games-1")

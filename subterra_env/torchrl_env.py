@@ -1,0 +1,188 @@
+"""A native batched TorchRL environment over the compiled rules core (needs the ``torchrl`` extra).
+
+    from subterra_env.torchrl_env import SubterraTorchRLEnv
+    env = SubterraTorchRLEnv(1024, config=subterra_env.preset("tiny"), seed=0)
+    td = env.rollout(100, policy, break_when_any_done=False)   # (1024, 100) steps, games reset as they end
+
+``batch_size=[B]``: slot i is one game, as in the vector envs (``subterra_env.vector.BatchedGames`` runs the games:
+the same seeding, autoreset, team reward and info; this module only lays them out as tensors). Each step a slot
+presents its game's acting caver (the shared-policy layout: one policy plays every caver). Keys:
+
+    observation         int8 (B, 34, 2R+1, 2R+1)  the acting caver's grid (observation v1)
+    scalars             int8 (B, 49)
+    action_mask         bool (B, 90)               legal actions (all False in the final observation of a game)
+    result, escaped, round, hazard_cards_left, tiles_left
+                        int64 (B,)                 ``subterra_env.info`` of each slot's game
+    action              int64 (B,)                 one action id per slot; an illegal one raises ValueError
+    next/reward         float32 (B, 1)             the team reward
+    next/done, terminated, truncated   bool (B, 1)
+
+The action spec carries the current mask (``env.action_spec.mask``), so ``env.rand_action`` (and
+``check_env_specs``) plays legal moves; ``MaskedCategorical`` reads ``action_mask``.
+
+Why the observations are written straight into the output tensors: ``observe`` and ``legal_mask`` fill numpy views
+(``Tensor.numpy()``) of tensors allocated for this step, so nothing is copied to hand them to torch. Tensors are
+fresh each step (TorchRL's ``rollout`` keeps every step's tensordict without copying it).
+
+Autoreset: a game that ends is reset inside the step (``BatchedGames``, its slot's seed stream), as TorchRL's
+partial reset expects: ``next`` holds the final observation of the finished game and the reset (``maybe_reset``,
+as ``rollout``, ``step_and_maybe_reset`` and the collectors call it) hands out the new game's first one. A step
+with finished games costs one extra copy of the observations (the final and the new ones must both exist).
+Call ``env.step`` alone only with ``step_and_maybe_reset`` semantics in mind: a finished slot's next action is
+taken in its new game.
+
+Seeding: ``SubterraTorchRLEnv(B, seed=s)`` or ``env.set_seed(s)`` seeds slot i with the stream (s, i), as the
+vector envs do, so a slot plays the same games for any B.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from tensordict import TensorDict, TensorDictBase
+from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
+from torchrl.envs import EnvBase
+
+from .config import GameConfig
+from .core.actions import NUM_ACTIONS
+from .core.observe import NUM_SCALARS
+from .info import INFO_KEYS, batch_info
+from .spaces import grid_shape
+from .vector import BatchedGames
+
+DONE_KEYS = ("done", "terminated", "truncated")
+
+
+class SubterraTorchRLEnv(EnvBase):
+    """Sub Terra as a TorchRL ``EnvBase`` with ``batch_size=[num_envs]``; see the module docstring for the keys.
+
+    Args:
+        num_envs: games stepped together (B).
+        config: the game settings (``subterra_env.preset("tiny")``, ``load(path)``); keyword settings override it.
+        seed: seeds every slot (``set_seed``); None leaves the default streams (0, i).
+        device: where the tensors are handed out (the games themselves run on the CPU).
+        **kwargs: ``BatchedGames``' keywords (``obs_radius``, ``max_cycles``, the reward settings, ``threads``)
+            and game settings (``num_cavers=5``, ...).
+    """
+
+    batch_locked = True
+
+    def __init__(self, num_envs: int = 1, config: GameConfig | None = None, *, seed: int | None = None,
+                 device: Any = "cpu", **kwargs: Any):
+        self.games = BatchedGames(num_envs, config, copy_obs=False, interface_keys=("seed", "device"), **kwargs)
+        super().__init__(device=device, batch_size=torch.Size([num_envs]))
+        self.num_envs = num_envs
+        self._grid_shape = grid_shape(self.games.obs_radius)
+        self._pending: dict[str, torch.Tensor] | None = None  # the new games' first observations (see _step)
+        self._ended = np.zeros(num_envs, dtype=bool)  # the slots whose game ended in the last step
+        self._make_specs()
+        if seed is not None:
+            self.set_seed(seed)
+
+    # ------------------------------------------------------------------------------------------------ specs
+    def _make_specs(self) -> None:
+        b = self.num_envs
+        info_max = {"result": 3, "escaped": self.games.config.num_cavers}
+        info = {k: Bounded(-1 if k == "result" else 0, info_max[k], (b,), dtype=torch.int64) if k in info_max
+                else Unbounded((b,), dtype=torch.int64) for k in INFO_KEYS}
+        self.observation_spec = Composite(
+            observation=Bounded(0, 127, (b, *self._grid_shape), dtype=torch.int8),
+            scalars=Bounded(0, 127, (b, NUM_SCALARS), dtype=torch.int8),
+            action_mask=Binary(n=NUM_ACTIONS, shape=(b, NUM_ACTIONS), dtype=torch.bool),
+            **info, shape=(b,))
+        self.action_spec = Categorical(NUM_ACTIONS, shape=(b,), dtype=torch.int64)
+        self.reward_spec = Unbounded(shape=(b, 1), dtype=torch.float32)
+        self.done_spec = Composite({k: Categorical(2, (b, 1), dtype=torch.bool) for k in DONE_KEYS}, shape=(b,))
+
+    # ------------------------------------------------------------------------------------------------ core
+    def _empty_obs(self) -> dict[str, torch.Tensor]:
+        """Fresh (uninitialised) output tensors; the core writes into their numpy views."""
+        b = self.num_envs
+        return {"observation": torch.empty((b, *self._grid_shape), dtype=torch.int8),
+                "scalars": torch.empty((b, NUM_SCALARS), dtype=torch.int8),
+                "action_mask": torch.empty((b, NUM_ACTIONS), dtype=torch.bool)}
+
+    def _views(self, obs: dict[str, torch.Tensor]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return obs["observation"].numpy(), obs["scalars"].numpy(), obs["action_mask"].numpy()
+
+    def _out(self, values: dict[str, torch.Tensor]) -> TensorDict:
+        # every value is a CPU tensor of the spec's shape, made here: tensordict's per-entry checks are skipped
+        td = TensorDict._new_unsafe(values, batch_size=self.batch_size)
+        return td if self.device is None or self.device.type == "cpu" else td.to(self.device, non_blocking=True)
+
+    def _set_mask(self, mask: torch.Tensor) -> None:
+        self.action_spec.update_mask(mask.to(self.device) if self.device.type != "cpu" else mask)
+
+    def _set_seed(self, seed: int | None) -> None:
+        self.games.seed(seed)
+
+    def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
+        """A full reset starts B new games (the next seeds of each slot's stream). A partial one (``_reset``
+        (B, 1) True for the slots to reset, as ``EnvBase.maybe_reset`` asks after games ended) hands out the new
+        games the last step already started in its finished slots, and starts new games in any other slot
+        asked for."""
+        reset = tensordict.get("_reset", None) if tensordict is not None else None
+        pending, self._pending = self._pending, None
+        values = None
+        if reset is None:
+            self.games.reset()
+        else:
+            asked = reset.reshape(-1).cpu().numpy().astype(bool)
+            others = np.flatnonzero(asked & ~self._ended) if pending is not None else np.flatnonzero(asked)
+            if len(others):
+                self.games.reset_slots(others)
+            else:
+                values = pending  # None when nothing ended and nothing was asked: the games as they are
+        if values is None:
+            values = self._empty_obs()
+            self.games.refresh(out=self._views(values))
+            values.update({k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()})
+        self._set_mask(values["action_mask"])
+        zeros = torch.zeros((self.num_envs, 1), dtype=torch.bool)
+        return self._out({**values, **{k: zeros for k in DONE_KEYS}})
+
+    def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
+        """One action per slot (checked by ``BatchedGames.check_actions``: nothing changes when one is refused).
+        ``next`` gets the final observations of the games that ended; their new games' first observations wait
+        in ``_pending`` for the reset that follows (``maybe_reset`` or ``_reset``)."""
+        action = tensordict.get("action")
+        if not isinstance(action, torch.Tensor):
+            raise TypeError(f"tensordict['action'] is {type(action).__name__}: expected an int64 tensor of shape "
+                            f"({self.num_envs},)")
+        current = self._empty_obs()
+        s = self.games.step_batch(action.detach().cpu().numpy(), out=self._views(current), info_all=True)
+        info = {k: torch.from_numpy(v) for k, v in s.info.items()}
+        nxt = current
+        if len(s.done):
+            done = torch.from_numpy(s.done)
+            nxt = {k: v.clone() for k, v in current.items()}
+            nxt["observation"][done] = torch.from_numpy(s.final_grid)
+            nxt["scalars"][done] = torch.from_numpy(s.final_scalars)
+            nxt["action_mask"][done] = False  # a finished game has no legal action
+            # after the reset: the new games' info where games ended, the same as ``info`` elsewhere
+            fresh = {k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()}
+            self._pending = {**current, **fresh}
+            self._ended[:] = False
+            self._ended[s.done] = True
+        else:
+            self._pending = None
+        self._set_mask(current["action_mask"])
+        terminated = torch.from_numpy(s.terminated).unsqueeze(-1)
+        truncated = torch.from_numpy(s.truncated).unsqueeze(-1)
+        return self._out({**nxt, **info, "reward": torch.from_numpy(s.reward).unsqueeze(-1),
+                          "terminated": terminated, "truncated": truncated, "done": terminated | truncated})
+
+    def maybe_reset(self, tensordict: TensorDictBase) -> TensorDictBase:
+        """The new games' first observations for the slots whose game just ended (started by the step), put in
+        place of the final ones without the masked merge of ``EnvBase.reset`` (a full copy of the batch)."""
+        if self._pending is None:
+            return super().maybe_reset(tensordict)
+        values, self._pending = self._pending, None
+        for k, v in values.items():
+            tensordict.set(k, v.to(self.device) if self.device.type != "cpu" else v)
+        zeros = torch.zeros((self.num_envs, 1), dtype=torch.bool, device=self.device)
+        for k in DONE_KEYS:
+            tensordict.set(k, zeros)
+        return tensordict
