@@ -1,0 +1,221 @@
+"""The browser table's server (``subterra serve``) through its real HTTP API and websockets on loopback: a whole
+game by a scripted person beside bots, the record it saves, resuming after a restart, and bad client input
+(each answered with a clear error, the game left as it was)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import numpy as np
+from web_client import new_table, next_message, serving, table_state, until_turn
+
+import aiohttp
+from subterra_env.play import main as subterra_main
+from subterra_env.records import load_record, replay_record, to_samples
+from subterra_env.web.protocol import MAX_MESSAGE_BYTES
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def pick(m: dict) -> int:
+    """A scripted person: the first legal action that is not 'end turn' (each costs AP, so turns end)."""
+    legal = m["board"]["legal"]
+    others = [a for a in legal if a["name"] != "end turn"]
+    return (others or legal)[0]["id"]
+
+
+def test_a_person_plays_a_whole_game_with_bots_and_the_record_replays(tmp_path: Path) -> None:
+    async def go() -> tuple[dict, dict]:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                doc = await new_table(cs, base)
+                assert [s["player"] for s in doc["seats"]] == ["you", "heuristic", "heuristic", "heuristic"]
+                assert doc["seats"][0]["link"] == f"/table/{doc['table']}#seat=0&token={doc['seats'][0]['token']}"
+                assert "token" not in doc["seats"][1]  # bots have no key
+                async with cs.ws_connect(f"{base}/ws/{doc['table']}") as ws:
+                    await ws.send_json({"type": "join", "seat": 0, "token": doc["seats"][0]["token"]})
+                    for _ in range(2000):
+                        m = await until_turn(ws)
+                        if m["over"]:
+                            return doc, m
+                        # on the board: every move/explore points at a cell next to the acting caver
+                        me = m["board"]["cavers"][0]
+                        for a in m["board"]["legal"]:
+                            if a["name"].startswith(("move ", "explore ", "reveal ")):
+                                assert abs(a["x"] - me["x"]) + abs(a["y"] - me["y"]) == 1, a
+                        await ws.send_json({"type": "act", "action": pick(m), "step": m["decisions"]})
+        raise AssertionError("the game did not end")
+
+    doc, final = run(go())
+    path = tmp_path / "records" / f"{doc['table']}.json"
+    rec = load_record(path)
+    rep = replay_record(rec)  # the saved record plays again to its stored result and final state hash
+    st = rep.final
+    team = final["board"]["team"]
+    assert rec["result"]["finished"] is True and rec["result"]["decisions"] == final["decisions"]
+    assert rec["result"]["name"] == team["result"] and rec["result"]["escaped"] == team["escaped"]
+    assert int(st.round[0]) == team["round"]
+    assert [s["player"] for s in rec["seats"]] == ["human", "heuristic", "heuristic", "heuristic"]
+    humans = [a for a in rec["actions"] if a["player"] == "human"]
+    assert humans and all(a["seat"] == 0 and "think_s" in a for a in humans)
+    samples = to_samples(rec, only_human=True)
+    assert len(samples["action"]) == len(humans)
+    assert subterra_main(["replay", str(path), "--png", str(tmp_path / "frames")]) == 0
+    assert len(list((tmp_path / "frames").glob("*.png"))) == len(rec["actions"]) + 1
+    assert final["events"][-1]["text"] == f"game over: {team['result']}; record saved as {doc['table']}.json"
+
+
+def test_bad_client_input_gets_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
+    async def go() -> None:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                doc = await new_table(cs, base, seats=["human", "human", "heuristic", "heuristic"])
+                tid, tok = doc["table"], {s["seat"]: s["token"] for s in doc["seats"] if "token" in s}
+                async with cs.ws_connect(f"{base}/ws/{tid}") as ws0, cs.ws_connect(f"{base}/ws/{tid}") as ws1:
+                    await ws0.send_json({"type": "join", "seat": 0, "token": tok[0]})
+                    await ws1.send_json({"type": "join", "seat": 1, "token": tok[1]})
+                    m = await until_turn(ws0)
+                    while m["board"]["team"]["actor"] != 0:  # the person at seat 1 acts until seat 0 is on
+                        m1 = await until_turn(ws1)
+                        await ws1.send_json({"type": "act", "action": pick(m1), "step": m1["decisions"]})
+                        m = await until_turn(ws0)
+                    before = table_state(app, tid)
+                    mask = {a["id"] for a in m["board"]["legal"]}
+                    illegal = next(a for a in range(90) if a not in mask)
+
+                    async def expect(ws, payload, code: str, contains: str) -> None:
+                        await (ws.send_str(payload) if isinstance(payload, str) else ws.send_json(payload))
+                        err = await next_message(ws, "error")
+                        assert err["code"] == code and contains in err["message"], err
+                        assert table_state(app, tid) == before
+
+                    step = m["decisions"]
+                    await expect(ws0, {"type": "act", "action": illegal, "step": step}, "illegal_action",
+                                 "is not legal now for the")
+                    await expect(ws0, {"type": "act", "action": pick(m), "step": step - 1}, "stale", "moved on")
+                    await expect(ws1, {"type": "act", "action": pick(m), "step": step}, "not_your_turn",
+                                 "not seat 1's")
+                    await expect(ws0, {"type": "act", "action": 999, "step": step}, "bad_action", "out of range")
+                    await expect(ws0, {"type": "act", "action": "12", "step": step}, "bad_action", "integer")
+                    await expect(ws0, {"type": "act", "action": True, "step": step}, "bad_action", "integer")
+                    await expect(ws0, "{not json", "bad_json", "not JSON")
+                    await expect(ws0, "[1, 2]", "bad_message", "JSON object")
+                    await expect(ws0, {"type": "shout"}, "bad_message", "unknown message type")
+                    big = json.dumps({"type": "act", "action": pick(m), "step": step, "pad": "x" * MAX_MESSAGE_BYTES})
+                    await expect(ws0, big, "too_large", f"over the limit of {MAX_MESSAGE_BYTES}")
+                    await expect(ws0, {"type": "delay", "seconds": -1}, "bad_delay", "from 0 to 10")
+                async with cs.ws_connect(f"{base}/ws/{tid}") as ws:  # joining a seat not yours
+                    await expect(ws, {"type": "act", "action": pick(m), "step": step}, "not_joined", "join first")
+                    await expect(ws, {"type": "join", "seat": 0, "token": tok[1]}, "bad_token", "wrong token for seat 0")
+                    await expect(ws, {"type": "join", "seat": 2, "token": "x"}, "bad_seat", "played by a bot")
+                    await expect(ws, {"type": "join", "seat": 5, "token": "x"}, "bad_seat", "does not exist")
+                    await expect(ws, {"type": "join", "seat": 0}, "bad_token", "token")
+                    await ws.send_json({"type": "join", "seat": None})  # watching is fine, acting is not
+                    assert (await next_message(ws, "state"))["you"] is None
+                    await expect(ws, {"type": "act", "action": pick(m), "step": step}, "not_seated", "watching")
+                async with cs.ws_connect(f"{base}/ws/{tid}") as ws:  # far past any message: aiohttp closes it
+                    await ws.send_str("x" * 100_000)
+                    closing = await ws.receive(timeout=30)
+                    assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+                    assert ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+                assert table_state(app, tid) == before
+                async with cs.ws_connect(f"{base}/ws/{tid}") as ws0:  # the game goes on as before
+                    await ws0.send_json({"type": "join", "seat": 0, "token": tok[0]})
+                    m = await until_turn(ws0)
+                    await ws0.send_json({"type": "act", "action": pick(m), "step": m["decisions"]})
+                    assert (await next_message(ws0, "state"))["decisions"] == before[0] + 1
+
+                # HTTP: paths in file names, files named by a client, bad settings
+                for url, status, code in [
+                        ("/api/records/..%2F..%2Fetc%2Fpasswd", 400, "bad_file_name"),
+                        ("/api/records/..%5Ctables%5Cx.json", 400, "bad_file_name"),
+                        ("/api/records/passwd", 400, "bad_file_name"),
+                        ("/api/records/000000000000.json", 404, "no_table"),
+                        ("/static/..%2Fserver.py", 404, None), ("/static/index.html", 404, "not_found")]:
+                    async with cs.get(base + url) as r:
+                        assert r.status in (status, 404), (url, r.status)
+                        body = await r.text()
+                        assert "import" not in body and "root:" not in body
+                        if code and r.status == status:
+                            assert json.loads(body)["code"] == code, (url, body)
+                async with cs.get(f"{base}/api/records/{tid}.json") as r:
+                    assert r.status == 200 and (await r.json())["format"] == "subterra-record"
+                for body, says in [
+                        ({"preset": "../../etc/passwd", "seats": ["human"] * 4}, "is not one of"),
+                        ({"preset": "configs/tiny.yaml", "seats": ["human"] * 4}, "never read files"),
+                        ({"preset": "tiny", "seats": ["human", "policy:/etc/passwd", "random", "random"]},
+                         "seat 1 'policy:/etc/passwd'"),
+                        ({"preset": "tiny", "seats": ["human"] * 5}, "5 seats but 4 cavers"),
+                        ({"preset": "tiny", "seed": "7", "seats": ["human"] * 4}, "'seed' must be an integer"),
+                        ({"preset": "tiny", "seats": ["human"] * 4, "difficulty": "brutal"}, "difficulty"),
+                        ([1, 2], "JSON object")]:
+                    async with cs.post(f"{base}/api/tables", json=body) as r:
+                        err = await r.json()
+                        assert r.status == 400 and err["code"] == "bad_table" and says in err["message"], err
+                async with cs.post(f"{base}/api/tables", data="{x", headers={"Content-Type": "application/json"}) as r:
+                    assert r.status == 400 and (await r.json())["code"] == "bad_json"
+                async with cs.get(f"{base}/api/tables") as r:
+                    assert [t["table"] for t in (await r.json())["tables"]] == [tid]  # no stray tables
+
+    run(go())
+
+
+def test_a_table_survives_a_restart_and_a_person_comes_back(tmp_path: Path) -> None:
+    async def part(n_moves: int, doc: dict | None) -> tuple[dict, tuple[int, str], dict]:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                doc = doc or await new_table(cs, base, seed=11)
+                tid = doc["table"]
+                async with cs.ws_connect(f"{base}/ws/{tid}") as ws:
+                    await ws.send_json({"type": "join", "seat": 0, "token": doc["seats"][0]["token"]})
+                    m = await until_turn(ws)
+                    for _ in range(n_moves):
+                        if m["over"]:
+                            break
+                        await ws.send_json({"type": "act", "action": pick(m), "step": m["decisions"]})
+                        m = await until_turn(ws)
+                return doc, table_state(app, tid), m
+
+    doc, saved, m1 = run(part(3, None))
+    doc2, resumed, m2 = run(part(0, doc))  # a new server on the same folder
+    assert resumed == saved and m2["decisions"] == m1["decisions"]
+    assert m2["events"][-1]["text"] == f"resumed after {m1['decisions']} decisions"
+    assert m2["board"]["tiles"] == m1["board"]["tiles"] and m2["board"]["cavers"] == m1["board"]["cavers"]
+    rec = load_record(tmp_path / "records" / f"{doc['table']}.json")
+    assert rec["result"]["finished"] is False and len(rec["actions"]) == m1["decisions"]
+    meta = json.loads((tmp_path / "tables" / f"{doc['table']}.json").read_text())
+    assert doc["seats"][0]["token"] not in json.dumps(meta)  # only the token's hash is kept
+
+
+def test_serve_is_a_subcommand_of_subterra(capsys) -> None:
+    try:
+        subterra_main(["serve", "--help"])
+    except SystemExit as e:
+        assert e.code == 0
+    out = capsys.readouterr().out
+    assert "--host" in out and "default 127.0.0.1" in out and "--port" in out and "--data" in out
+
+
+def test_the_page_and_its_options(tmp_path: Path) -> None:
+    async def go() -> None:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                async with cs.get(base + "/") as r:
+                    html = await r.text()
+                    assert r.status == 200 and '<svg id="board"' in html and "default-src 'self'" in \
+                        r.headers["Content-Security-Policy"]
+                for name in ("app.js", "board.js", "style.css"):
+                    async with cs.get(f"{base}/static/{name}") as r:
+                        assert r.status == 200 and len(await r.text()) > 1000
+                async with cs.get(base + "/api/options") as r:
+                    opts = await r.json()
+                assert opts["presets"][:4] == ["tiny", "small", "medium", "full"]
+                assert {"heuristic", "search", "random", "auto"} <= set(opts["bots"])
+                assert opts["palette"]["codes"]["exit"] == "EXT"
+
+    run(go())
+    assert np.__name__  # numpy stays importable beside aiohttp's loop (no side effects)
