@@ -96,7 +96,7 @@ def test_bad_client_input_gets_a_clear_error_and_changes_nothing(tmp_path: Path)
                     step = m["decisions"]
                     await expect(ws0, {"type": "act", "action": illegal, "step": step}, "illegal_action",
                                  "is not legal now for the")
-                    await expect(ws0, {"type": "act", "action": pick(m), "step": step - 1}, "stale", "moved on")
+                    await expect(ws0, {"type": "act", "action": pick(m), "step": step + 1}, "stale", "moved on")
                     await expect(ws1, {"type": "act", "action": pick(m), "step": step}, "not_your_turn",
                                  "not seat 1's")
                     await expect(ws0, {"type": "act", "action": 999, "step": step}, "bad_action", "out of range")

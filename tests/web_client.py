@@ -25,18 +25,21 @@ TINY_SEATS = ["human", "heuristic", "heuristic", "heuristic"]
 def serving(data: Path) -> Iterator[tuple[str, web.Application]]:
     """``subterra serve`` on 127.0.0.1 and a free port, in a thread of this process; yields (base URL, app)."""
     loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)  # the server's own loop: tests may run theirs
+    thread.start()
+
+    def call(coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(120)
+
     app = make_app(data)
     runner = web.AppRunner(app)
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    loop.run_until_complete(site.start())
+    call(runner.setup())
+    call(web.TCPSite(runner, "127.0.0.1", 0).start())
     port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     try:
         yield f"http://127.0.0.1:{port}", app
     finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
+        call(runner.cleanup())
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
 
