@@ -97,7 +97,8 @@ function renderTeam(v) {
     node("td", {}, c.seat === tm.actor ? "\u25b6" : "", tr);
     const name = node("td", {class: "caver-name"}, `${c.rank} ${c.caver}`, tr);
     name.style.color = rgb(OPTIONS.palette.cavers[c.rank]);
-    node("td", {class: c.human ? "person" : "muted"}, c.player + (c.seat === v.you ? " (you)" : ""), tr);
+    const you = c.seat === v.you && c.player !== "you" ? " (you)" : "";
+    node("td", {class: c.human ? "person" : "muted"}, c.player + you, tr);
     node("td", {class: "hp"}, c.dead ? "devoured" : `${hearts(c.hp, c.max)} ${c.hp}/${c.max}`, tr);
     const flags = [];
     if (!c.dead && c.hp === 0) flags.push("knocked out");
@@ -204,6 +205,7 @@ function renderInvites(v) {
 
 function render(v) {
   VIEW = v;
+  closePopover();
   if (SENT !== v.decisions) SENT = -1;
   $("title").textContent = `${v.title} · table ${v.table}`;
   $("game").dataset.decisions = v.decisions;
