@@ -110,6 +110,9 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
             if result_shown(drv):
                 break
             before = decisions(drv)
+            if not done and drv.find_elements(By.CSS_SELECTOR, "#board rect.target"):  # the board as a person sees it
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                drv.save_screenshot(str(ARTIFACTS / "web_game_turn.png"))
             try:
                 how = one_click(drv, sum(done.values()))
             except FLAKY_DOM:  # the page was redrawn under the click: look again

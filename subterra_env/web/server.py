@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
 from ..render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
@@ -155,6 +155,8 @@ def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = 
         for t in store.by_id.values():
             if t.driver is not None:
                 t.driver.cancel()
+            for ws in list(t.listeners):  # else the server waits for every open page before it stops
+                await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the server is stopping")
 
     app.on_startup.append(on_start)
     app.on_shutdown.append(on_stop)
