@@ -12,7 +12,8 @@
     python -m subterra_env.play ...                 # the same command ("play" may be left out)
 
 Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``search``, ``heuristic``, ``random``,
-``policy:PATH`` (a MaskablePPO .zip; needs the ``train`` extra) or ``auto`` (the default of ``--bots``): the
+``policy:PATH`` (a MaskablePPO .zip, needs the ``train`` extra; or its ONNX export, ``agents/shipped/team.onnx``,
+needs only onnxruntime) or ``auto`` (the default of ``--bots``): the
 strongest bot that answers in time. Strongest first: ``search`` (Monte Carlo search over the heuristic,
 ``agents.search.SearchAgent``, public information only), ``heuristic``, the shipped team
 (``policy:agents/shipped/team.zip``), ``random``. ``auto`` times a few search decisions at the start (on a heuristic
@@ -288,6 +289,17 @@ class PolicyBot:
     """A MaskablePPO checkpoint playing a seat: observes at the checkpoint's own radius."""
 
     def __init__(self, path: str):
+        if str(path).endswith(".onnx"):  # exported (agents.onnx_policy): onnxruntime, no torch
+            try:
+                from agents.onnx_policy import OnnxPolicyAgent
+
+                self.agent: Any = OnnxPolicyAgent(path)
+            except ImportError as e:
+                raise PlayError(f"policy .onnx bots need onnxruntime: pip install -e '.[onnx]' (missing: {e.name})"
+                                ) from None
+            except (OSError, ValueError) as e:
+                raise PlayError(f"cannot load policy {path!r}: {e}") from None
+            return
         try:
             import sb3_contrib  # noqa: F401
             import torch  # noqa: F401
