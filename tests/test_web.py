@@ -219,3 +219,28 @@ def test_the_page_and_its_options(tmp_path: Path) -> None:
 
     run(go())
     assert np.__name__  # numpy stays importable beside aiohttp's loop (no side effects)
+
+
+def test_every_bot_kind_sits_at_a_table(tmp_path: Path) -> None:
+    """The policy seat plays the shipped team (its ONNX export where onnxruntime is installed), beside random and
+    heuristic bots, to the end of a tiny game; the record names each."""
+    async def go() -> dict:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                doc = await new_table(cs, base, seed=3, seats=["human", "policy", "random", "heuristic"])
+                async with cs.ws_connect(f"{base}/ws/{doc['table']}") as ws:
+                    await ws.send_json({"type": "join", "seat": 0, "token": doc["seats"][0]["token"]})
+                    for _ in range(2000):
+                        m = await until_turn(ws)
+                        if m["over"]:
+                            return doc
+                        await ws.send_json({"type": "act", "action": pick(m), "step": m["decisions"]})
+        raise AssertionError("the game did not end")
+
+    doc = run(go())
+    rec = load_record(tmp_path / "records" / f"{doc['table']}.json")
+    replay_record(rec)
+    players = [s["player"] for s in rec["seats"]]
+    assert players[0] == "human" and players[2:] == ["random", "heuristic"]
+    assert players[1].startswith("policy:") and players[1].endswith(("team.onnx", "team.zip"))
+    assert {a["player"] for a in rec["actions"]} == set(players)

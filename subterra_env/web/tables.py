@@ -177,6 +177,16 @@ class Table:
             "tokens": {str(k): v for k, v in self.tokens.items()}})
 
 
+def default_policy() -> Path:
+    """The shipped team: its ONNX export where onnxruntime is installed (no torch needed), else the .zip."""
+    onnx = shipped_team_path().with_suffix(".onnx")
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return shipped_team_path()
+    return onnx if onnx.is_file() else shipped_team_path()
+
+
 class TableStore:
     """Every table of this server, kept under ``data`` (see the module docstring)."""
 
@@ -185,7 +195,7 @@ class TableStore:
         self.tables, self.records = self.data / "tables", self.data / "records"
         self.tables.mkdir(parents=True, exist_ok=True)
         self.records.mkdir(parents=True, exist_ok=True)
-        self.policy = Path(policy) if policy else shipped_team_path()  # what the "policy" seat plays
+        self.policy = Path(policy) if policy else default_policy()  # what the "policy" seat plays
         self.by_id: dict[str, Table] = {}
 
     def get(self, table_id: str) -> Table:
