@@ -244,3 +244,49 @@ def test_every_bot_kind_sits_at_a_table(tmp_path: Path) -> None:
     assert players[0] == "human" and players[2:] == ["random", "heuristic"]
     assert players[1].startswith("policy:") and players[1].endswith(("team.onnx", "team.zip"))
     assert {a["player"] for a in rec["actions"]} == set(players)
+
+
+def test_a_record_replays_in_the_page_step_by_step(tmp_path: Path) -> None:
+    """A bots-only table plays out; its record comes back as the page's steps (GET by table, POST as a file), each
+    the board after one decision; a changed record is refused naming the step."""
+    async def go() -> tuple[dict, dict, dict, list]:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                doc = await new_table(cs, base, seats=["heuristic"] * 4)
+                for _ in range(600):
+                    async with cs.get(f"{base}/api/tables") as r:
+                        if (await r.json())["tables"][0]["over"]:
+                            break
+                    await asyncio.sleep(0.05)
+                async with cs.get(f"{base}/api/replay/{doc['table']}.json") as r:
+                    assert r.status == 200
+                    by_table = await r.json()
+                rec = load_record(tmp_path / "records" / f"{doc['table']}.json")
+                async with cs.post(f"{base}/api/replay", json=rec) as r:
+                    assert r.status == 200
+                    uploaded = await r.json()
+                errors = []
+                bad = json.loads(json.dumps(rec))
+                bad["actions"][3]["action"] = next(a for a in range(90) if a != bad["actions"][3]["action"])
+                for url, kw in [("/api/replay", {"json": bad}), ("/api/replay", {"data": "{x"}),
+                                ("/api/replay", {"json": {"format": "x"}}),
+                                ("/api/replay/..%2Frecords%2Fx.json", {}), ("/api/replay/abc.json", {})]:
+                    method = cs.post if url == "/api/replay" else cs.get
+                    async with method(base + url, **kw) as r:
+                        errors.append((r.status, await r.json()))
+                return rec, by_table, uploaded, errors
+
+    rec, by_table, uploaded, errors = run(go())
+    assert by_table == uploaded
+    n = len(rec["actions"])
+    assert by_table["decisions"] == n and len(by_table["steps"]) == n + 1
+    last = by_table["steps"][-1]["board"]["team"]
+    assert (last["result"], last["escaped"]) == (rec["result"]["name"], rec["result"]["escaped"])
+    assert by_table["steps"][0]["events"] == [] and by_table["steps"][1]["events"][0]["text"].startswith(
+        f"{rec['actions'][0]['caver']}: ")
+    assert all(s["board"]["legal"] == [] for s in by_table["steps"])  # a replay offers no actions
+    (s1, e1), (s2, e2), (s3, e3), (s4, e4), (s5, e5) = errors
+    assert s1 == 400 and e1["code"] == "bad_record" and "step 3" in e1["message"], e1
+    assert s2 == 400 and e2["code"] == "bad_json"
+    assert s3 == 400 and e3["code"] == "bad_record" and "not a Sub Terra game record" in e3["message"]
+    assert s4 == 400 and e4["code"] == "bad_file_name" and s5 == 400 and e5["code"] == "bad_file_name"

@@ -6,7 +6,9 @@
 
 Routes: ``/`` and ``/table/ID`` the page; ``/static/*`` its script and style; ``POST /api/tables`` a new table
 (JSON: preset, num_cavers, difficulty, seed, seats, delay); ``GET /api/tables`` the tables here;
-``GET /api/records/ID.json`` a table's game record; ``/ws/ID`` the table's websocket (``protocol``).
+``GET /api/records/ID.json`` a table's game record; ``/replay/ID.json`` the page replaying it (``GET
+/api/replay/ID.json`` its steps; ``POST /api/replay`` a record file's steps); ``/ws/ID`` the table's websocket
+(``protocol``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
+from ..records import RecordError, load_record
 from ..render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
 from .protocol import BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name, parse_message, parse_table_request
+from .replay import replay_views
 from .tables import Table, TableStore
 
 log = logging.getLogger("subterra.web")
 STATIC = resources.files("subterra_env.web") / "static"
+MAX_RECORD_BYTES = 2 * 1024 * 1024  # a full game's record is about 150 KB
 STORE: web.AppKey[TableStore] = web.AppKey("store", TableStore)
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"
 
@@ -62,6 +67,8 @@ async def options(request: web.Request) -> web.Response:
 
 async def new_table(request: web.Request) -> web.Response:
     try:
+        if (request.content_length or 0) > MAX_MESSAGE_BYTES * 4:
+            raise ClientError("too_large", f"a new table's settings fit in {MAX_MESSAGE_BYTES * 4} bytes")
         try:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -76,6 +83,34 @@ async def new_table(request: web.Request) -> web.Response:
              for i, s in enumerate(table.view()["seats"])]
     return web.json_response({"table": table.id, "link": f"/table/{table.id}", "seed": table.session.seed,
                               "seats": seats}, status=201)
+
+
+async def replay_table(request: web.Request) -> web.Response:
+    """A table's record of this server, step by step for the page (``replay.replay_views``)."""
+    store = request.app[STORE]
+    try:
+        name = check_record_name(request.match_info["name"])
+        store.get(name[:-5])
+        doc = load_record(store.records / name)
+        return web.json_response(await asyncio.to_thread(replay_views, doc, name))
+    except ClientError as e:
+        return _error(e, 404 if e.code == "no_table" else 400)
+    except RecordError as e:
+        return _error(ClientError("bad_record", str(e)))
+
+
+async def replay_upload(request: web.Request) -> web.Response:
+    """A record sent by the page (a file the person picked): checked, replayed, step by step."""
+    try:
+        try:
+            doc = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ClientError("bad_json", f"the record is not JSON: {e}") from None
+        return web.json_response(await asyncio.to_thread(replay_views, doc, "the uploaded record"))
+    except ClientError as e:
+        return _error(e)
+    except RecordError as e:
+        return _error(ClientError("bad_record", str(e)))
 
 
 async def list_tables(request: web.Request) -> web.Response:
@@ -139,7 +174,7 @@ async def socket(request: web.Request) -> web.WebSocketResponse:
 
 
 def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = True) -> web.Application:
-    app = web.Application(client_max_size=MAX_MESSAGE_BYTES * 4)
+    app = web.Application(client_max_size=MAX_RECORD_BYTES)  # the largest body: an uploaded record
     store = TableStore(data, policy)
     app[STORE] = store
 
@@ -160,10 +195,11 @@ def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = 
 
     app.on_startup.append(on_start)
     app.on_shutdown.append(on_stop)
-    app.add_routes([web.get("/", page), web.get("/table/{table}", page), web.get("/static/{name}", static),
-                    web.get("/api/options", options), web.post("/api/tables", new_table),
-                    web.get("/api/tables", list_tables), web.get("/api/records/{name}", record),
-                    web.get("/ws/{table}", socket)])
+    app.add_routes([web.get("/", page), web.get("/table/{table}", page), web.get("/replay/{name}", page),
+                    web.get("/static/{name}", static), web.get("/api/options", options),
+                    web.post("/api/tables", new_table), web.get("/api/tables", list_tables),
+                    web.get("/api/records/{name}", record), web.get("/api/replay/{name}", replay_table),
+                    web.post("/api/replay", replay_upload), web.get("/ws/{table}", socket)])
     return app
 
 

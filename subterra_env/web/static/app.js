@@ -47,7 +47,8 @@ async function listTables() {
   for (const t of tables) {
     const li = node("li", {}, null, ul);
     node("a", {href: `/table/${t.table}`}, `${t.table}`, li);
-    node("span", {class: "muted"}, ` ${t.title} · ${t.decisions} decisions${t.over ? " · over" : ""}`, li);
+    node("span", {class: "muted"}, ` ${t.title} · ${t.decisions} decisions${t.over ? " · over" : ""} · `, li);
+    node("a", {href: `/replay/${t.table}.json`, class: "replay-link"}, "replay", li);
   }
 }
 
@@ -260,6 +261,57 @@ function openTable(tableId) {
   connect(tableId, seat, token || null);
 }
 
+// ------------------------------------------------------------------------------------------ replay
+let REPLAY = null;   // {data: the server's steps, i: the step shown, timer}
+
+function showStep(i) {
+  const d = REPLAY.data, n = d.steps.length - 1;
+  REPLAY.i = Math.max(0, Math.min(n, i));
+  const step = d.steps[REPLAY.i];
+  const events = [];
+  for (let k = Math.max(1, REPLAY.i - 4); k <= REPLAY.i; k++) events.push(...d.steps[k].events);
+  const v = {board: step.board, events, decisions: REPLAY.i, over: REPLAY.i === n && d.finished, truncated: false,
+    you: null};
+  $("game").dataset.decisions = REPLAY.i;
+  Board.draw($("board"), step.board, OPTIONS.palette, {mine: false});
+  renderResult(v);
+  renderTeam(v);
+  renderEvents(v);
+  $("rp-slider").value = REPLAY.i;
+  $("rp-pos").textContent = `step ${REPLAY.i} / ${n}`;
+  $("turn").textContent = "";
+}
+
+function playPause() {
+  if (REPLAY.timer) { clearInterval(REPLAY.timer); REPLAY.timer = null; $("rp-play").textContent = "play"; return; }
+  $("rp-play").textContent = "pause";
+  REPLAY.timer = setInterval(() => {
+    if (REPLAY.i >= REPLAY.data.steps.length - 1) playPause();
+    else showStep(REPLAY.i + 1);
+  }, 500);
+}
+
+async function openReplay(source) {
+  const r = typeof source === "string" ? await fetch(`/api/replay/${source}`) :
+    await fetch("/api/replay", {method: "POST", headers: {"Content-Type": "application/json"}, body: source});
+  const data = await r.json();
+  if (!r.ok) { showError(data.message, data.code); return; }
+  showError("");
+  REPLAY = {data, i: 0, timer: null};
+  $("lobby").hidden = true;
+  $("game").hidden = false;
+  $("replay-bar").hidden = false;
+  $("actions").hidden = true;
+  $("controls").hidden = true;
+  $("title").textContent = `${data.title} · ${data.decisions} decisions · ${data.result || "unfinished"}`;
+  $("rp-slider").max = data.steps.length - 1;
+  $("rp-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
+  $("rp-prev").addEventListener("click", () => showStep(REPLAY.i - 1));
+  $("rp-next").addEventListener("click", () => showStep(REPLAY.i + 1));
+  $("rp-play").addEventListener("click", playPause);
+  showStep(0);
+}
+
 // ------------------------------------------------------------------------------------------ keys
 const ARROW_DIR = {ArrowUp: "N", ArrowRight: "E", ArrowDown: "S", ArrowLeft: "W"};
 const PREFER = ["move", "run step", "swim", "squeeze", "explore"];
@@ -268,6 +320,12 @@ document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
   if (e.key === "?") { $("help").hidden = !$("help").hidden; return; }
   if (e.key === "Escape") { $("help").hidden = true; closePopover(); return; }
+  if (REPLAY) {
+    if (e.key === "ArrowLeft") showStep(REPLAY.i - 1);
+    else if (e.key === "ArrowRight") showStep(REPLAY.i + 1);
+    else if (e.key === " ") { e.preventDefault(); playPause(); }
+    return;
+  }
   if (!VIEW || !myTurn(VIEW)) return;
   const legal = VIEW.board.legal;
   let a;
@@ -287,6 +345,8 @@ document.addEventListener("keydown", (e) => {
   $("help").addEventListener("click", () => { $("help").hidden = true; });
   const m = location.pathname.match(/^\/table\/([0-9a-f]{12})$/);
   if (m) { openTable(m[1]); return; }
+  const rp = location.pathname.match(/^\/replay\/([0-9a-f]{12}\.json)$/);
+  if (rp) { openReplay(rp[1]); return; }
   $("lobby").hidden = false;
   for (const p of OPTIONS.presets) node("option", {value: p}, p, $("preset"));
   for (const d of OPTIONS.difficulties) node("option", {value: d}, d, $("difficulty"));
@@ -294,5 +354,9 @@ document.addEventListener("keydown", (e) => {
   $("num-cavers").addEventListener("change", seatRows);
   seatRows();
   $("new-table").addEventListener("submit", createTable);
+  $("record-file").addEventListener("change", async (e) => {
+    const f = e.target.files[0];
+    if (f) openReplay(await f.text());
+  });
   listTables();
 })();
