@@ -23,6 +23,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the
 from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,  # noqa: E402
                                         StaleElementReferenceException, TimeoutException)
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from web_client import serving  # noqa: E402
 
@@ -139,10 +140,35 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
             "window.innerWidth + 1).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)")
         assert too_wide == [], f"wider than a phone's screen: {too_wide}"
 
+        # the record, replayed in the page: from the table's link, then as a file picked in the lobby
+        drv.set_window_size(1280, 900)
+        drv.get(f"{base}/replay/{table_id}.json")
+        pos = drv.find_element(By.ID, "rp-pos")
+        WebDriverWait(drv, 30, POLL).until(lambda d: pos.text.startswith("step 0 / "))
+        body = drv.find_element(By.TAG_NAME, "body")
+        for _ in range(3):
+            body.send_keys(Keys.ARROW_RIGHT)
+        n_steps = int(pos.text.split("/ ")[1])
+        assert pos.text == f"step 3 / {n_steps}" and not result_shown(drv)
+        drv.find_element(By.ID, "rp-play").click()  # plays on by itself, two steps a second
+        WebDriverWait(drv, 30, POLL).until(lambda d: int(pos.text.split()[1]) >= 5)
+        drv.find_element(By.ID, "rp-play").click()
+        slider = drv.find_element(By.ID, "rp-slider")
+        for _ in range(n_steps):  # to the end with the keyboard on the slider, as a person would
+            slider.send_keys(Keys.ARROW_RIGHT)
+        WebDriverWait(drv, 10, POLL).until(lambda d: result_shown(d))
+        replayed = {k: drv.find_element(By.ID, "result").get_attribute(f"data-{k}") for k in shown}
+        drv.save_screenshot(str(ARTIFACTS / "web_replay.png"))
+        drv.get(base + "/")
+        WebDriverWait(drv, 30, POLL).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#preset option"))
+        drv.find_element(By.ID, "record-file").send_keys(str(tmp_path / "records" / f"{table_id}.json"))
+        WebDriverWait(drv, 30, POLL).until(lambda d: d.find_element(By.ID, "rp-pos").text == f"step 0 / {n_steps}")
+
     rec = load_record(tmp_path / "records" / f"{table_id}.json")
     st = replay_record(rec).final  # verifies the stored result and final state hash
     assert shown == {"result": rec["result"]["name"], "escaped": str(rec["result"]["escaped"]),
                      "round": str(int(st.round[0])), "decisions": str(len(rec["actions"]))}
+    assert replayed == shown and n_steps == len(rec["actions"])
     assert text.startswith(f"Result: {rec['result']['name'].upper()} · {rec['result']['escaped']} escaped")
     assert done.get("cell", 0) + done.get("cell+popover", 0) > 0 and done.get("rotation", 0) > 0, done
     assert done.get("button", 0) > 0 and done.get("key 1-9", 0) + done.get("key e", 0) > 0, done

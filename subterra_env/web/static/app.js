@@ -291,9 +291,10 @@ function playPause() {
   }, 500);
 }
 
+// source: {name: "ID.json"} a table's record here, or {text: "..."} a record file the person picked
 async function openReplay(source) {
-  const r = typeof source === "string" ? await fetch(`/api/replay/${source}`) :
-    await fetch("/api/replay", {method: "POST", headers: {"Content-Type": "application/json"}, body: source});
+  const r = source.name ? await fetch(`/api/replay/${source.name}`) :
+    await fetch("/api/replay", {method: "POST", headers: {"Content-Type": "application/json"}, body: source.text});
   const data = await r.json();
   if (!r.ok) { showError(data.message, data.code); return; }
   showError("");
@@ -346,7 +347,7 @@ document.addEventListener("keydown", (e) => {
   const m = location.pathname.match(/^\/table\/([0-9a-f]{12})$/);
   if (m) { openTable(m[1]); return; }
   const rp = location.pathname.match(/^\/replay\/([0-9a-f]{12}\.json)$/);
-  if (rp) { openReplay(rp[1]); return; }
+  if (rp) { openReplay({name: rp[1]}); return; }
   $("lobby").hidden = false;
   for (const p of OPTIONS.presets) node("option", {value: p}, p, $("preset"));
   for (const d of OPTIONS.difficulties) node("option", {value: d}, d, $("difficulty"));
@@ -356,7 +357,7 @@ document.addEventListener("keydown", (e) => {
   $("new-table").addEventListener("submit", createTable);
   $("record-file").addEventListener("change", async (e) => {
     const f = e.target.files[0];
-    if (f) openReplay(await f.text());
+    if (f) openReplay({text: await f.text()});
   });
   listTables();
 })();
