@@ -76,7 +76,7 @@ class OnnxPolicyAgent:
         opts.inter_op_num_threads = 1
         try:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as e:  # noqa: BLE001  not an ONNX file, or a truncated one
+        except Exception as e:
             raise ValueError(f"{path} is not a loadable ONNX policy: {e}") from e
         shapes = {i.name: i.shape for i in self.session.get_inputs()}
         if set(shapes) != set(INPUTS):

@@ -82,34 +82,39 @@ async def run(args: argparse.Namespace) -> dict:
     import aiohttp
 
     port = free_port()
-    data = tempfile.mkdtemp(prefix="subterra-bench-")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    server = subprocess.Popen([sys.executable, "-m", "subterra_env.web", "--port", str(port), "--data", data],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        async with aiohttp.ClientSession() as cs:
-            for _ in range(600):  # the server's start (its first game compiles nothing: the cache is warm)
-                try:
-                    async with cs.get(base + "/api/options") as r:
-                        if r.status == 200:
-                            break
-                except aiohttp.ClientConnectionError:
-                    await asyncio.sleep(0.1)
-            await page_load(cs, base)  # warm
-            loads = [await page_load(cs, base) for _ in range(5)]
-            deadline = time.perf_counter() + args.max_seconds
-            times: list[float] = []
-            results = []
-            for g in range(args.games):
-                if time.perf_counter() > deadline:
-                    break
-                t, res = await one_game(cs, base, args.preset, g, args.bots, deadline)
-                times += t
-                results.append(res)
-    finally:
-        server.terminate()
-        server.wait(10)
+    with tempfile.TemporaryDirectory(prefix="subterra-bench-") as data:
+        log = Path(data) / "server.log"
+        with log.open("w") as err:  # started once, before anything is timed
+            server = subprocess.Popen(  # noqa: ASYNC220
+                [sys.executable, "-m", "subterra_env.web", "--port", str(port), "--data", data], cwd=ROOT, env=env,
+                stdout=subprocess.DEVNULL, stderr=err)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            async with aiohttp.ClientSession() as cs:
+                for _ in range(600):  # the server's start (loading the compiled rules from numba's cache)
+                    if server.poll() is not None:
+                        raise RuntimeError(f"subterra serve exited: {log.read_text()[-2000:]}")
+                    try:
+                        async with cs.get(base + "/api/options") as r:
+                            if r.status == 200:
+                                break
+                    except aiohttp.ClientConnectionError:
+                        await asyncio.sleep(0.1)
+                await page_load(cs, base)  # warm
+                loads = [await page_load(cs, base) for _ in range(5)]
+                deadline = time.perf_counter() + args.max_seconds
+                times: list[float] = []
+                results = []
+                for g in range(args.games):
+                    if time.perf_counter() > deadline:
+                        break
+                    t, res = await one_game(cs, base, args.preset, g, args.bots, deadline)
+                    times += t
+                    results.append(res)
+        finally:
+            server.terminate()
+            server.wait(10)
     ms = np.array(times) * 1000
     return {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
             "settings": vars(args), "games": len(results), "results": results, "round_trips": len(ms),

@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="the onnx extra: pip install -e '.[onnx]'")
 
-from agents.onnx_policy import OnnxPolicyAgent, export_onnx  # noqa: E402
-from subterra_env.play import PolicyBot, SeatPlan, Seat, Session  # noqa: E402
-from subterra_env.config import preset  # noqa: E402
-from subterra_env.records import to_samples  # noqa: E402
+from agents.onnx_policy import OnnxPolicyAgent, export_onnx
+from subterra_env.config import preset
+from subterra_env.play import PolicyBot, Seat, SeatPlan, Session
+from subterra_env.records import to_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 ZIP, ONNX = ROOT / "agents" / "shipped" / "team.zip", ROOT / "agents" / "shipped" / "team.onnx"

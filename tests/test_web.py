@@ -8,10 +8,10 @@ import asyncio
 import json
 from pathlib import Path
 
+import aiohttp
 import numpy as np
 from web_client import new_table, next_message, serving, table_state, until_turn
 
-import aiohttp
 from subterra_env.play import main as subterra_main
 from subterra_env.records import load_record, replay_record, to_samples
 from subterra_env.web.protocol import MAX_MESSAGE_BYTES
@@ -30,7 +30,7 @@ def pick(m: dict) -> int:
 
 def test_a_person_plays_a_whole_game_with_bots_and_the_record_replays(tmp_path: Path) -> None:
     async def go() -> tuple[dict, dict]:
-        with serving(tmp_path) as (base, app):
+        with serving(tmp_path) as (base, _app):
             async with aiohttp.ClientSession() as cs:
                 doc = await new_table(cs, base)
                 assert [s["player"] for s in doc["seats"]] == ["you", "heuristic", "heuristic", "heuristic"]
@@ -181,7 +181,7 @@ def test_a_table_survives_a_restart_and_a_person_comes_back(tmp_path: Path) -> N
                 return doc, table_state(app, tid), m
 
     doc, saved, m1 = run(part(3, None))
-    doc2, resumed, m2 = run(part(0, doc))  # a new server on the same folder
+    _, resumed, m2 = run(part(0, doc))  # a new server on the same folder
     assert resumed == saved and m2["decisions"] == m1["decisions"]
     assert m2["events"][-1]["text"] == f"resumed after {m1['decisions']} decisions"
     assert m2["board"]["tiles"] == m1["board"]["tiles"] and m2["board"]["cavers"] == m1["board"]["cavers"]
@@ -202,7 +202,7 @@ def test_serve_is_a_subcommand_of_subterra(capsys) -> None:
 
 def test_the_page_and_its_options(tmp_path: Path) -> None:
     async def go() -> None:
-        with serving(tmp_path) as (base, app):
+        with serving(tmp_path) as (base, _app):
             async with aiohttp.ClientSession() as cs:
                 async with cs.get(base + "/") as r:
                     html = await r.text()
@@ -225,7 +225,7 @@ def test_every_bot_kind_sits_at_a_table(tmp_path: Path) -> None:
     """The policy seat plays the shipped team (its ONNX export where onnxruntime is installed), beside random and
     heuristic bots, to the end of a tiny game; the record names each."""
     async def go() -> dict:
-        with serving(tmp_path) as (base, app):
+        with serving(tmp_path) as (base, _app):
             async with aiohttp.ClientSession() as cs:
                 doc = await new_table(cs, base, seed=3, seats=["human", "policy", "random", "heuristic"])
                 async with cs.ws_connect(f"{base}/ws/{doc['table']}") as ws:
@@ -250,7 +250,7 @@ def test_a_record_replays_in_the_page_step_by_step(tmp_path: Path) -> None:
     """A bots-only table plays out; its record comes back as the page's steps (GET by table, POST as a file), each
     the board after one decision; a changed record is refused naming the step."""
     async def go() -> tuple[dict, dict, dict, list]:
-        with serving(tmp_path) as (base, app):
+        with serving(tmp_path) as (base, _app):
             async with aiohttp.ClientSession() as cs:
                 doc = await new_table(cs, base, seats=["heuristic"] * 4)
                 for _ in range(600):

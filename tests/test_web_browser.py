@@ -20,14 +20,18 @@ if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
                 allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the dev extra: pip install -e '.[dev]'")
 
-from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,  # noqa: E402
-                                        StaleElementReferenceException, TimeoutException)
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
-from web_client import serving  # noqa: E402
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    ElementNotInteractableException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from web_client import serving
 
-from subterra_env.records import load_record, replay_record  # noqa: E402
+from subterra_env.records import load_record, replay_record
 
 ARTIFACTS = Path(os.environ.get("SUBTERRA_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
 POLL = 0.05  # seconds between looks at the page while waiting for the server's answer
@@ -88,7 +92,7 @@ def one_click(drv, n: int) -> str:
 
 def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None:
     drv = browser
-    with serving(tmp_path) as (base, app):
+    with serving(tmp_path) as (base, _app):
         drv.get(base + "/")
         wait = WebDriverWait(drv, 60)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#preset option"))
@@ -119,7 +123,7 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
             except FLAKY_DOM:  # the page was redrawn under the click: look again
                 continue
             try:
-                WebDriverWait(drv, 30, POLL).until(lambda d: decisions(d) != before or result_shown(d))
+                WebDriverWait(drv, 30, POLL).until(lambda d, b=before: decisions(d) != b or result_shown(d))
             except TimeoutException:
                 err = drv.find_element(By.ID, "error")
                 raise AssertionError(f"the click ({how}) changed nothing; page says: {err.text!r}") from None

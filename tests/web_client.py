@@ -13,10 +13,10 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web extra: pip install -e '.[web]'")
 
-from aiohttp import web  # noqa: E402
+from aiohttp import web
 
-from subterra_env.records import state_hash  # noqa: E402
-from subterra_env.web.server import STORE, make_app  # noqa: E402
+from subterra_env.records import state_hash
+from subterra_env.web.server import STORE, make_app
 
 TINY_SEATS = ["human", "heuristic", "heuristic", "heuristic"]
 
