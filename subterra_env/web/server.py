@@ -211,7 +211,9 @@ def serve_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     p.add_argument("--data", default="subterra-tables", help="folder for tables and game records (default "
                    "./subterra-tables); games in progress there are resumed on start")
-    p.add_argument("--policy", help="the checkpoint that 'policy' seats play (default: the shipped team)")
+    p.add_argument("--policy", help="the checkpoint that 'policy' seats play (default: the shipped team, its ONNX "
+                   "export where onnxruntime is installed)")
+    p.add_argument("--open", action="store_true", help="open the page in this machine's web browser")
     return p
 
 
@@ -221,5 +223,13 @@ def serve_main(argv: Sequence[str]) -> int:
     app = make_app(args.data, args.policy)
     print(f"Sub Terra table: http://{args.host}:{args.port}/   (Ctrl-C stops; tables are kept in {args.data})",
           flush=True)
-    web.run_app(app, host=args.host, port=args.port, print=None)
+
+    def started(_: str) -> None:  # aiohttp calls this once the server listens
+        if args.open:
+            import webbrowser
+
+            host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+            webbrowser.open(f"http://{host}:{args.port}/")
+
+    web.run_app(app, host=args.host, port=args.port, print=started)
     return 0
