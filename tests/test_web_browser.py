@@ -144,8 +144,15 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
             "window.innerWidth + 1).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)")
         assert too_wide == [], f"wider than a phone's screen: {too_wide}"
 
-        # the record, replayed in the page: from the table's link, then as a file picked in the lobby
+        # a link with a wrong token: the page says so and watches (the game is not touched)
         drv.set_window_size(1280, 900)
+        drv.get(base + "/")  # from another page: the same page with another # would not load again
+        drv.get(f"{base}/table/{table_id}#seat=0&token=not-the-token")
+        WebDriverWait(drv, 30, POLL).until(lambda d: d.find_element(By.ID, "conn").text == "watching")
+        assert drv.find_element(By.ID, "error").get_attribute("data-code") == "bad_token"
+        assert "wrong token for seat 0" in drv.find_element(By.ID, "error").text
+
+        # the record, replayed in the page: from the table's link, then as a file picked in the lobby
         drv.get(f"{base}/replay/{table_id}.json")
         pos = drv.find_element(By.ID, "rp-pos")
         WebDriverWait(drv, 30, POLL).until(lambda d: pos.text.startswith("step 0 / "))

@@ -7,6 +7,7 @@ let OPTIONS = null;   // /api/options: presets, bots, colours
 let VIEW = null;      // the latest state from the server
 let WS = null;
 let SENT = -1;        // the decision count our last action was sent on (no double clicks)
+const FATAL = ["no_table", "bad_table_id"];   // reconnecting would not help
 
 function node(tag, attrs, text, parent) {
   const e = document.createElement(tag);
@@ -232,10 +233,26 @@ function connect(tableId, seat, token) {
   };
   WS.onmessage = (m) => {
     const msg = JSON.parse(m.data);
-    if (msg.type === "state") { showError(""); render(msg); }
-    else if (msg.type === "error") { SENT = -1; showError(msg.message, msg.code); }
+    if (msg.type === "state") {
+      if (!WS.keepError) showError("");   // a refused seat stays said while watching
+      render(msg);
+    }
+    else if (msg.type === "error") {
+      SENT = -1;
+      showError(msg.message, msg.code);
+      if (FATAL.includes(msg.code)) WS.fatal = true;
+      if ((msg.code === "bad_token" || msg.code === "bad_seat") && seat !== null) {   // watch instead
+        localStorage.removeItem(`subterra:${tableId}:seat${seat}`);
+        seat = null;
+        token = null;
+        WS.keepError = true;
+        $("conn").textContent = "watching";
+        WS.send(JSON.stringify({type: "join", seat: null}));
+      }
+    }
   };
-  WS.onclose = () => {   // a dropped connection: come back to the same seat
+  WS.onclose = () => {   // a dropped connection: come back to the same seat (not to a table that is not there)
+    if (WS.fatal) { $("conn").textContent = "not connected"; return; }
     $("conn").textContent = "reconnecting\u2026";
     setTimeout(() => connect(tableId, seat, token), 1500);
   };
