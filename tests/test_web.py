@@ -8,13 +8,17 @@ import asyncio
 import json
 from pathlib import Path
 
-import aiohttp
 import numpy as np
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web extra: pip install -e '.[web]'")
+
 from web_client import new_table, next_message, serving, table_state, until_turn
 
 from subterra_env.play import main as subterra_main
 from subterra_env.records import load_record, replay_record, to_samples
 from subterra_env.web.protocol import MAX_MESSAGE_BYTES
+from subterra_env.web.server import STORE
 
 
 def run(coro):
@@ -290,3 +294,34 @@ def test_a_record_replays_in_the_page_step_by_step(tmp_path: Path) -> None:
     assert s2 == 400 and e2["code"] == "bad_json"
     assert s3 == 400 and e3["code"] == "bad_record" and "not a Sub Terra game record" in e3["message"]
     assert s4 == 400 and e4["code"] == "bad_file_name" and s5 == 400 and e5["code"] == "bad_file_name"
+
+
+def test_finished_games_are_put_away_and_load_again_when_asked_for(tmp_path: Path, monkeypatch) -> None:
+    """A server hosting game after game keeps only the latest finished ones in memory (the files stay); an older
+    one loads again from its record when its link is opened, and a restart resumes only games in progress."""
+    from subterra_env.web import tables
+
+    monkeypatch.setattr(tables, "KEEP_FINISHED", 1)
+
+    async def go() -> tuple[list[str], list[str], dict, list[str]]:
+        with serving(tmp_path) as (base, app):
+            async with aiohttp.ClientSession() as cs:
+                ids = [(await new_table(cs, base, seed=s, seats=["heuristic"] * 4))["table"] for s in (1, 2, 3)]
+                for _ in range(600):
+                    if all(t.session.over for t in app[STORE].by_id.values()) and len(app[STORE].by_id) == 1:
+                        break
+                    await asyncio.sleep(0.05)
+                in_memory = list(app[STORE].by_id)
+                async with cs.ws_connect(f"{base}/ws/{ids[0]}") as ws:  # the first game, put away: loads again
+                    await ws.send_json({"type": "join", "seat": None})
+                    first = await next_message(ws, "state")
+        with serving(tmp_path) as (base, app):  # a restart: nothing in progress, nothing resumed
+            after_restart = list(app[STORE].by_id)
+        return ids, in_memory, first, after_restart
+
+    ids, in_memory, first, after_restart = run(go())
+    assert in_memory == [ids[2]]
+    rec = load_record(tmp_path / "records" / f"{ids[0]}.json")
+    assert first["over"] is True and first["decisions"] == len(rec["actions"])
+    assert first["board"]["team"]["result"] == rec["result"]["name"]
+    assert after_restart == []

@@ -114,6 +114,7 @@ async def replay_upload(request: web.Request) -> web.Response:
 
 
 async def list_tables(request: web.Request) -> web.Response:
+    """The tables in memory: games in progress and the latest finished ones."""
     out = [{"table": t.id, "title": t.session.title(), "decisions": t.decisions, "over": bool(t.session.over),
             "created": t.created} for t in request.app[STORE].by_id.values()]
     return web.json_response({"tables": out})

@@ -37,6 +37,7 @@ from .view import board_view
 
 log = logging.getLogger("subterra.web")
 EVENTS_KEPT = 40  # lines of "what happened" a table keeps (the page shows them newest last)
+KEEP_FINISHED = 50  # finished games kept in memory; older ones are loaded from their files when asked for
 
 
 def _hash(token: str) -> str:
@@ -118,6 +119,7 @@ class Table:
         if self.session.over:
             self.events.append(Event("result", f"game over: {self.session.record.result.get('name', '?')}; "
                                      f"record saved as {self.id}.json"))
+            self.store.put_away()
 
     async def changed(self) -> None:
         await self.broadcast()
@@ -199,11 +201,25 @@ class TableStore:
         self.by_id: dict[str, Table] = {}
 
     def get(self, table_id: str) -> Table:
+        """A table in memory, or one saved here (a finished game put away, loaded again from its record)."""
         check_table_id(table_id)
         table = self.by_id.get(table_id)
         if table is None:
-            raise ClientError("no_table", f"no table {table_id} on this server")
+            meta = self.tables / f"{table_id}.json"
+            if not meta.is_file():
+                raise ClientError("no_table", f"no table {table_id} on this server")
+            try:
+                table = self.resume(meta)
+            except (OSError, ValueError, KeyError, TypeError, RecordError, PlayError) as e:
+                raise ClientError("no_table", f"table {table_id} cannot be loaded: {e}") from None
         return table
+
+    def put_away(self) -> None:
+        """Keep at most KEEP_FINISHED finished games in memory (their files stay: ``get`` loads one again), so a
+        server that hosts game after game stays the same size."""
+        done = [t for t in self.by_id.values() if t.session.over and not t.listeners]
+        for t in done[: max(0, len(done) - KEEP_FINISHED)]:  # oldest first: dicts keep insertion order
+            del self.by_id[t.id]
 
     def seat(self, entry: str) -> Seat:
         kind, _, name = entry.partition(":")
@@ -251,10 +267,14 @@ class TableStore:
         return table
 
     def resume_all(self, say: Callable[[str], Any] = log.warning) -> list[Table]:
-        """Every saved table; one that cannot be read is named and skipped (its files are left as they are)."""
+        """Every saved game in progress (finished ones load when asked for, ``get``); one that cannot be read is
+        named and skipped (its files are left as they are)."""
         out = []
         for p in sorted(self.tables.glob("*.json")):
             try:
+                doc = json.loads((self.records / p.name).read_text())
+                if isinstance(doc, dict) and isinstance(doc.get("result"), dict) and doc["result"].get("finished"):
+                    continue
                 out.append(self.resume(p))
             except (OSError, ValueError, KeyError, TypeError, RecordError, PlayError, ClientError) as e:
                 say(f"table {p.name} not resumed: {e}")
