@@ -37,6 +37,7 @@ from .view import board_view
 
 log = logging.getLogger("subterra.web")
 EVENTS_KEPT = 40  # lines of "what happened" a table keeps (the page shows them newest last)
+SAVE_EVERY_S = 1.0  # the longest a run of bot decisions goes unsaved
 KEEP_FINISHED = 50  # finished games kept in memory; older ones are loaded from their files when asked for
 
 
@@ -63,6 +64,7 @@ class Table:
         self.listeners: dict[Any, int | None] = {}  # websocket -> seat it plays (None: watching)
         self.driver: asyncio.Task | None = None
         self.turn_began = time.monotonic()  # a person's think time runs from the last change
+        self.saved_at = 0.0
 
     # --- who may act
     def check_token(self, seat: int, token: str) -> None:
@@ -109,13 +111,20 @@ class Table:
                 legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(s.env._mask))
                 raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now "
                                   f"for the {CAVER_NAMES[int(s.env.state_.c_rank[0, seat]) - 1]}; legal: {legal}")
-            self._apply(action, s.seats[seat].player, time.monotonic() - self.turn_began)
+            self._apply(action, s.seats[seat].player, time.monotonic() - self.turn_began, person=True)
         await self.changed()
 
-    def _apply(self, action: int, player: str, think_s: float | None = None) -> None:
+    def _apply(self, action: int, player: str, think_s: float | None = None, person: bool = False) -> None:
+        """One decision, then the record on disk: at once after a person's decision, when a person is to act next
+        and at the end; during a run of bot decisions at most every SAVE_EVERY_S (a crash there costs only bot
+        moves, which the bots play again on resume; saving the whole record after each was most of the server's
+        work with many tables)."""
         self.events.extend(self.session.apply(action, player, think_s))
         self.turn_began = time.monotonic()
-        self.save()
+        s = self.session
+        if person or s.over or s.seats[int(s.env.state_.actor[0])].human \
+                or self.turn_began - self.saved_at >= SAVE_EVERY_S:
+            self.save()
         if self.session.over:
             self.events.append(Event("result", f"game over: {self.session.record.result.get('name', '?')}; "
                                      f"record saved as {self.id}.json"))
@@ -170,6 +179,7 @@ class Table:
                 self.listeners.pop(ws, None)
 
     def save(self) -> None:
+        self.saved_at = time.monotonic()
         self.session.save(self.store.records / f"{self.id}.json.tmp")
         os.replace(self.store.records / f"{self.id}.json.tmp", self.store.records / f"{self.id}.json")
 
