@@ -80,6 +80,7 @@ async function createTable(ev) {
         const li = node("li", {}, `seat ${s.seat} (${s.caver}): `, ul);
         node("a", {href: s.link, class: "seat-link"}, location.origin + s.link, li);
       }
+      listTables();
     } else location.assign(go);
   } finally {
     $("create").disabled = false;
