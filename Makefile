@@ -9,7 +9,7 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 RUN_DIR ?= runs/quickstart
 GAMES ?= 200
 
-.PHONY: run train eval eval-search play test test-main test-rllib bench clean
+.PHONY: run train eval eval-search play serve test test-main test-rllib bench clean
 
 # After installing, agents.warmup compiles the rules core and the bots (subterra_env.warmup, then the heuristic and
 # search kernels): a few minutes on 2 cores, once, that the first test, game or training run would spend anyway;
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,train,torchrl]"
+	$(BIN)/pip install -q -e ".[dev,train,torchrl,web,onnx]"
 	$(BIN)/python -m agents.warmup
 	touch $(STAMP)
 
@@ -58,6 +58,10 @@ eval-search: $(STAMP)
 SEED ?= 7
 play: $(STAMP)
 	$(BIN)/python -m subterra_env.play --config configs/tiny.yaml --seed $(SEED) $(ARGS)
+
+# The browser table: installs what it needs, serves on http://127.0.0.1:8765/ and opens it; ARGS="--port 8000".
+serve: $(STAMP)
+	$(BIN)/python -m subterra_env.web --open $(ARGS)
 
 # Everything: the main suite, then the RLlib tests in their own venv.
 test: test-main test-rllib

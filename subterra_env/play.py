@@ -8,10 +8,12 @@
     subterra play --watch --delay 0.2               # bots only
     subterra play --resume game.json                # go on with a game saved before its end (Ctrl-C)
     subterra replay game.json [--auto --delay 0.5] [--png frames/] [--gif game.gif]
+    subterra serve [--port 8765]                    # the browser table (subterra_env.web; the web extra)
     python -m subterra_env.play ...                 # the same command ("play" may be left out)
 
 Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``search``, ``heuristic``, ``random``,
-``policy:PATH`` (a MaskablePPO .zip; needs the ``train`` extra) or ``auto`` (the default of ``--bots``): the
+``policy:PATH`` (a MaskablePPO .zip, needs the ``train`` extra; or its ONNX export, ``agents/shipped/team.onnx``,
+needs only onnxruntime) or ``auto`` (the default of ``--bots``): the
 strongest bot that answers in time. Strongest first: ``search`` (Monte Carlo search over the heuristic,
 ``agents.search.SearchAgent``, public information only), ``heuristic``, the shipped team
 (``policy:agents/shipped/team.zip``), ``random``. ``auto`` times a few search decisions at the start (on a heuristic
@@ -287,6 +289,17 @@ class PolicyBot:
     """A MaskablePPO checkpoint playing a seat: observes at the checkpoint's own radius."""
 
     def __init__(self, path: str, env: raw_env):
+        if str(path).endswith(".onnx"):  # exported (agents.onnx_policy): onnxruntime, no torch
+            try:
+                from agents.onnx_policy import OnnxPolicyAgent
+
+                self.agent: Any = OnnxPolicyAgent(path)
+            except ImportError as e:
+                raise PlayError(f"policy .onnx bots need onnxruntime: pip install -e '.[onnx]' (missing: {e.name})"
+                                ) from None
+            except (OSError, ValueError) as e:
+                raise PlayError(f"cannot load policy {path!r}: {e}") from None
+            return
         try:
             import sb3_contrib  # noqa: F401
             import torch  # noqa: F401
@@ -431,6 +444,17 @@ class Session:
             raise
         return narrate(env.core, before, env.state_, int(action))
 
+    def replay(self, actions: Sequence[dict[str, Any]], where: str = "record",
+               on_step: Callable[[list[Event]], Any] | None = None) -> None:
+        """Play a saved game's decisions again (resuming it: ``--resume``, the browser tables on a server start);
+        RecordError at the first one that does not replay. ``on_step`` gets each decision's narration."""
+        for i, entry in enumerate(actions):
+            if self.over or not self.env._mask[int(entry["action"])]:
+                raise RecordError(f"{where}: step {i} does not replay (illegal action {entry['action']})")
+            events = self.apply(int(entry["action"]), entry.get("player", "?"), entry.get("think_s"))
+            if on_step is not None:
+                on_step(events)
+
     def save(self, path: str | Path) -> Path:
         self.record.finish(self.env.state_, truncated=self.truncated)
         return save_record(self.record, path)
@@ -519,26 +543,36 @@ def paused(session: Session, ui: Any) -> int | None:
 # ---------------------------------------------------------------------------------------------- command line
 def game_config(args: argparse.Namespace) -> tuple[GameConfig, str]:
     """Settings from --config (a YAML file or a preset name) and the flags that override it."""
+    if args.config and not Path(args.config).is_file() and args.config not in PRESETS:
+        raise PlayError(f"--config {args.config!r}: no such file, and not a preset ({', '.join(PRESETS)})")
+    return table_config(args.config, args.num_cavers, args.difficulty, args.cavers, files=True)
+
+
+def table_config(config: str | None, num_cavers: int | None = None, difficulty: str | None = None,
+                 cavers: str | None = None, files: bool = True) -> tuple[GameConfig, str]:
+    """A table's settings: ``config`` a preset name (or, with ``files``, a YAML file), then the overrides; the
+    terminal game and the browser tables (``subterra_env.web``, which passes ``files=False``: a client never names
+    a file on the server) both build their games here."""
     try:
-        if args.config:
-            p = Path(args.config)
-            if p.is_file():
+        if config:
+            p = Path(config)
+            if files and p.is_file():
                 cfg, name = load(p), p.stem
-            elif args.config in PRESETS:
-                cfg, name = preset(args.config), args.config
+            elif config in PRESETS:
+                cfg, name = preset(config), config
             else:
-                raise PlayError(f"--config {args.config!r}: no such file, and not a preset ({', '.join(PRESETS)})")
+                raise PlayError(f"{config!r} is not a preset ({', '.join(PRESETS)})")
         else:
             cfg, name = GameConfig(), "default"
         over: dict[str, Any] = {}
-        if args.cavers:
-            cavers = tuple(c.strip().lower() for c in args.cavers.split(",") if c.strip())
-            over["cavers"] = cavers
-            over["num_cavers"] = args.num_cavers or len(cavers)
-        elif args.num_cavers:
-            over["num_cavers"] = args.num_cavers
-        if args.difficulty:
-            over["difficulty"] = args.difficulty
+        if cavers:
+            names = tuple(c.strip().lower() for c in cavers.split(",") if c.strip())
+            over["cavers"] = names
+            over["num_cavers"] = num_cavers or len(names)
+        elif num_cavers:
+            over["num_cavers"] = num_cavers
+        if difficulty:
+            over["difficulty"] = difficulty
         return (cfg.replace(**over) if over else cfg), name
     except ConfigError as e:
         raise PlayError(str(e)) from None
@@ -641,10 +675,7 @@ def play_main(argv: Sequence[str]) -> int:
         session = Session(cfg, seed, plan, max_cycles=max_cycles, name=name, search_worlds=args.search_worlds,
                           origin=origin, on_probe=on_probe)
         if resumed is not None:
-            for i, entry in enumerate(resumed["actions"]):
-                if session.over or not session.env._mask[int(entry["action"])]:
-                    raise RecordError(f"{args.resume}: step {i} does not replay (illegal action {entry['action']})")
-                session.apply(int(entry["action"]), entry.get("player", "?"), entry.get("think_s"))
+            session.replay(resumed["actions"], args.resume)
             ui.say(f"resumed after {len(resumed['actions'])} decisions", style="bold green")
     except (PlayError, RecordError) as e:
         ui.say(f"error: {e}")
@@ -756,11 +787,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "replay":
         return replay_main(argv[1:])
+    if argv and argv[0] == "serve":  # the browser table: its own subpackage, which needs the web extra
+        try:
+            from .web.server import serve_main
+        except ImportError as e:
+            print(f"error: subterra serve needs the web extra (missing: {e.name}): pip install -e '.[web]'",
+                  file=sys.stderr)
+            return 2
+        return serve_main(argv[1:])
     if argv and argv[0] == "play":
         argv = argv[1:]
     if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
         play_parser().print_help()
         print("\nsubterra replay FILE [--auto] [--delay S] [--png DIR] [--gif FILE]: see subterra replay --help")
+        print("subterra serve [--host H] [--port P] [--data DIR]: play in the browser; see subterra serve --help")
         return 0
     return play_main(argv)
 

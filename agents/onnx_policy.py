@@ -1,0 +1,112 @@
+"""A trained team policy without torch: the MaskablePPO actor exported to ONNX and run with onnxruntime.
+
+    python -m agents.onnx_policy agents/shipped/team.zip agents/shipped/team.onnx   # export (needs torch)
+    agent = OnnxPolicyAgent("agents/shipped/team.onnx")                              # play (onnxruntime only)
+    action = agent.act(obs, obs["action_mask"])
+
+The graph is the policy's actor only: observation dict -> features extractor -> actor MLP -> action logits
+(B, 90), from the raw int8 observation cast to float32 (what sb3's ``obs_to_tensor`` feeds it). The mask is applied
+outside the graph, as ``PolicyAgent`` does (illegal actions get -inf, then the argmax), so both choose the same
+action whenever their logits agree to float precision (tests/test_onnx_policy.py checks it on recorded states).
+Greedy only: the shipped team plays greedy in the play command.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import Observation, check_mask
+
+INPUTS = ("observation", "scalars")
+OUTPUT = "logits"
+
+
+def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Path:
+    """Write the checkpoint's actor as ONNX (dynamic batch axis); returns the path. Needs the train extra."""
+    import torch
+
+    from .policy_agent import PolicyAgent
+
+    agent = PolicyAgent(checkpoint)
+    policy = agent.policy
+
+    class Actor(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.policy = policy
+
+        def forward(self, observation: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+            obs = {"observation": observation, "scalars": scalars}
+            features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
+            latent = self.policy.mlp_extractor.forward_actor(features)
+            return self.policy.action_net(latent)
+
+    side = 2 * agent.obs_radius + 1
+    space = agent.model.observation_space
+    grid = torch.zeros(1, *space["observation"].shape[:1], side, side)
+    scal = torch.zeros(1, *space["scalars"].shape)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad(), warnings.catch_warnings():
+        # the TorchScript exporter: it needs no onnxscript, and this plain conv/linear graph is what it handles best
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(Actor().eval(), (grid, scal), str(out), input_names=list(INPUTS), output_names=[OUTPUT],
+                          dynamic_axes={"observation": {0: "batch"}, "scalars": {0: "batch"}, OUTPUT: {0: "batch"}},
+                          opset_version=opset, dynamo=False)
+    return out
+
+
+class OnnxPolicyAgent:
+    """Greedy play with an exported policy (``export_onnx``): the same interface as ``PolicyAgent``."""
+
+    def __init__(self, path: str | Path, threads: int = 1):
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no ONNX policy at {path}: export one with python -m agents.onnx_policy "
+                                    "CHECKPOINT.zip OUT.onnx")
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads  # one thread: as PolicyAgent, a small net on a busy 2-core machine
+        opts.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:
+            raise ValueError(f"{path} is not a loadable ONNX policy: {e}") from e
+        shapes = {i.name: i.shape for i in self.session.get_inputs()}
+        if set(shapes) != set(INPUTS):
+            raise ValueError(f"{path}: inputs {sorted(shapes)}, expected {list(INPUTS)} (export_onnx's graph)")
+        self.obs_radius = (int(shapes["observation"][2]) - 1) // 2
+        self.path = path
+
+    def logits(self, observations: Observation) -> np.ndarray:
+        feed = {k: np.asarray(observations[k], dtype=np.float32) for k in INPUTS}
+        return self.session.run([OUTPUT], feed)[0]
+
+    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
+        check_mask(action_mask)
+        if observation is None:
+            raise ValueError("OnnxPolicyAgent needs the observation dict, got None")
+        batch = {k: np.asarray(observation[k])[None] for k in INPUTS}
+        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: Any = None) -> np.ndarray:
+        if observations is None:
+            raise ValueError("OnnxPolicyAgent needs the observation dict, got None")
+        masks = np.asarray(action_masks, dtype=bool)
+        if masks.ndim != 2 or not masks.any(axis=1).all():
+            raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        scores = self.logits(observations).astype(np.float64)
+        return np.where(masks, scores, -np.inf).argmax(axis=1)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m agents.onnx_policy CHECKPOINT.zip OUT.onnx")
+    print(export_onnx(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,144 @@
+"""What a browser may send, checked before anything touches a game.
+
+Every message is one JSON object with a ``type``; anything else is answered with an error naming the problem
+(``ClientError``: a stable ``code`` for tests and scripts, a ``message`` for people) and changes nothing.
+
+    {"type": "join", "seat": 0, "token": "..."}     # seat null (or absent): watch without playing
+    {"type": "act", "action": 12, "step": 31}       # step: the decisions so far that the click was made on
+    {"type": "delay", "seconds": 0.5}               # the bots' pace at this table
+
+New tables (``POST /api/tables``) are checked by ``parse_table_request``: a preset name, never a file path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import DIFFICULTIES, PRESETS
+from ..core.actions import NUM_ACTIONS
+
+MAX_MESSAGE_BYTES = 4096  # the largest message a client needs is ~100 bytes
+MAX_DELAY_S = 10.0
+MAX_SEED = 2**31 - 1
+BOT_KINDS = ("heuristic", "search", "random", "policy", "auto")
+SEAT_KINDS = ("human",) + BOT_KINDS
+TABLE_ID = re.compile(r"[0-9a-f]{12}")
+RECORD_NAME = re.compile(r"[0-9a-f]{12}\.json")
+PERSON_NAME = re.compile(r"[\w .'-]{1,24}")
+
+
+class ClientError(ValueError):
+    """Bad input from a client: ``code`` (e.g. ``illegal_action``) and a message saying what and how to fix it."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, str]:
+        return {"type": "error", "code": self.code, "message": self.message}
+
+
+def _int(msg: dict[str, Any], key: str, lo: int, hi: int, code: str) -> int:
+    v = msg.get(key)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ClientError(code, f"{key!r} must be an integer, got {type(v).__name__} {json.dumps(v)[:40]}")
+    if not lo <= v <= hi:
+        raise ClientError(code, f"{key!r} {v} is out of range {lo}..{hi}")
+    return v
+
+
+def parse_message(text: str | bytes) -> dict[str, Any]:
+    """A client's websocket message as a checked dict; ClientError for anything malformed."""
+    if len(text) > MAX_MESSAGE_BYTES:
+        raise ClientError("too_large", f"message of {len(text)} bytes is over the limit of {MAX_MESSAGE_BYTES}")
+    try:
+        msg = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ClientError("bad_json", f"not JSON: {e}") from None
+    if not isinstance(msg, dict):
+        raise ClientError("bad_message", f"a message must be a JSON object, got {type(msg).__name__}")
+    kind = msg.get("type")
+    if kind == "join":
+        seat = msg.get("seat")
+        if seat is not None:
+            _int(msg, "seat", 0, 5, "bad_seat")
+            if not isinstance(msg.get("token"), str) or len(msg["token"]) > 100:
+                raise ClientError("bad_token", "joining a seat needs that seat's token (a string from its link)")
+        return msg
+    if kind == "act":
+        _int(msg, "action", 0, NUM_ACTIONS - 1, "bad_action")
+        _int(msg, "step", 0, 10**7, "bad_step")
+        return msg
+    if kind == "delay":
+        v = msg.get("seconds")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or not 0 <= v <= MAX_DELAY_S:
+            raise ClientError("bad_delay", f"'seconds' must be a number from 0 to {MAX_DELAY_S:g}")
+        return msg
+    raise ClientError("bad_message", f"unknown message type {json.dumps(kind)[:40]}: expected join, act or delay")
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    preset: str
+    num_cavers: int | None
+    difficulty: str | None
+    seed: int | None
+    seats: list[str]  # "human", "human:NAME" or a bot kind, in seat order
+    delay: float
+    max_rounds: int
+
+
+def parse_table_request(body: Any) -> TableRequest:
+    """The new-table form as a checked request (``ClientError`` code ``bad_table`` naming the field)."""
+    if not isinstance(body, dict):
+        raise ClientError("bad_table", "a new table is a JSON object: preset, num_cavers, difficulty, seed, seats")
+    preset = body.get("preset", "tiny")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ClientError("bad_table", f"preset {json.dumps(preset)[:60]} is not one of {', '.join(PRESETS)} "
+                          "(a preset name: tables never read files named by a client)")
+    num = body.get("num_cavers")
+    if num is not None and (isinstance(num, bool) or num not in (4, 5, 6)):
+        raise ClientError("bad_table", f"num_cavers {json.dumps(num)[:20]}: 4, 5 or 6")
+    diff = body.get("difficulty")
+    if diff is not None and diff not in DIFFICULTIES:
+        raise ClientError("bad_table", f"difficulty {json.dumps(diff)[:30]}: one of {', '.join(DIFFICULTIES)}")
+    seed = body.get("seed")
+    if seed is not None:
+        seed = _int(body, "seed", 0, MAX_SEED, "bad_table")
+    seats = body.get("seats")
+    if not isinstance(seats, list) or not 4 <= len(seats) <= 6:
+        raise ClientError("bad_table", "seats: a list with one entry per caver (4 to 6): human or a bot kind "
+                          f"({', '.join(BOT_KINDS)})")
+    for i, s in enumerate(seats):
+        if not isinstance(s, str):
+            raise ClientError("bad_table", f"seat {i}: a string, got {type(s).__name__}")
+        kind, _, name = s.partition(":")
+        if kind not in SEAT_KINDS or (name and (kind != "human" or not PERSON_NAME.fullmatch(name))):
+            raise ClientError("bad_table", f"seat {i} {s[:40]!r}: one of human, human:NAME (letters, digits, "
+                              f"spaces, up to 24), {', '.join(BOT_KINDS)}")
+    delay = body.get("delay", 0.5)
+    if not isinstance(delay, (int, float)) or isinstance(delay, bool) or not 0 <= delay <= MAX_DELAY_S:
+        raise ClientError("bad_table", f"delay: seconds per bot decision, 0 to {MAX_DELAY_S:g}")
+    rounds = body.get("max_rounds", 200)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 1000:
+        raise ClientError("bad_table", "max_rounds: an integer from 1 to 1000")
+    return TableRequest(preset, num, diff, seed, list(seats), float(delay), rounds)
+
+
+def check_table_id(table_id: str) -> str:
+    if not TABLE_ID.fullmatch(table_id):
+        raise ClientError("bad_table_id", f"{table_id[:40]!r} is not a table id (12 hex digits)")
+    return table_id
+
+
+def check_record_name(name: str) -> str:
+    """A record's file name as the client gives it: a table id and .json, never a path."""
+    if "/" in name or "\\" in name or ".." in name or not RECORD_NAME.fullmatch(name):
+        raise ClientError("bad_file_name", f"{name[:60]!r} is not a record name: a table id and .json "
+                          "(12 hex digits), with no path")
+    return name

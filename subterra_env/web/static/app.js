@@ -1,0 +1,381 @@
+// The page: the lobby (new table, links, tables here) and the table (board, team, what happened, actions).
+// Everything the server says is shown with textContent: names typed by people never become markup.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let OPTIONS = null;   // /api/options: presets, bots, colours
+let VIEW = null;      // the latest state from the server
+let WS = null;
+let SENT = -1;        // the decision count our last action was sent on (no double clicks)
+const FATAL = ["no_table", "bad_table_id"];   // reconnecting would not help
+
+function node(tag, attrs, text, parent) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined && text !== null) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+const rgb = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
+
+function showError(message, code) {
+  const e = $("error");
+  e.textContent = message;
+  e.dataset.code = code || "";
+  e.hidden = !message;
+}
+
+// ------------------------------------------------------------------------------------------ lobby
+function seatRows() {
+  const n = Number($("num-cavers").value);
+  const box = $("seats");
+  const old = [...box.querySelectorAll("select")].map((s) => s.value);
+  box.querySelectorAll("label").forEach((l) => l.remove());
+  for (let i = 0; i < n; i++) {
+    const l = node("label", {}, `Seat ${i} `, box);
+    const s = node("select", {id: `seat-${i}`, "data-seat": i}, null, l);
+    for (const k of ["human", ...OPTIONS.bots]) node("option", {value: k}, k === "human" ? "person" : k + " bot", s);
+    s.value = old[i] || (i === 0 ? "human" : (OPTIONS.bots.includes("heuristic") ? "heuristic" : OPTIONS.bots[0]));
+  }
+}
+
+async function listTables() {
+  const r = await fetch("/api/tables");
+  const {tables} = await r.json();
+  const ul = $("table-list");
+  ul.textContent = "";
+  if (!tables.length) node("li", {class: "muted"}, "none yet", ul);
+  for (const t of tables) {
+    const li = node("li", {}, null, ul);
+    node("a", {href: `/table/${t.table}`}, `${t.table}`, li);
+    node("span", {class: "muted"}, ` ${t.title} · ${t.decisions} decisions${t.over ? " · over" : ""} · `, li);
+    node("a", {href: `/replay/${t.table}.json`, class: "replay-link"}, "replay", li);
+  }
+}
+
+async function createTable(ev) {
+  ev.preventDefault();
+  const seats = [...$("seats").querySelectorAll("select")].map((s) => s.value);
+  const body = {preset: $("preset").value, num_cavers: Number($("num-cavers").value), seats,
+    difficulty: $("difficulty").value, delay: Number($("delay").value || 0)};
+  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  $("create").disabled = true;
+  try {
+    const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(body)});
+    const res = await r.json();
+    if (!r.ok) { showError(res.message, res.code); return; }
+    showError("");
+    const links = res.seats.filter((s) => s.link);
+    localStorage.setItem(`subterra:${res.table}:links`, JSON.stringify(links));
+    for (const s of links) {   // this browser may come back to any of them
+      localStorage.setItem(`subterra:${res.table}:seat${s.seat}`, s.token);
+    }
+    const go = links.length ? links[0].link : res.link;
+    if (links.length > 1) {    // several people: show the links first
+      $("links").hidden = false;
+      const ul = $("link-list");
+      ul.textContent = "";
+      for (const s of links) {
+        const li = node("li", {}, `seat ${s.seat} (${s.caver}): `, ul);
+        node("a", {href: s.link, class: "seat-link"}, location.origin + s.link, li);
+      }
+      listTables();
+    } else location.assign(go);
+  } finally {
+    $("create").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ the table
+function hearts(hp, max) { return "\u2665".repeat(hp) + "\u2661".repeat(Math.max(0, max - hp)); }
+
+function renderTeam(v) {
+  const box = $("team");
+  box.textContent = "";
+  const tm = v.board.team;
+  const tab = node("table", {}, null, box);
+  for (const c of v.board.cavers) {
+    const tr = node("tr", {class: c.seat === tm.actor ? "acting" : ""}, null, tab);
+    node("td", {}, c.seat === tm.actor ? "\u25b6" : "", tr);
+    const name = node("td", {class: "caver-name"}, `${c.rank} ${c.caver}`, tr);
+    name.style.color = rgb(OPTIONS.palette.cavers[c.rank]);
+    const you = c.seat === v.you && c.player !== "you" ? " (you)" : "";
+    node("td", {class: c.human ? "person" : "muted"}, c.player + you, tr);
+    node("td", {class: "hp"}, c.dead ? "devoured" : `${hearts(c.hp, c.max)} ${c.hp}/${c.max}`, tr);
+    const flags = [];
+    if (!c.dead && c.hp === 0) flags.push("knocked out");
+    if (c.under) flags.push("under water");
+    if (c.hidden) flags.push("hidden");
+    if (c.on_exit) flags.push("ON EXIT");
+    node("td", {class: c.on_exit ? "on-exit" : "flags"}, flags.join(", "), tr);
+  }
+  const p = node("p", {}, null, box);
+  p.textContent = `round ${tm.round} (max ${tm.max_rounds})` + (tm.actor >= 0 ? ` · AP ${tm.ap} · exert ` +
+    (tm.exerted ? "used" : "available") : "") + ` · hazard cards left ${tm.cards_left} · tiles left ` +
+    `${tm.tiles_left} · ropes ${tm.ropes_left} · horrors ${tm.horrors} · last hazard ${tm.last_hazard || "-"}`;
+  for (const w of tm.warnings) node("p", {class: "warning"}, "\u26a0 " + w, box);
+  if (tm.pending) node("p", {class: "pending"}, "now: " + tm.pending, box);
+}
+
+function renderEvents(v) {
+  const box = $("events");
+  box.textContent = "";
+  node("h3", {}, "what happened", box);
+  const ol = node("ol", {}, null, box);
+  for (const e of v.events.slice(-14)) node("li", {class: `ev-${e.kind}`}, e.text, ol);
+  box.scrollTop = box.scrollHeight;
+}
+
+function myTurn(v) {
+  return !v.over && v.you !== null && v.you !== undefined && v.board.team.actor === v.you;
+}
+
+function act(id) {
+  if (!VIEW || !myTurn(VIEW) || SENT === VIEW.decisions) return;
+  SENT = VIEW.decisions;
+  closePopover();
+  WS.send(JSON.stringify({type: "act", action: id, step: VIEW.decisions}));
+}
+
+function closePopover() { $("popover").hidden = true; }
+
+// A cell with several actions (move or explore; reveal or explore) asks which one, next to the click.
+function pick(acts, ev) {
+  if (acts.length === 1) { act(acts[0].id); return; }
+  const pop = $("popover");
+  pop.textContent = "";
+  for (const a of acts) {
+    const b = node("button", {type: "button", class: "action", "data-action": a.id}, `${a.name} (${a.cost})`, pop);
+    b.addEventListener("click", () => act(a.id));
+  }
+  const wrap = $("board-wrap").getBoundingClientRect();
+  pop.style.left = `${Math.max(0, ev.clientX - wrap.left)}px`;
+  pop.style.top = `${Math.max(0, ev.clientY - wrap.top)}px`;
+  pop.hidden = false;
+}
+
+function renderActions(v) {
+  const box = $("actions");
+  box.textContent = "";
+  const tm = v.board.team;
+  const turn = $("turn");
+  if (v.over) { turn.textContent = ""; return; }
+  const actor = v.board.cavers[tm.actor];
+  if (!myTurn(v)) {
+    turn.textContent = actor ? `${actor.caver}'s turn (${actor.player})` + (actor.human ? "" : ": thinking\u2026") : "";
+    turn.className = "waiting";
+    return;
+  }
+  turn.textContent = `Your move as the ${actor.caver.toUpperCase()} · ${tm.ap} AP left`;
+  turn.className = "yours";
+  v.board.legal.forEach((a, i) => {
+    const b = node("button", {type: "button", class: "action", "data-action": a.id,
+      title: a.detail || a.name}, null, box);
+    node("kbd", {}, i < 9 ? String(i + 1) : "", b);
+    node("span", {class: "name"}, ` ${a.name}`, b);
+    node("span", {class: "cost"}, ` ${a.cost}`, b);
+    if (a.detail) node("span", {class: "detail"}, ` ${a.detail}`, b);
+    b.addEventListener("click", () => act(a.id));
+  });
+}
+
+function renderResult(v) {
+  const box = $("result");
+  if (!v.over) { box.hidden = true; return; }
+  const tm = v.board.team;
+  const name = tm.result || (v.truncated ? "unfinished (round limit)" : "?");
+  box.hidden = false;
+  box.dataset.result = tm.result || "";
+  box.dataset.escaped = tm.escaped;
+  box.dataset.round = tm.round;
+  box.dataset.decisions = v.decisions;
+  box.className = `medal-${tm.result || "none"}`;
+  box.textContent = `Result: ${name.toUpperCase()} · ${tm.escaped} escaped · round ${tm.round} · ` +
+    `${v.decisions} decisions`;
+}
+
+function renderInvites(v) {
+  const ul = $("invites");
+  ul.textContent = "";
+  const links = JSON.parse(localStorage.getItem(`subterra:${v.table}:links`) || "[]");
+  for (const s of links) {
+    if (s.seat === v.you) continue;
+    const li = node("li", {}, `seat ${s.seat} (${s.caver}): `, ul);
+    node("a", {href: s.link, class: "seat-link"}, "link", li);
+  }
+}
+
+function render(v) {
+  VIEW = v;
+  closePopover();
+  if (SENT !== v.decisions) SENT = -1;
+  $("title").textContent = `${v.title} · table ${v.table}`;
+  $("game").dataset.decisions = v.decisions;
+  $("game").dataset.over = v.over;
+  Board.draw($("board"), v.board, OPTIONS.palette, {mine: myTurn(v), onPick: pick});
+  renderResult(v);
+  renderActions(v);
+  renderTeam(v);
+  renderEvents(v);
+  renderInvites(v);
+  const d = $("game-delay");
+  if (document.activeElement !== d) d.value = v.delay;
+  d.disabled = v.you === null || v.you === undefined;
+  $("record-link").href = `/api/records/${v.record}`;
+}
+
+function connect(tableId, seat, token) {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  WS = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
+  WS.onopen = () => {
+    $("conn").textContent = seat === null ? "watching" : `seat ${seat}`;
+    WS.send(JSON.stringify({type: "join", seat, token}));
+  };
+  WS.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "state") {
+      if (!WS.keepError) showError("");   // a refused seat stays said while watching
+      render(msg);
+    }
+    else if (msg.type === "error") {
+      SENT = -1;
+      showError(msg.message, msg.code);
+      if (FATAL.includes(msg.code)) WS.fatal = true;
+      if ((msg.code === "bad_token" || msg.code === "bad_seat") && seat !== null) {   // watch instead
+        localStorage.removeItem(`subterra:${tableId}:seat${seat}`);
+        seat = null;
+        token = null;
+        WS.keepError = true;
+        $("conn").textContent = "watching";
+        WS.send(JSON.stringify({type: "join", seat: null}));
+      }
+    }
+  };
+  WS.onclose = () => {   // a dropped connection: come back to the same seat (not to a table that is not there)
+    if (WS.fatal) { $("conn").textContent = "not connected"; return; }
+    $("conn").textContent = "reconnecting\u2026";
+    setTimeout(() => connect(tableId, seat, token), 1500);
+  };
+}
+
+function openTable(tableId) {
+  $("game").hidden = false;
+  const h = new URLSearchParams(location.hash.slice(1));
+  let seat = h.has("seat") ? Number(h.get("seat")) : null;
+  let token = h.get("token");
+  if (seat !== null && token) {
+    localStorage.setItem(`subterra:${tableId}:seat${seat}`, token);
+  } else {    // no link: this browser's own seat at this table, if it has one
+    for (let i = 0; i < 6 && seat === null; i++) {
+      const t = localStorage.getItem(`subterra:${tableId}:seat${i}`);
+      if (t) { seat = i; token = t; }
+    }
+  }
+  history.replaceState(null, "", `/table/${tableId}`);   // the token leaves the address bar
+  $("game-delay").addEventListener("change", (e) => {
+    WS.send(JSON.stringify({type: "delay", seconds: Number(e.target.value)}));
+  });
+  connect(tableId, seat, token || null);
+}
+
+// ------------------------------------------------------------------------------------------ replay
+let REPLAY = null;   // {data: the server's steps, i: the step shown, timer}
+
+function showStep(i) {
+  const d = REPLAY.data, n = d.steps.length - 1;
+  REPLAY.i = Math.max(0, Math.min(n, i));
+  const step = d.steps[REPLAY.i];
+  const events = [];
+  for (let k = Math.max(1, REPLAY.i - 4); k <= REPLAY.i; k++) events.push(...d.steps[k].events);
+  const v = {board: step.board, events, decisions: REPLAY.i, over: REPLAY.i === n && d.finished, truncated: false,
+    you: null};
+  $("game").dataset.decisions = REPLAY.i;
+  Board.draw($("board"), step.board, OPTIONS.palette, {mine: false});
+  renderResult(v);
+  renderTeam(v);
+  renderEvents(v);
+  $("rp-slider").value = REPLAY.i;
+  $("rp-pos").textContent = `step ${REPLAY.i} / ${n}`;
+  $("turn").textContent = "";
+}
+
+function playPause() {
+  if (REPLAY.timer) { clearInterval(REPLAY.timer); REPLAY.timer = null; $("rp-play").textContent = "play"; return; }
+  $("rp-play").textContent = "pause";
+  REPLAY.timer = setInterval(() => {
+    if (REPLAY.i >= REPLAY.data.steps.length - 1) playPause();
+    else showStep(REPLAY.i + 1);
+  }, 500);
+}
+
+// source: {name: "ID.json"} a table's record here, or {text: "..."} a record file the person picked
+async function openReplay(source) {
+  const r = source.name ? await fetch(`/api/replay/${source.name}`) :
+    await fetch("/api/replay", {method: "POST", headers: {"Content-Type": "application/json"}, body: source.text});
+  const data = await r.json();
+  if (!r.ok) { showError(data.message, data.code); return; }
+  showError("");
+  REPLAY = {data, i: 0, timer: null};
+  $("lobby").hidden = true;
+  $("game").hidden = false;
+  $("replay-bar").hidden = false;
+  $("actions").hidden = true;
+  $("controls").hidden = true;
+  $("title").textContent = `${data.title} · ${data.decisions} decisions · ${data.result || "unfinished"}`;
+  $("rp-slider").max = data.steps.length - 1;
+  $("rp-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
+  $("rp-prev").addEventListener("click", () => showStep(REPLAY.i - 1));
+  $("rp-next").addEventListener("click", () => showStep(REPLAY.i + 1));
+  $("rp-play").addEventListener("click", playPause);
+  showStep(0);
+}
+
+// ------------------------------------------------------------------------------------------ keys
+const ARROW_DIR = {ArrowUp: "N", ArrowRight: "E", ArrowDown: "S", ArrowLeft: "W"};
+const PREFER = ["move", "run step", "swim", "squeeze", "explore"];
+
+document.addEventListener("keydown", (e) => {
+  if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+  if (e.key === "?") { $("help").hidden = !$("help").hidden; return; }
+  if (e.key === "Escape") { $("help").hidden = true; closePopover(); return; }
+  if (REPLAY) {
+    if (e.key === "ArrowLeft") showStep(REPLAY.i - 1);
+    else if (e.key === "ArrowRight") showStep(REPLAY.i + 1);
+    else if (e.key === " ") { e.preventDefault(); playPause(); }
+    return;
+  }
+  if (!VIEW || !myTurn(VIEW)) return;
+  const legal = VIEW.board.legal;
+  let a;
+  if (/^[1-9]$/.test(e.key)) a = legal[Number(e.key) - 1];
+  else if (e.key === "e") a = legal.find((x) => x.name === "end turn");
+  else if (e.key === "x") a = legal.find((x) => x.name === "exert");
+  else if (ARROW_DIR[e.key]) {
+    for (const p of PREFER) { a = a || legal.find((x) => x.name === `${p} ${ARROW_DIR[e.key]}`); }
+  }
+  if (a) { e.preventDefault(); act(a.id); }
+});
+
+// ------------------------------------------------------------------------------------------ start
+(async () => {
+  OPTIONS = await (await fetch("/api/options")).json();
+  $("help-button").addEventListener("click", () => { $("help").hidden = !$("help").hidden; });
+  $("help").addEventListener("click", () => { $("help").hidden = true; });
+  const m = location.pathname.match(/^\/table\/([0-9a-f]{12})$/);
+  if (m) { openTable(m[1]); return; }
+  const rp = location.pathname.match(/^\/replay\/([0-9a-f]{12}\.json)$/);
+  if (rp) { openReplay({name: rp[1]}); return; }
+  $("lobby").hidden = false;
+  for (const p of OPTIONS.presets) node("option", {value: p}, p, $("preset"));
+  for (const d of OPTIONS.difficulties) node("option", {value: d}, d, $("difficulty"));
+  $("difficulty").value = "normal";
+  $("num-cavers").addEventListener("change", seatRows);
+  seatRows();
+  $("new-table").addEventListener("submit", createTable);
+  $("record-file").addEventListener("change", async (e) => {
+    const f = e.target.files[0];
+    if (f) openReplay({text: await f.text()});
+  });
+  listTables();
+})();

@@ -1,0 +1,29 @@
+"""Smoke test of benchmarks/web_roundtrip.py: one tiny game against a real `subterra serve` child process on
+loopback writes its JSON with every round trip measured (no speed threshold)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aiohttp", reason="the web extra: pip install -e '.[web]'")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_web_roundtrip_benchmark_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("bench_web_roundtrip", ROOT / "benchmarks" / "web_roundtrip.py")
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_web_roundtrip", bench)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "rt.json"
+    assert bench.main(["--games", "1", "--out", str(out), "--max-seconds", "120"]) == 0
+    res = json.loads(out.read_text())
+    assert res["games"] == 1 and res["results"][0] in ("gold", "silver", "bronze", "defeat")
+    assert res["round_trips"] == len(res["round_trip_ms_all"]) > 0
+    assert all(t > 0 for t in res["round_trip_ms_all"])
+    assert 0 < res["round_trip_ms"]["median"] <= res["round_trip_ms"]["p95"] <= res["round_trip_ms"]["max"]
+    assert res["page_load_ms"]["median"] > 0

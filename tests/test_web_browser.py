@@ -1,0 +1,187 @@
+"""The browser table in a real browser: Debian's headless chromium, driven by Selenium through Debian's
+chromedriver (never a downloaded browser). A person opens the page, starts a tiny-cave table with one human seat
+and three heuristic bots, plays the whole game by clicking (cells on the board, the tile's turnings, the action
+buttons; ``e`` ends a turn from the keyboard), and the page's result is the one the saved record replays to.
+
+Screenshots (desktop and phone size) go to ``$SUBTERRA_ARTIFACTS`` (default ``test-artifacts/``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
+    pytest.skip("no chromium / chromedriver here: apt-get install -y chromium chromium-driver (.ci/run does)",
+                allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the dev extra: pip install -e '.[dev]'")
+
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    ElementNotInteractableException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+from web_client import serving
+
+from subterra_env.records import load_record, replay_record
+
+ARTIFACTS = Path(os.environ.get("SUBTERRA_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
+POLL = 0.05  # seconds between looks at the page while waiting for the server's answer
+FLAKY_DOM = (StaleElementReferenceException, ElementClickInterceptedException, ElementNotInteractableException)
+
+
+@pytest.fixture
+def browser():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,900"):
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    try:
+        yield drv
+    finally:
+        drv.quit()
+
+
+def decisions(drv) -> int:
+    return int(drv.find_element(By.ID, "game").get_attribute("data-decisions") or -1)
+
+
+def result_shown(drv) -> bool:
+    return drv.find_element(By.ID, "result").is_displayed()
+
+
+def one_click(drv, n: int) -> str:
+    """The person's ``n``-th decision, by clicking what the page offers: a turning of the drawn tile, else a
+    highlighted cell (choosing in its pop-up when several actions point there), else an action button other than
+    'end turn' (every other time by its number key), else 'end turn' by its key. Returns what was done."""
+    rot = drv.find_elements(By.CSS_SELECTOR, "#board g.rotation")
+    if rot:
+        rot[0].click()
+        return "rotation"
+    cells = drv.find_elements(By.CSS_SELECTOR, "#board rect.target")
+    if cells:
+        cells[0].click()
+        pop = drv.find_elements(By.CSS_SELECTOR, "#popover:not([hidden]) button.action")
+        if pop:
+            pop[0].click()
+            return "cell+popover"
+        return "cell"
+    buttons = drv.find_elements(By.CSS_SELECTOR, "#actions button.action")
+    names = [b.find_element(By.CLASS_NAME, "name").text.strip() for b in buttons]
+    others = [b for b, n in zip(buttons, names) if n != "end turn"]
+    if others and n % 2:
+        key = others[0].find_element(By.TAG_NAME, "kbd").text.strip()
+        drv.find_element(By.TAG_NAME, "body").send_keys(key)
+        return "key 1-9"
+    if others:
+        others[0].click()
+        return "button"
+    drv.find_element(By.TAG_NAME, "body").send_keys("e")
+    return "key e"
+
+
+def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None:
+    drv = browser
+    with serving(tmp_path) as (base, _app):
+        drv.get(base + "/")
+        wait = WebDriverWait(drv, 60)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#preset option"))
+        Select(drv.find_element(By.ID, "preset")).select_by_value("tiny")
+        drv.find_element(By.ID, "seed").send_keys("7")
+        delay = drv.find_element(By.ID, "delay")
+        delay.clear()
+        delay.send_keys("0")
+        assert Select(drv.find_element(By.ID, "seat-0")).first_selected_option.get_attribute("value") == "human"
+        assert [Select(drv.find_element(By.ID, f"seat-{i}")).first_selected_option.get_attribute("value")
+                for i in (1, 2, 3)] == ["heuristic"] * 3
+        drv.find_element(By.ID, "create").click()
+        wait.until(lambda d: "/table/" in d.current_url and decisions(d) >= 0)
+        assert "token" not in drv.current_url  # the seat's key leaves the address bar
+        table_id = drv.current_url.rsplit("/", 1)[1]
+
+        done: dict[str, int] = {}
+        for _ in range(400):
+            WebDriverWait(drv, 60, POLL).until(lambda d: result_shown(d) or d.find_elements(By.CSS_SELECTOR, "#turn.yours"))
+            if result_shown(drv):
+                break
+            before = decisions(drv)
+            if not done and drv.find_elements(By.CSS_SELECTOR, "#board rect.target"):  # the board as a person sees it
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                drv.save_screenshot(str(ARTIFACTS / "web_game_turn.png"))
+            try:
+                how = one_click(drv, sum(done.values()))
+            except FLAKY_DOM:  # the page was redrawn under the click: look again
+                continue
+            try:
+                WebDriverWait(drv, 30, POLL).until(lambda d, b=before: decisions(d) != b or result_shown(d))
+            except TimeoutException:
+                err = drv.find_element(By.ID, "error")
+                raise AssertionError(f"the click ({how}) changed nothing; page says: {err.text!r}") from None
+            done[how] = done.get(how, 0) + 1
+        else:
+            raise AssertionError("the game did not end in 400 clicks")
+        assert not drv.find_element(By.ID, "error").is_displayed()
+        res = drv.find_element(By.ID, "result")
+        shown = {k: res.get_attribute(f"data-{k}") for k in ("result", "escaped", "round", "decisions")}
+        text = res.text
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        assert drv.save_screenshot(str(ARTIFACTS / "web_game.png"))
+        drv.set_window_size(390, 844)  # a phone: one column, nothing wider than the screen
+        WebDriverWait(drv, 10).until(lambda d: d.execute_script("return window.innerWidth") <= 400)
+        assert drv.save_screenshot(str(ARTIFACTS / "web_game_phone.png"))
+        too_wide = drv.execute_script(
+            "return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > "
+            "window.innerWidth + 1).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)")
+        assert too_wide == [], f"wider than a phone's screen: {too_wide}"
+
+        # a link with a wrong token: the page says so and watches (the game is not touched)
+        drv.set_window_size(1280, 900)
+        drv.get(base + "/")  # from another page: the same page with another # would not load again
+        drv.get(f"{base}/table/{table_id}#seat=0&token=not-the-token")
+        WebDriverWait(drv, 30, POLL).until(lambda d: d.find_element(By.ID, "conn").text == "watching")
+        assert drv.find_element(By.ID, "error").get_attribute("data-code") == "bad_token"
+        assert "wrong token for seat 0" in drv.find_element(By.ID, "error").text
+
+        # the record, replayed in the page: from the table's link, then as a file picked in the lobby
+        drv.get(f"{base}/replay/{table_id}.json")
+        pos = drv.find_element(By.ID, "rp-pos")
+        WebDriverWait(drv, 30, POLL).until(lambda d: pos.text.startswith("step 0 / "))
+        body = drv.find_element(By.TAG_NAME, "body")
+        for _ in range(3):
+            body.send_keys(Keys.ARROW_RIGHT)
+        n_steps = int(pos.text.split("/ ")[1])
+        assert pos.text == f"step 3 / {n_steps}" and not result_shown(drv)
+        drv.find_element(By.ID, "rp-play").click()  # plays on by itself, two steps a second
+        WebDriverWait(drv, 30, POLL).until(lambda d: int(pos.text.split()[1]) >= 5)
+        drv.find_element(By.ID, "rp-play").click()
+        slider = drv.find_element(By.ID, "rp-slider")
+        for _ in range(n_steps):  # to the end with the keyboard on the slider, as a person would
+            slider.send_keys(Keys.ARROW_RIGHT)
+        WebDriverWait(drv, 10, POLL).until(lambda d: result_shown(d))
+        replayed = {k: drv.find_element(By.ID, "result").get_attribute(f"data-{k}") for k in shown}
+        drv.save_screenshot(str(ARTIFACTS / "web_replay.png"))
+        drv.get(base + "/")
+        WebDriverWait(drv, 30, POLL).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#preset option"))
+        drv.find_element(By.ID, "record-file").send_keys(str(tmp_path / "records" / f"{table_id}.json"))
+        WebDriverWait(drv, 30, POLL).until(lambda d: d.find_element(By.ID, "rp-pos").text == f"step 0 / {n_steps}")
+
+    rec = load_record(tmp_path / "records" / f"{table_id}.json")
+    st = replay_record(rec).final  # verifies the stored result and final state hash
+    assert shown == {"result": rec["result"]["name"], "escaped": str(rec["result"]["escaped"]),
+                     "round": str(int(st.round[0])), "decisions": str(len(rec["actions"]))}
+    assert replayed == shown and n_steps == len(rec["actions"])
+    assert text.startswith(f"Result: {rec['result']['name'].upper()} · {rec['result']['escaped']} escaped")
+    assert done.get("cell", 0) + done.get("cell+popover", 0) > 0 and done.get("rotation", 0) > 0, done
+    assert done.get("button", 0) > 0 and done.get("key 1-9", 0) + done.get("key e", 0) > 0, done
+    people = [a for a in rec["actions"] if a["player"] == "human"]
+    assert sum(done.values()) == len(people)  # every click was one recorded decision of the person
