@@ -1,0 +1,13 @@
+"""In the Cave: the competitive caving game (RULES_ITC.md) as a second environment on Sub Terra's engine."""
+
+from .config import ItcConfig, load, preset
+
+
+def env(**kwargs):
+    """The PettingZoo AEC environment (wrapped); see ``subterra_env.in_the_cave.env_aec``."""
+    from .env_aec import env as _env
+
+    return _env(**kwargs)
+
+
+__all__ = ["ItcConfig", "env", "load", "preset"]
