@@ -20,8 +20,9 @@ from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.invariants import neighbours
 
 DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
-# what it packs, in order: camera, 4 consumables, 2 ropes, 1 oxygen (8 slots)
-PACK_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 0, 4), (A.A_TAKE + 1, 2), (A.A_TAKE + 2, 1))
+# what it packs, in order: camera, raft, 5 consumables, 1 rope (8 slots)
+PACK_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 5), (A.A_TAKE + 1, 1))
+SPEED_TENTHS = 10  # AP a space, in tenths, when planning trips
 
 
 def _cells(g: np.ndarray) -> dict[tuple[int, int], int]:
@@ -29,17 +30,25 @@ def _cells(g: np.ndarray) -> dict[tuple[int, int], int]:
     return {(int(g[L.TX + t]), int(g[L.TY + t])): t for t in range(n)}
 
 
-def _bfs(g: np.ndarray, cells: dict, start: int) -> tuple[dict[int, int], dict[int, int]]:
-    """Steps from ``start`` to every tile, and the first side to leave ``start`` by on a shortest path."""
+def _bfs(g: np.ndarray, cells: dict, start: int, raft: bool = True, oxygen: bool = True,
+         ropes: int = 99) -> tuple[dict[int, int], dict[int, int]]:
+    """Steps from ``start`` to every tile the team can walk to with its equipment (water needs its raft or
+    oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by."""
     dist, first = {start: 0}, {start: -1}
     todo = deque([start])
     while todo:
         t = todo.popleft()
         for d, nb in neighbours(g, cells, t):
-            if nb not in dist:
-                dist[nb] = dist[t] + 1
-                first[nb] = d if t == start else first[t]
-                todo.append(nb)
+            if nb in dist:
+                continue
+            if g[L.TKIND + nb] == L.K_WATER and not (raft or oxygen):
+                continue
+            rise = abs(int(g[L.TDEPTH + nb]) - int(g[L.TDEPTH + t])) // 25
+            if rise and not (g[L.TROPE + t] >> d) & 1 and rise > ropes:
+                continue
+            dist[nb] = dist[t] + 1
+            first[nb] = d if t == start else first[t]
+            todo.append(nb)
     return dist, first
 
 
@@ -96,14 +105,18 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray) -> int:
             return a
     pos = int(g[L.POS + s])
     cells = _cells(g)
-    dist, first = _bfs(g, cells, pos)
-    home_dist, _ = _bfs(g, cells, 0)
+    bp = g[L.BP + s * L.NK:L.BP + (s + 1) * L.NK]
+    kit = {"raft": bp[L.E_RAFT] > 0, "oxygen": bp[L.E_OX2] + bp[L.E_OX1] > 0, "ropes": int(bp[L.E_ROPE])}
+    dist, first = _bfs(g, cells, pos, **kit)
+    home_dist, _ = _bfs(g, cells, 0, **kit)
+    if 0 not in dist:  # cut off from home with this kit: any way back (crawling where it must)
+        dist, first = _bfs(g, cells, pos)
     ap = int(P[L.PR_AP])
     ap_full = int(g[L.AP]) == ap
     cons = int(g[L.BP + s * L.NK + L.E_CONS])
 
-    def turns(steps: int) -> int:  # turns to walk ``steps`` spaces at about 1.2 AP a space
-        return -(-steps * 6 // (5 * ap))
+    def turns(steps: int) -> int:  # turns to walk ``steps`` spaces at about SPEED AP a space
+        return -(-steps * SPEED_TENTHS // (10 * ap))
 
     rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
     tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
@@ -115,7 +128,8 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray) -> int:
     if pos == 0:
         if g[L.END_TRIG] and rounds_left <= 2:
             return A.A_END if mask[A.A_END] else int(legal[0])
-        if cons < 4 and mask[A.A_PACK]:
+        if mask[A.A_PACK] and any(g[L.BP + s * L.NK + int(A.TAKE_KINDS[a - A.A_TAKE])] < want
+                                  for a, want in PACK_PLAN):
             return A.A_PACK
         if int(g[L.AP]) < 3:  # a turn that starts at home costs no upkeep: set out with full AP
             return A.A_END if mask[A.A_END] else int(legal[0])
