@@ -33,3 +33,12 @@ def test_rule_ids_named_by_tests():
     assert len(RULE_IDS) == 40
     missing = set(RULE_IDS) - named_rule_ids()
     assert missing == documented_untested(), f"untested: {sorted(missing)}"
+
+
+def test_every_setting_is_documented():
+    import dataclasses
+
+    from subterra_env.in_the_cave import ItcConfig
+
+    text = (ROOT / "docs" / "in_the_cave.md").read_text()
+    assert [f.name for f in dataclasses.fields(ItcConfig) if f"`{f.name}`" not in text] == []

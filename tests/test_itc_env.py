@@ -122,3 +122,24 @@ def test_batch_plays_the_same_as_games_alone():
         core.random_playout(alone, [s])
         assert np.array_equal(alone[0], G[i])
     assert len({G[i, L.STACK:L.STACK + 56].tobytes() for i in range(6)}) == 6
+
+
+def test_render_and_snapshots():
+    """PettingZoo's render_test (ansi and human text); get_state/set_state continue identically."""
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: env(render_mode=render_mode, initial_pack="fixed"), custom_tests={})
+    e = env(initial_pack="fixed")
+    e.reset(seed=3)
+    snap = e.unwrapped.get_state()
+    rng = np.random.default_rng(1)
+    first = []
+    for _ in range(40):
+        a = int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])))
+        first.append(a)
+        e.step(a)
+    end = e.unwrapped.G.copy()
+    e.unwrapped.set_state(snap)
+    for a in first:
+        e.step(a)
+    assert np.array_equal(e.unwrapped.G, end)
