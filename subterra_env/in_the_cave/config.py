@@ -8,9 +8,10 @@ allowed (Sub Terra's ``ConfigError``, so callers catch one type).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -119,7 +120,7 @@ class ItcConfig:
             p[L.PR_CAT_MASK + i] = SHAPES[shape]
         return p
 
-    def replace(self, **changes: Any) -> "ItcConfig":
+    def replace(self, **changes: Any) -> ItcConfig:
         return from_dict({**to_dict(self), **changes})
 
 
@@ -161,9 +162,9 @@ def _validate(c: ItcConfig) -> None:
                 _fail(f"tiles.{kind}.{shape}", n, "a count >= 0")
     if not 1 <= c.tiles_per_stack <= 30:
         _fail("tiles", c.tiles_per_stack, "1..30 tiles per stack")
-    if c.removed_per_stack is not None:
-        if not isinstance(c.removed_per_stack, int) or isinstance(c.removed_per_stack, bool):
-            raise ConfigTypeError(f"setting 'removed_per_stack'={c.removed_per_stack!r}: expected an integer or null")
+    if c.removed_per_stack is not None and (not isinstance(c.removed_per_stack, int)
+                                            or isinstance(c.removed_per_stack, bool)):
+        raise ConfigTypeError(f"setting 'removed_per_stack'={c.removed_per_stack!r}: expected an integer or null")
     if not 0 <= c.removed < c.tiles_per_stack:
         _fail("removed_per_stack", c.removed, f"0..{c.tiles_per_stack - 1} (fewer than the tiles per stack)")
     bad = sorted(set(c.fixed_pack) - set(_PACK_KINDS))

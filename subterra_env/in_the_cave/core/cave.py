@@ -12,9 +12,31 @@ from __future__ import annotations
 from subterra_env.core.catalogue import BIT, DX, DY, OPPOSITE, ROT_MASK
 
 from .jit import jit
-from .layout import (CELL_SLOTS, CELLS, K_BOULDER, K_DESCENT, K_HOME, K_SQUEEZE, K_WATER, K_WONDER, N_TILES,
-                     PR_CAT_KIND, PR_CAT_MASK, PR_CAT_SQ, PR_DEPTH_STEP, TBSIDE, TCAT, TDEPTH, TKIND, TOPEN,
-                     TROPE, TSQ, TTOKEN, TX, TY)
+from .layout import (
+    CELL_SLOTS,
+    CELLS,
+    K_BOULDER,
+    K_DESCENT,
+    K_HOME,
+    K_SQUEEZE,
+    K_WATER,
+    K_WONDER,
+    N_TILES,
+    PR_CAT_KIND,
+    PR_CAT_MASK,
+    PR_CAT_SQ,
+    PR_DEPTH_STEP,
+    TBSIDE,
+    TCAT,
+    TDEPTH,
+    TKIND,
+    TOPEN,
+    TROPE,
+    TSQ,
+    TTOKEN,
+    TX,
+    TY,
+)
 
 
 @jit

@@ -9,20 +9,84 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import (A_BOULDER, A_CAMP_ABANDON, A_CAMP_PLACE, A_CAMP_REPACK, A_CAMP_RETURN, A_CAMP_TAKE,
-                      A_CRAWL, A_DISCARD, A_DIVE, A_END, A_EXPLORE, A_FROM_CAMP, A_MOVE, A_PACK, A_PACK_DONE,
-                      A_PHOTO, A_PLACE, A_RETURN, A_REVEAL, A_TAKE, A_TO_CAMP, NUM_ACTIONS, TAKE_KINDS)
-from .jit import jit
-from .layout import ACTOR, AP, EXHAUSTED, FREE_N, OVER, P_NONE, P_PACK, P_SETUP, PEND, PR_SEATS, ROUND, RUNNING, \
-    START, STEPS
-from .packing import (act12_pack, act12_return, act12_take, act13_camp_abandon, act13_camp_exchange,
-                      act13_camp_place, act13_camp_repack, act14_discard, can_camp_abandon, can_camp_exchange,
-                      can_camp_place, can_camp_repack, can_discard, can_pack, can_return, can_take)
-from .rules import (act1_place, act1_reveal, act2_boulder, act4_move, act8_explore_water, act9_photograph,
-                    act11_crawl, can_boulder, can_crawl, can_explore_water, can_move, can_photograph, can_place,
-                    can_reveal)
-from .setup import init_game
 from subterra_env.core.rng import draw_one
+
+from .actions import (
+    A_BOULDER,
+    A_CAMP_ABANDON,
+    A_CAMP_PLACE,
+    A_CAMP_REPACK,
+    A_CAMP_RETURN,
+    A_CAMP_TAKE,
+    A_CRAWL,
+    A_DISCARD,
+    A_DIVE,
+    A_END,
+    A_EXPLORE,
+    A_FROM_CAMP,
+    A_MOVE,
+    A_PACK,
+    A_PACK_DONE,
+    A_PHOTO,
+    A_PLACE,
+    A_RETURN,
+    A_REVEAL,
+    A_TAKE,
+    A_TO_CAMP,
+    NUM_ACTIONS,
+    TAKE_KINDS,
+)
+from .jit import jit
+from .layout import (
+    ACTOR,
+    EXHAUSTED,
+    FREE_N,
+    OVER,
+    P_NONE,
+    P_PACK,
+    P_SETUP,
+    PEND,
+    PR_SEATS,
+    ROUND,
+    RUNNING,
+    START,
+    STEPS,
+)
+from .packing import (
+    act12_pack,
+    act12_return,
+    act12_take,
+    act13_camp_abandon,
+    act13_camp_exchange,
+    act13_camp_place,
+    act13_camp_repack,
+    act14_discard,
+    can_camp_abandon,
+    can_camp_exchange,
+    can_camp_place,
+    can_camp_repack,
+    can_discard,
+    can_pack,
+    can_return,
+    can_take,
+)
+from .rules import (
+    act1_place,
+    act1_reveal,
+    act2_boulder,
+    act4_move,
+    act8_explore_water,
+    act9_photograph,
+    act11_crawl,
+    can_boulder,
+    can_crawl,
+    can_explore_water,
+    can_move,
+    can_photograph,
+    can_place,
+    can_reveal,
+)
+from .setup import init_game
 from .turns import turn1_next, turn4_begin
 
 

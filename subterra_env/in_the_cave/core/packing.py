@@ -8,9 +8,31 @@ the turn's cap of free actions (setting ``max_free_actions``) so that every game
 from __future__ import annotations
 
 from .jit import jit
-from .layout import (AP, BANK, BP, CAM_LOST, CAMP, CAMP_GONE, CAMP_PACKED, CAMPC, E_CAMERA, E_OX1, E_RAFT,
-                     FIRST_PACK, FREE_N, LOST, NK, P_PACK, P_SETUP, PEND, POS, PR_BACKPACK, PR_CAMP_SLOTS,
-                     PR_LIMITED, PR_MAX_FREE, RAFT_LOST)
+from .layout import (
+    AP,
+    BANK,
+    BP,
+    CAM_LOST,
+    CAMP,
+    CAMP_GONE,
+    CAMP_PACKED,
+    CAMPC,
+    E_CAMERA,
+    E_OX1,
+    FIRST_PACK,
+    FREE_N,
+    LOST,
+    NK,
+    P_PACK,
+    P_SETUP,
+    PEND,
+    POS,
+    PR_BACKPACK,
+    PR_CAMP_SLOTS,
+    PR_LIMITED,
+    PR_MAX_FREE,
+    RAFT_LOST,
+)
 from .rules import free_to_act
 from .turns import HOME
 

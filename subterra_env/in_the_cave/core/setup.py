@@ -12,10 +12,41 @@ from subterra_env.core.rng import draw_one
 
 from .cave import add_tile
 from .jit import jit
-from .layout import (ACTOR, BANK, BP, CAMP, CELLS, CELL_SLOTS, E_CAMERA, E_OX2, E_RAFT, END_LEFT, K_BOARD, K_HOME,
-                     MAX_SEATS, NK, OVER, P_SETUP, PEND, PEND_CAT, POS, PR_BANK0, PR_FIXED, PR_FIXED_PACK, PR_NCAT,
-                     PR_REMOVE, PR_SEATS, ROUND, RUNNING, STACK, STACK_END, STACK_N, STACK_POS, START)
+from .layout import (
+    ACTOR,
+    BANK,
+    BP,
+    CAMP,
+    CELL_SLOTS,
+    CELLS,
+    E_CAMERA,
+    E_RAFT,
+    END_LEFT,
+    K_BOARD,
+    K_HOME,
+    MAX_SEATS,
+    NK,
+    OVER,
+    P_SETUP,
+    PEND,
+    PEND_CAT,
+    POS,
+    PR_BANK0,
+    PR_FIXED,
+    PR_FIXED_PACK,
+    PR_NCAT,
+    PR_REMOVE,
+    PR_SEATS,
+    ROUND,
+    RUNNING,
+    STACK,
+    STACK_END,
+    STACK_N,
+    STACK_POS,
+    START,
+)
 from .turns import turn4_begin
+
 
 @jit
 def set3_board(g, seats):

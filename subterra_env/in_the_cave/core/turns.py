@@ -8,10 +8,43 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import jit
-from .layout import (ACTOR, AP, B_CONS, BANK, BP, CAMP, CAMPC, DEPTH_TOK, E_CONS, END_LEFT, END_TRIG, ENDED,
-                     EXHAUSTED, FREE_N, LEVELS, NK, OVER, P_NONE, PEND, PEND_CAT, PEND_MASK, PHOTO, POS,
-                     PR_AP, PR_END_ROUNDS, PR_MAX_ROUNDS, PR_SEATS, ROUND, SCORE, SQ, START, TRAV, TRUNCATED,
-                     WATER, WIN)
+from .layout import (
+    ACTOR,
+    AP,
+    B_CONS,
+    BANK,
+    BP,
+    CAMP,
+    CAMPC,
+    DEPTH_TOK,
+    E_CONS,
+    END_LEFT,
+    END_TRIG,
+    ENDED,
+    EXHAUSTED,
+    FREE_N,
+    LEVELS,
+    NK,
+    OVER,
+    P_NONE,
+    PEND,
+    PEND_CAT,
+    PEND_MASK,
+    PHOTO,
+    POS,
+    PR_AP,
+    PR_END_ROUNDS,
+    PR_MAX_ROUNDS,
+    PR_SEATS,
+    ROUND,
+    SCORE,
+    SQ,
+    START,
+    TRAV,
+    TRUNCATED,
+    WATER,
+    WIN,
+)
 
 HOME = 0  # tile index of the home base
 
