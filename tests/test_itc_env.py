@@ -143,3 +143,44 @@ def test_render_and_snapshots():
     for a in first:
         e.step(a)
     assert np.array_equal(e.unwrapped.G, end)
+
+
+@pytest.mark.parametrize("settings", [
+    {"num_players": 2, "limited_bank": True, "bank_ropes": 6, "bank_oxygen": 4},
+    {"num_players": 5, "initial_pack": "fixed", "limited_bank": True},
+])
+def test_soak_random_batches(settings):
+    """A small soak: 150 random games in one batch, every invariant checked every 40 steps until all end."""
+    cfg = preset("default", max_rounds=60, **settings)
+    core = ItcCore(cfg)
+    seeds = np.arange(150) + 500
+    G = core.init(seeds)
+    for chunk in range(200):
+        core.random_playout(G, seeds + 1000 * chunk, max_steps=40)
+        for i in range(len(seeds)):
+            errs = check(G[i], cfg)
+            assert not errs, (int(seeds[i]), errs)
+        if (G[:, L.OVER] != L.RUNNING).all():
+            break
+    assert (G[:, L.OVER] != L.RUNNING).all()
+
+
+def test_mask_agrees_with_step():
+    """On positions of random games, every masked action steps (code 0) and every other one is refused (code 1)
+    with the record unchanged."""
+    cfg = preset("default", num_players=3, max_rounds=30)
+    core = ItcCore(cfg)
+    seeds = np.arange(12) + 40
+    G = core.init(seeds)
+    for chunk in range(6):
+        core.random_playout(G, seeds + 77 * chunk, max_steps=25)
+        masks = core.masks(G)
+        for i in range(len(seeds)):
+            if G[i, L.OVER] != L.RUNNING:
+                continue
+            for a in range(NUM_ACTIONS):
+                one = G[i:i + 1].copy()
+                code = core.step(one, [a])[0]
+                assert code == (0 if masks[i, a] else 1), (i, ACTION_NAMES[a])
+                if not masks[i, a]:
+                    assert np.array_equal(one[0], G[i])
