@@ -66,7 +66,9 @@ def evaluate(games: int, **settings: Any) -> dict[str, Any]:
     flo, fhi = wilson(wins, done)
     return {"games": games, "heuristic_win_rate": wins / games, "ci95": [round(lo, 4), round(hi, 4)],
             "truncated": truncated, "finished": done,
-            "win_rate_of_finished": wins / done if done else None, "ci95_of_finished": [round(flo, 4), round(fhi, 4)], "heuristic_mean_score": float(np.mean(h_scores)) if h_scores else None,
+            "win_rate_of_finished": wins / done if done else None,
+            "ci95_of_finished": [round(flo, 4), round(fhi, 4)],
+            "heuristic_mean_score": float(np.mean(h_scores)) if h_scores else None,
             "random_mean_score": float(np.mean(r_scores)) if r_scores else None,
             "heuristic_eliminated": h_out, "random_eliminated": r_out, "settings": settings}
 
