@@ -1,6 +1,7 @@
 """In the Cave: the competitive caving game (RULES_ITC.md) as a second environment on Sub Terra's engine."""
 
 from .config import ItcConfig, load, preset
+from .vector import ItcVectorEnv
 
 
 def env(**kwargs):
@@ -10,4 +11,4 @@ def env(**kwargs):
     return _env(**kwargs)
 
 
-__all__ = ["ItcConfig", "env", "load", "preset"]
+__all__ = ["ItcConfig", "ItcVectorEnv", "env", "load", "preset"]
