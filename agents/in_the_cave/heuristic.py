@@ -1,0 +1,239 @@
+"""A simple heuristic team for In the Cave: packs sensibly, explores, photographs, goes home in time.
+
+It reads the public game record (never the stacks' order, only their counts) through ``heuristic_action(g, P,
+mask)``; ``HeuristicTeam(env)`` binds it to an AEC env for the ``act(observation, mask)`` protocol. Priorities,
+in order: place a drawn tile (the placement with the most new unexplored exits); take the token of its space
+(photograph, explore water); go home when its consumables or the remaining rounds only just cover the way back
+(crawling when exhausted or short of ropes); refill at home; reveal; walk to the nearest space with an
+unexplored exit or a token it can take; end the turn.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from subterra_env.core.catalogue import ROT_MASK
+from subterra_env.in_the_cave.core import actions as A
+from subterra_env.in_the_cave.core import layout as L
+from subterra_env.in_the_cave.invariants import neighbours
+
+DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
+# what it packs, in order: camera, raft, 5 consumables, 1 rope (8 slots)
+PACK_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 5), (A.A_TAKE + 1, 1))
+SPEED_TENTHS = 10  # AP a space, in tenths, when planning trips
+
+
+def _cells(g: np.ndarray) -> dict[tuple[int, int], int]:
+    n = int(g[L.N_TILES])
+    return {(int(g[L.TX + t]), int(g[L.TY + t])): t for t in range(n)}
+
+
+def _entry_cost(g: np.ndarray, t: int, nb: int, d: int, raft: bool, oxygen: bool, ropes: int) -> int:
+    """AP to move from t into its neighbour nb through side d with this kit (R-ITC-ACT-4/5), -1 = impossible."""
+    kind = int(g[L.TKIND + nb])
+    cost = 1
+    if kind == L.K_WATER:
+        if not (raft or oxygen):
+            return -1
+        cost = 1 if raft else 2
+    elif kind == L.K_SQUEEZE:
+        cost = 1 + int(g[L.TSQ + nb])
+    rise = abs(int(g[L.TDEPTH + nb]) - int(g[L.TDEPTH + t])) // 25
+    if rise and not (g[L.TROPE + t] >> d) & 1:
+        if rise > ropes:
+            return -1
+        cost += rise
+    return cost
+
+
+def _bfs(g: np.ndarray, cells: dict, start: int, raft: bool = True, oxygen: bool = True,
+         ropes: int = 99) -> tuple[dict[int, int], dict[int, int]]:
+    """Cheapest AP from ``start`` to every tile the team can walk to with its kit (water needs its raft or
+    oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by."""
+    dist, first = {start: 0}, {start: -1}
+    heap = [(0, start)]
+    while heap:
+        c, t = heapq.heappop(heap)
+        if c > dist[t]:
+            continue
+        for d, nb in neighbours(g, cells, t):
+            step = _entry_cost(g, t, nb, d, raft, oxygen, ropes)
+            if step < 0 or (nb in dist and dist[nb] <= c + step):
+                continue
+            dist[nb] = c + step
+            first[nb] = d if t == start else first[t]
+            heapq.heappush(heap, (c + step, nb))
+    return dist, first
+
+
+def _step_toward(mask: np.ndarray, side: int, ap_full: bool) -> int | None:
+    """The action that moves through ``side``: a move, a dive, or (all AP left) a crawl."""
+    for base in (A.A_MOVE, A.A_DIVE):
+        if mask[base + side]:
+            return base + side
+    if ap_full and mask[A.A_CRAWL + side]:
+        return A.A_CRAWL + side
+    return None
+
+
+# a camp trip (the nearest goal is beyond one backpack of consumables): the camp carries 4 more, the backpack
+# camera, raft, 3 consumables and a rope (8 slots with the packed camp)
+CAMP_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 3), (A.A_TAKE + 1, 1))
+CAMP_LOAD = 4
+
+
+def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool) -> int:
+    """Exchanges toward the plan; on a camp trip also load the camp (placed on the home base) and return extra."""
+    plan = CAMP_PLAN if camp_trip else PACK_PLAN
+    if camp_trip and g[L.CAMPC + s * L.NK + L.E_CONS] < CAMP_LOAD and mask[A.A_CAMP_TAKE]:
+        return A.A_CAMP_TAKE
+    for a, want in plan:
+        k = int(A.TAKE_KINDS[a - A.A_TAKE])
+        if g[L.BP + s * L.NK + k] > want and mask[A.A_RETURN + k]:
+            return A.A_RETURN + k
+    for a, want in plan:
+        k = int(A.TAKE_KINDS[a - A.A_TAKE])
+        if g[L.BP + s * L.NK + k] < want and mask[a]:
+            return a
+    return A.A_PACK_DONE
+
+
+def _best_placement(g: np.ndarray, P: np.ndarray, mask: np.ndarray, cells: dict) -> int:
+    """The legal placement whose tile opens most sides onto empty cells (more to explore); ties: lowest id."""
+    s = int(g[L.ACTOR])
+    t = int(g[L.POS + s])
+    base = int(P[L.PR_CAT_MASK + int(g[L.PEND_CAT])])
+    best, best_n = -1, -1
+    for a in range(A.A_PLACE, A.A_PLACE + 16):
+        if not mask[a]:
+            continue
+        d, r = divmod(a - A.A_PLACE, 4)
+        x, y = int(g[L.TX + t]) + DXY[d][0], int(g[L.TY + t]) + DXY[d][1]
+        opened = int(ROT_MASK[base, r])
+        n = sum(1 for e in range(4) if (opened >> e) & 1 and (x + DXY[e][0], y + DXY[e][1]) not in cells)
+        if n > best_n:
+            best, best_n = a, n
+    return best
+
+
+def _wants(g: np.ndarray, s: int, plan: tuple) -> bool:
+    """The backpack differs from the plan."""
+    return any(g[L.BP + s * L.NK + int(A.TAKE_KINDS[a - A.A_TAKE])] != want for a, want in plan)
+
+
+def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict | None = None) -> int:
+    """The heuristic's choice for the actor of game record ``g`` (params ``P``), among ``mask``'s legal actions;
+    ``why`` (a dict), when given, receives the goal and plan behind it (for debugging)."""
+    mask = np.asarray(mask, dtype=bool)
+    legal = np.flatnonzero(mask)
+    end = A.A_END if mask[A.A_END] else int(legal[0])
+    s = int(g[L.ACTOR])
+    pend = int(g[L.PEND])
+    if pend == L.P_PLACE:
+        return _best_placement(g, P, mask, _cells(g))
+    if pend == L.P_BOULDER:
+        return int(legal[0])
+    for a in (A.A_PHOTO, A.A_EXPLORE):
+        if mask[a]:
+            return a
+    pos = int(g[L.POS + s])
+    cells = _cells(g)
+    bp = g[L.BP + s * L.NK:L.BP + (s + 1) * L.NK]
+    kit = {"raft": bp[L.E_RAFT] > 0, "oxygen": bp[L.E_OX2] + bp[L.E_OX1] > 0, "ropes": int(bp[L.E_ROPE])}
+    if pend != L.P_NONE:  # packing: plan for the full kit
+        kit = {"raft": True, "oxygen": False, "ropes": 1}
+    dist, first = _bfs(g, cells, pos, **kit)
+    home_dist, _ = _bfs(g, cells, 0, **kit)
+    if 0 not in dist:  # cut off from home with this kit: any way back (crawling where it must)
+        dist, first = _bfs(g, cells, pos)
+    ap = int(P[L.PR_AP])
+    ap_full = int(g[L.AP]) == ap
+    camp = int(g[L.CAMP + s])
+    camp_cons = int(g[L.CAMPC + s * L.NK + L.E_CONS]) if camp == L.CAMP_PACKED else 0
+    cons = int(bp[L.E_CONS]) + camp_cons  # the packed camp's consumables count: they come out on the way
+
+    def turns(cost: int) -> int:  # turns to spend ``cost`` AP walking, with SPEED tenths of slack
+        return -(-cost * SPEED_TENTHS // (10 * ap))
+
+    rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
+    tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
+    cam = bp[L.E_CAMERA] > 0 or pend != L.P_NONE
+    oxy = bp[L.E_OX2] + bp[L.E_OX1] > 0
+
+    def goal(budget: int) -> int:
+        """The nearest space worth going to whose round trip fits ``budget`` consumables and the rounds left (the
+        same test all the way, so no flip-flop): an unexplored exit (tiles left) or a token it can take."""
+        best, best_d = -1, 99
+        for (x, y), t in cells.items():
+            if t not in dist or t == pos or dist[t] >= best_d:
+                continue
+            trip = turns(dist[t] + home_dist.get(t, 99))
+            if trip > budget or trip + 1 >= rounds_left:
+                continue
+            kind = int(g[L.TKIND + t])
+            token = g[L.TTOKEN + t] and ((kind == L.K_WONDER and cam) or (kind == L.K_WATER and oxy)
+                                         or kind == L.K_SQUEEZE)
+            exits = tiles_left > 0 and kind not in (L.K_HOME, L.K_BOULDER) and any(
+                (g[L.TOPEN + t] >> d) & 1 and (x + dx, y + dy) not in cells for d, (dx, dy) in enumerate(DXY))
+            if token or exits:
+                best, best_d = t, dist[t]
+        return best
+
+    # a camp trip when nothing is in reach of one backpack but would be with the camp's load
+    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and goal(5) < 0
+                 and goal(3 + CAMP_LOAD) >= 0)
+    if pend in (L.P_SETUP, L.P_PACK):
+        return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
+    if camp == L.CAMP_PACKED and int(bp[L.E_CONS]) <= 1 and pos != 0 and camp_cons > 0:
+        return A.A_CAMP_PLACE if mask[A.A_CAMP_PLACE] else end  # unload the camp here
+    if camp == pos and pos != 0 and mask[A.A_FROM_CAMP + L.E_CONS]:
+        return A.A_FROM_CAMP + L.E_CONS
+    if camp == pos and pos != 0 and not g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK].any() \
+            and mask[A.A_CAMP_REPACK]:
+        return A.A_CAMP_REPACK  # the emptied camp comes back home for the next trip
+    need_home = turns(home_dist.get(pos, 99))
+    # strict: a goal passed the test turns(there + back) <= cons, so on arrival turns(back) <= cons holds
+    going_home = pos != 0 and (cons < need_home or rounds_left <= need_home + 1 or bool(g[L.EXHAUSTED]))
+    if going_home:
+        a = _step_toward(mask, first[0], ap_full) if 0 in first else None
+        return a if a is not None else end
+    if pos == 0:
+        if g[L.END_TRIG] and rounds_left <= 2:
+            return end
+        if camp == L.CAMP_PACKED and goal(cons) < 0 and mask[A.A_CAMP_PLACE]:
+            return A.A_CAMP_PLACE  # back from a camp trip: the camp goes down at home, to be refilled
+        if camp_trip:
+            if (g[L.CAMPC + s * L.NK + L.E_CONS] < CAMP_LOAD or _wants(g, s, CAMP_PLAN)) and mask[A.A_PACK]:
+                return A.A_PACK
+            if mask[A.A_CAMP_REPACK]:
+                return A.A_CAMP_REPACK
+        elif camp != L.CAMP_PACKED and _wants(g, s, PACK_PLAN) and mask[A.A_PACK] and \
+                any(g[L.BP + s * L.NK + int(A.TAKE_KINDS[a - A.A_TAKE])] < w for a, w in PACK_PLAN):
+            return A.A_PACK
+        if int(g[L.AP]) < 3:  # a turn that starts at home costs no upkeep: set out with full AP
+            return end
+    if mask[A.A_REVEAL]:
+        return A.A_REVEAL
+    best = goal(cons)
+    if why is not None:
+        why.update(goal=best, cons=cons, dist=dist.get(best), home=home_dist.get(best), need_home=need_home)
+    if best >= 0:  # a step it cannot afford now waits for the next turn's AP (crawling if it never can)
+        a = _step_toward(mask, first[best], ap_full)
+        return a if a is not None else end
+    if pos != 0 and pos in home_dist and 0 in first:  # nothing in reach: head home
+        a = _step_toward(mask, first[0], ap_full)
+        if a is not None:
+            return a
+    return end
+
+
+class HeuristicTeam:
+    """The heuristic bound to an AEC env of ``subterra_env.in_the_cave`` (it reads the env's public game)."""
+
+    def __init__(self, env):
+        self.env = env.unwrapped
+
+    def act(self, observation: dict | None, action_mask: np.ndarray) -> int:
+        return heuristic_action(self.env.game, self.env.core.P, action_mask)

@@ -1,0 +1,14 @@
+"""In the Cave: the competitive caving game (RULES_ITC.md) as a second environment on Sub Terra's engine."""
+
+from .config import ItcConfig, load, preset
+from .vector import ItcVectorEnv
+
+
+def env(**kwargs):
+    """The PettingZoo AEC environment (wrapped); see ``subterra_env.in_the_cave.env_aec``."""
+    from .env_aec import env as _env
+
+    return _env(**kwargs)
+
+
+__all__ = ["ItcConfig", "ItcVectorEnv", "env", "load", "preset"]
