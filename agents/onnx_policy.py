@@ -8,7 +8,10 @@ The graph is the policy's actor only: observation dict -> features extractor -> 
 (B, 90), from the raw int8 observation cast to float32 (what sb3's ``obs_to_tensor`` feeds it). The mask is applied
 outside the graph, as ``PolicyAgent`` does (illegal actions get -inf, then the argmax), so both choose the same
 action whenever their logits agree to float precision (tests/test_onnx_policy.py checks it on recorded states).
-Greedy only: the shipped team plays greedy in the play command.
+Greedy only: the shipped team plays greedy in the play command. A checkpoint trained on the heuristic's advice
+(``agents.advised_policy``) exports with a third input, ``advice`` (the one-hot of the heuristic's choice, added to
+the logits times its ``advice_scale`` inside the graph); its agent is bound to its games like ``PolicyAgent``
+(``OnnxPolicyAgent(path).bind(env)``) and computes the advice with the compiled heuristic, still without torch.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from .advice import AdvisedAgentMixin
 from .base import Observation, check_mask
 
 INPUTS = ("observation", "scalars")
+ADVICE = "advice"  # the third input of an advised checkpoint's graph
 OUTPUT = "logits"
 
 
@@ -40,11 +45,13 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
             super().__init__()
             self.policy = policy
 
-        def forward(self, observation: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        def forward(self, observation: torch.Tensor, scalars: torch.Tensor,
+                    advice: torch.Tensor | None = None) -> torch.Tensor:
             obs = {"observation": observation, "scalars": scalars}
             features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
             latent = self.policy.mlp_extractor.forward_actor(features)
-            return self.policy.action_net(latent)
+            logits = self.policy.action_net(latent)
+            return logits if advice is None else logits + self.policy.advice_scale * advice
 
     side = 2 * agent.obs_radius + 1
     space = agent.model.observation_space
@@ -55,13 +62,15 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     with torch.no_grad(), warnings.catch_warnings():
         # the TorchScript exporter: it needs no onnxscript, and this plain conv/linear graph is what it handles best
         warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(Actor().eval(), (grid, scal), str(out), input_names=list(INPUTS), output_names=[OUTPUT],
-                          dynamic_axes={"observation": {0: "batch"}, "scalars": {0: "batch"}, OUTPUT: {0: "batch"}},
+        names = list(INPUTS) + ([ADVICE] if agent.advised else [])
+        args = (grid, scal) + ((torch.zeros(1, *space[ADVICE].shape),) if agent.advised else ())
+        torch.onnx.export(Actor().eval(), args, str(out), input_names=names, output_names=[OUTPUT],
+                          dynamic_axes={**{n: {0: "batch"} for n in names}, OUTPUT: {0: "batch"}},
                           opset_version=opset, dynamo=False)
     return out
 
 
-class OnnxPolicyAgent:
+class OnnxPolicyAgent(AdvisedAgentMixin):
     """Greedy play with an exported policy (``export_onnx``): the same interface as ``PolicyAgent``."""
 
     def __init__(self, path: str | Path, threads: int = 1):
@@ -79,13 +88,15 @@ class OnnxPolicyAgent:
         except Exception as e:
             raise ValueError(f"{path} is not a loadable ONNX policy: {e}") from e
         shapes = {i.name: i.shape for i in self.session.get_inputs()}
-        if set(shapes) != set(INPUTS):
-            raise ValueError(f"{path}: inputs {sorted(shapes)}, expected {list(INPUTS)} (export_onnx's graph)")
+        if set(shapes) not in (set(INPUTS), set(INPUTS) | {ADVICE}):
+            raise ValueError(f"{path}: inputs {sorted(shapes)}, expected {list(INPUTS)} (and {ADVICE!r} for an "
+                             "advised checkpoint): export_onnx's graph")
+        self.advised = ADVICE in shapes
         self.obs_radius = (int(shapes["observation"][2]) - 1) // 2
         self.path = path
 
     def logits(self, observations: Observation) -> np.ndarray:
-        feed = {k: np.asarray(observations[k], dtype=np.float32) for k in INPUTS}
+        feed = {k: np.asarray(observations[k], dtype=np.float32) for k in INPUTS + ((ADVICE,) if self.advised else ())}
         return self.session.run([OUTPUT], feed)[0]
 
     def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
@@ -93,7 +104,7 @@ class OnnxPolicyAgent:
         if observation is None:
             raise ValueError("OnnxPolicyAgent needs the observation dict, got None")
         batch = {k: np.asarray(observation[k])[None] for k in INPUTS}
-        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
+        return int(self.act_batch(batch, np.asarray(action_mask)[None], self.bound_games())[0])
 
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: Any = None) -> np.ndarray:
@@ -102,6 +113,8 @@ class OnnxPolicyAgent:
         masks = np.asarray(action_masks, dtype=bool)
         if masks.ndim != 2 or not masks.any(axis=1).all():
             raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        if self.advised:
+            observations = {**{k: observations[k] for k in INPUTS}, ADVICE: self.advice(masks, games)}
         scores = self.logits(observations).astype(np.float64)
         return np.where(masks, scores, -np.inf).argmax(axis=1)
 

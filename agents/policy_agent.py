@@ -13,19 +13,18 @@ v1 observation (``{"observation": int8 (34, 2R+1, 2R+1), "scalars": int8 (49,)}`
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .advice import ADVICE_KEY, advice_onehot
+from .advice import ADVICE_KEY, AdvisedAgentMixin
 from .base import Observation, check_mask
 
 OBS_KEYS = ("observation", "scalars")
 
 
-class PolicyAgent:
+class PolicyAgent(AdvisedAgentMixin):
     """Plays with a saved MaskablePPO policy: greedy (argmax over legal actions) or sampled with its own seed."""
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = 0, device: str = "cpu",
@@ -53,26 +52,13 @@ class PolicyAgent:
         self.rng = np.random.default_rng(seed)
         self.path = path
         self.advised = ADVICE_KEY in self.model.observation_space.spaces
-        self.advisor: Any = None  # the bound HeuristicAgent of an advised checkpoint (bind)
-
-    def bind(self, source: Any, slot: int | None = None) -> "PolicyAgent":
-        """This policy bound to the games of ``source`` (an AEC env, a vector env, evaluate.py's games holder):
-        a new agent sharing the loaded network, which computes the heuristic's advice from those games. A
-        checkpoint without advice needs no binding; binding it is harmless."""
-        from .heuristic import HeuristicAgent
-
-        bound = copy.copy(self)
-        bound.rng = np.random.default_rng(self.rng.integers(1 << 63))
-        bound.advisor = HeuristicAgent(source, slot=slot) if self.advised else None
-        return bound
 
     def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
         check_mask(action_mask)
         if observation is None:
             raise ValueError("PolicyAgent needs the observation dict, got None")
         batch = {k: np.asarray(observation[k])[None] for k in OBS_KEYS}
-        games = None if self.advisor is None else np.array([self.advisor.view.game])
-        return int(self.act_batch(batch, np.asarray(action_mask)[None], games)[0])
+        return int(self.act_batch(batch, np.asarray(action_mask)[None], self.bound_games())[0])
 
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: np.ndarray | None = None) -> np.ndarray:
@@ -88,7 +74,7 @@ class PolicyAgent:
             raise ValueError("action_masks must be (B, 90) with a legal action in every row")
         obs = {k: np.asarray(observations[k]) for k in OBS_KEYS}
         if self.advised:
-            obs[ADVICE_KEY] = self._advice(masks, games)
+            obs[ADVICE_KEY] = self.advice(masks, games)
         with torch.no_grad():
             tensors, _ = self.policy.obs_to_tensor(obs)
             logits = self.policy.get_distribution(tensors, action_masks=masks).distribution.logits
@@ -96,16 +82,6 @@ class PolicyAgent:
         if not self.deterministic:  # Gumbel-max: a sample from softmax(logits) with this agent's own stream
             scores = scores + self.rng.gumbel(size=scores.shape)
         return np.where(masks, scores, -np.inf).argmax(axis=1)
-
-    def _advice(self, masks: np.ndarray, games: np.ndarray | None) -> np.ndarray:
-        if self.advisor is None:
-            raise ValueError(f"{self.path} was trained with the heuristic's advice (agents.advised_policy): bind "
-                             "the agent to its games first, PolicyAgent(path).bind(env)")
-        view = self.advisor.view
-        games = np.arange(len(masks)) if games is None else np.asarray(games)
-        if len(games) != len(masks):
-            raise ValueError(f"{len(masks)} mask rows but {len(games)} games")
-        return advice_onehot(self.advisor, view.core, view.state, games, masks)
 
 
 def check_observation_space(space: Any, path: Path | str = "checkpoint") -> int:

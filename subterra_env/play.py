@@ -293,7 +293,7 @@ class PolicyBot:
             try:
                 from agents.onnx_policy import OnnxPolicyAgent
 
-                self.agent: Any = OnnxPolicyAgent(path)
+                self.agent: Any = OnnxPolicyAgent(path).bind(env)  # an advised export reads the heuristic's advice
             except ImportError as e:
                 raise PlayError(f"policy .onnx bots need onnxruntime: pip install -e '.[onnx]' (missing: {e.name})"
                                 ) from None

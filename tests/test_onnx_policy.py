@@ -1,6 +1,7 @@
 """The shipped team without torch: its ONNX export (agents/shipped/team.onnx, agents.onnx_policy) chooses the same
 action as the torch policy (agents/shipped/team.zip) on a recorded set of states: every decision of heuristic-team
-games on the tiny and small caves (records made here, seeded), replayed through records.to_samples."""
+games on the tiny and small caves (seeded), with the heuristic's advice of the same games where the checkpoint
+reads it."""
 
 from __future__ import annotations
 
@@ -14,23 +15,25 @@ pytest.importorskip("onnxruntime", reason="the onnx extra: pip install -e '.[onn
 from agents.onnx_policy import OnnxPolicyAgent, export_onnx
 from subterra_env.config import preset
 from subterra_env.play import PolicyBot, Seat, SeatPlan, Session
-from subterra_env.records import to_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 ZIP, ONNX = ROOT / "agents" / "shipped" / "team.zip", ROOT / "agents" / "shipped" / "team.onnx"
 
 
-def recorded_states(radius: int) -> dict[str, np.ndarray]:
-    """Observations, masks of every decision of 4 seeded heuristic games (2 tiny, 2 small), from their records."""
-    parts = []
-    for name, seed in (("tiny", 1), ("tiny", 2), ("small", 3), ("small", 4)):
-        s = Session(preset(name), seed, SeatPlan(others=Seat("heuristic")), max_cycles=60, name=name)
-        while not s.over:
-            seat = int(s.env.state_.actor[0])
-            s.apply(s.bots[seat].act(s.env, seat), "heuristic")
-        s.record.finish(s.env.state_, truncated=s.truncated)
-        parts.append(to_samples(s.record.to_json(), obs_radius=radius))
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("observation", "scalars", "action_mask")}
+def seeded_states():
+    """Every decision of seeded heuristic-team games (8 tiny, 8 small, 40 decisions each): (vector env bound to
+    them, observations, masks) per decision, so advised checkpoints get the heuristic's advice of the same games."""
+    from agents.heuristic import HeuristicAgent
+    from subterra_env.sb3 import SubterraVecEnv
+
+    for name, seed in (("tiny", 1), ("small", 3)):
+        venv = SubterraVecEnv(8, preset(name), seed=seed, obs_radius=7, max_cycles=60)
+        heuristic = HeuristicAgent(venv)
+        obs = venv.reset()
+        for _ in range(40):
+            masks = venv.action_masks()
+            yield venv, obs, masks
+            obs, *_ = venv.step(heuristic.act_batch(None, masks))
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:
@@ -40,31 +43,39 @@ def log_softmax(x: np.ndarray) -> np.ndarray:
 
 def test_onnx_and_torch_choose_the_same_actions_on_recorded_states(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib", reason="torch's side of the comparison needs the train extra")
+    import torch
+
+    from agents.advice import ADVICE_KEY
     from agents.policy_agent import PolicyAgent
 
     torch_agent = PolicyAgent(ZIP)
     fresh = OnnxPolicyAgent(export_onnx(ZIP, tmp_path / "team.onnx"))
     shipped = OnnxPolicyAgent(ONNX)
     assert fresh.obs_radius == shipped.obs_radius == torch_agent.obs_radius == 7
-    states = recorded_states(torch_agent.obs_radius)
-    n = len(states["action_mask"])
-    assert n > 200
-    obs = {"observation": states["observation"], "scalars": states["scalars"]}
-    want = torch_agent.act_batch(obs, states["action_mask"])
-    for agent in (fresh, shipped):  # the shipped file is the export of the shipped checkpoint
-        got = agent.act_batch(obs, states["action_mask"])
-        assert (got == want).all(), f"{(got != want).sum()} of {n} decisions differ"
-        assert all(states["action_mask"][i, a] for i, a in enumerate(got))
-    import torch
-
+    assert fresh.advised == shipped.advised == torch_agent.advised  # the shipped file is the shipped checkpoint's
+    n = 0
+    for venv, obs, masks in seeded_states():
+        if n == 0 or venv is not bound_to:
+            bound_to, agents = venv, [a.bind(venv) for a in (torch_agent, fresh, shipped)]
+        want = agents[0].act_batch(obs, masks)
+        for agent in agents[1:]:
+            got = agent.act_batch(obs, masks)
+            assert (got == want).all(), f"{(got != want).sum()} of {len(want)} decisions differ"
+        assert masks[np.arange(len(want)), want].all()
+        n += len(want)
+    assert n == 640
+    # the logits themselves, on the last states
+    full = {k: obs[k] for k in ("observation", "scalars")}
+    if torch_agent.advised:
+        full[ADVICE_KEY] = agents[0].advice(masks, None)
     with torch.no_grad():
-        tensors, _ = torch_agent.policy.obs_to_tensor(obs)
+        tensors, _ = torch_agent.policy.obs_to_tensor(full)
         ref = torch_agent.policy.get_distribution(tensors).distribution.logits.numpy()
-    got = log_softmax(shipped.logits(obs))  # torch's distribution keeps normalised logits (log-probabilities)
+    got = log_softmax(shipped.logits(full))  # torch's distribution keeps normalised logits (log-probabilities)
     np.testing.assert_allclose(got, log_softmax(ref), atol=1e-4)
     # one decision through the play command's bot, as a table seats it
-    bot = PolicyBot(str(ONNX))
     s = Session(preset("tiny"), 5, SeatPlan(others=Seat("heuristic")), max_cycles=60)
+    bot = PolicyBot(str(ONNX), s.env)
     action = bot.act(s.env, int(s.env.state_.actor[0]))
     assert s.env._mask[action]
 
