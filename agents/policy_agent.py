@@ -2,13 +2,15 @@
 
     agent = PolicyAgent("runs/NAME/best.zip")            # greedy; deterministic=False samples (seeded)
     env = subterra_env.env(obs_radius=agent.obs_radius)   # observations must match the checkpoint's window
+    agent = agent.bind(env)                               # for a checkpoint trained on the heuristic's advice
     action = agent.act(obs, obs["action_mask"])
 
 Needs the ``train`` extra (torch, sb3-contrib). The mask is always applied: illegal actions get no probability,
 so the agent never returns one. A checkpoint trained with the heuristic's advice (``agents.advised_policy``; the
 shipped team is one) also reads what the heuristic would play in its game, so it is bound to its games first,
-like the heuristic: ``PolicyAgent(path).bind(env)`` (``advised`` says whether it needs that). ``obs_radius`` comes from the checkpoint's observation space, which must be the
-v1 observation (``{"observation": int8 (34, 2R+1, 2R+1), "scalars": int8 (49,)}``).
+like the heuristic: ``PolicyAgent(path).bind(env)`` (``advised`` says whether it needs that). ``obs_radius``
+comes from the checkpoint's observation space, which must be the v1 observation (``{"observation": int8 (34,
+2R+1, 2R+1), "scalars": int8 (49,)}``, plus ``advice`` for an advised checkpoint).
 """
 
 from __future__ import annotations

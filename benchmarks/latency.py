@@ -135,7 +135,7 @@ def make_bots(core: Core, table: Table, worlds: list[int], seed: int, policy: st
     heuristic = HeuristicAgent(table, threads=1)
     bots.append(Bot("heuristic", "heuristic", bound(heuristic), agent=heuristic))
     if policy:
-        bots.append(policy_bot(core, policy, seed))
+        bots.append(policy_bot(core, table, policy, seed))
     for w in sorted(set(worlds) | {DEFAULT_WORLDS}):
         search = SearchAgent(table, seed=seed, worlds=w, threads=1)
         default = w == DEFAULT_WORLDS
@@ -146,14 +146,15 @@ def make_bots(core: Core, table: Table, worlds: list[int], seed: int, policy: st
     return bots
 
 
-def policy_bot(core: Core, path: str, seed: int) -> Bot:
-    """A MaskablePPO team as the play command seats it: the acting caver's observation, then the policy."""
+def policy_bot(core: Core, table: Table, path: str, seed: int) -> Bot:
+    """A MaskablePPO team as the play command seats it: the acting caver's observation, then the policy (bound to
+    the table: a checkpoint trained on the heuristic's advice, as the shipped team is, computes it too)."""
     shipped = Path(path).resolve() == SHIPPED_TEAM.resolve()
     label = "policy (shipped team)" if shipped else f"policy ({Path(path).stem})"
     try:
         from agents.policy_agent import PolicyAgent
 
-        agent = PolicyAgent(path, deterministic=True, seed=seed, torch_threads=1)
+        agent = PolicyAgent(path, deterministic=True, seed=seed, torch_threads=1).bind(table)
     except (ImportError, FileNotFoundError) as e:
         return Bot("policy", label, status=f"not installed ({type(e).__name__}: {e})")
 
