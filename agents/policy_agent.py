@@ -97,7 +97,7 @@ def check_observation_space(space: Any, path: Path | str = "checkpoint") -> int:
     ok = (shape is not None and len(shape) == 3 and shape[0] == NUM_GRID_CHANNELS and shape[1] == shape[2]
           and shape[1] % 2 == 1 and getattr(scalars, "shape", None) == (NUM_SCALARS,)
           and grid.dtype == np.int8 and scalars.dtype == np.int8
-          and set(spaces) <= {"observation", "scalars", ADVICE_KEY})
+          and set(spaces) <= {"observation", "scalars", "action_mask", ADVICE_KEY})  # RLlib keeps the mask
     if not ok:
         raise ValueError(f"{path}: its observation space {space} is not the v1 observation "
                          f"{{'observation': int8 ({NUM_GRID_CHANNELS}, 2R+1, 2R+1), 'scalars': int8 "
