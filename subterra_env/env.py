@@ -55,7 +55,7 @@ from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .core.observe import observe
 from .core.rules import Core
 from .core.state import RUNNING, State
-from .info import game_info
+from .info import game_info, result_name
 from .rewards import DEFAULT_RESULT, TeamReward
 from .scenario import from_options
 from .spaces import observation_space, state_space
@@ -340,7 +340,9 @@ class raw_env(AECEnv):
         if self.state_ is None:
             raise RuntimeError("step() before reset(): call reset() first")
         if not self.agents:
-            raise GameOverError(f"step({action!r}) after the game ended ({self._info()['result']}): call reset()")
+            code = int(self._info()["result"])  # -1 here: truncated after max_cycles rounds
+            raise GameOverError(f"step({action!r}) after the game ended "
+                                f"({result_name(code) if code >= 0 else 'truncated'}): call reset()")
         agent = self.agent_selection
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)

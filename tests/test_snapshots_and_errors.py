@@ -153,7 +153,7 @@ def test_step_after_the_end_raises_game_over() -> None:
     for agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    with pytest.raises(GameOverError, match="call reset"):
+    with pytest.raises(GameOverError, match=r"after the game ended \(defeat\): call reset"):  # random play loses
         e.step(0)
     with pytest.raises(RuntimeError, match="reset"):
         subterra_env.raw_env().step(0)
