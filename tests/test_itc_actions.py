@@ -98,8 +98,8 @@ def test_act3_tokens_and_depth():
 
 
 def test_act4_move_costs_and_water():
-    """R-ITC-ACT-4/7/15: plain 1 AP; water needs a raft (1 AP, token stays) or a dive (2 AP + oxygen, token taken;
-    a 2-tank token turns to its 1-tank side)."""
+    """R-ITC-ACT-4, R-ITC-ACT-7, R-ITC-ACT-15: plain 1 AP; water needs a raft (1 AP, token stays) or a dive
+    (2 AP + oxygen, token taken; a 2-tank token turns to its 1-tank side)."""
     pos = Position()
     w = pos.tile(0, -2, "water", "NS")
     pos.team(0, at=N_ARM)
@@ -116,8 +116,8 @@ def test_act4_move_costs_and_water():
 
 
 def test_act4_act10_squeeze():
-    """R-ITC-ACT-4/10: entering a squeeze of difficulty 2 costs 3 AP; the first team to Move in takes its token,
-    the next pays the same and gets none."""
+    """R-ITC-ACT-4, R-ITC-ACT-10: entering a squeeze of difficulty 2 costs 3 AP; the first team to Move in takes
+    its token, the next pays the same and gets none."""
     pos = Position()
     s = pos.tile(0, -2, "squeeze", "NS", squeeze=2)
     pos.team(0, at=N_ARM)
@@ -131,7 +131,7 @@ def test_act4_act10_squeeze():
 
 
 def test_act5_act6_ropes_and_depth_tokens():
-    """R-ITC-ACT-5/6: 25 m down: 1 rope + 1 AP entry, one traverse line token, the 25 m depth token; the edge
+    """R-ITC-ACT-5, R-ITC-ACT-6: 25 m down: 1 rope + 1 AP entry, one traverse line token, the 25 m depth token; the edge
     stays roped: the next team pays only the entry, gets neither token. 50 m needs 2 ropes (3 AP)."""
     pos = Position()
     d = pos.tile(0, -2, "descent", "NS", depth=25)

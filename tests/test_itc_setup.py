@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_set1_tile3_catalogue_counts():
-    """R-ITC-SET-1, TILE-3: 4 stacks x 20 tiles; the box holds 20 plain, 12 water, 16 wonder, 16 squeeze (8/4/4),
+    """R-ITC-SET-1, R-ITC-TILE-3: 4 stacks x 20 tiles; the box holds 20 plain, 12 water, 16 wonder, 16 squeeze (8/4/4),
     16 descent, by shape 3 X, 6 T, 5 L, 4 I, 2 D per stack."""
     cat = ItcConfig().catalogue()
     assert len(cat) == 20

@@ -100,8 +100,8 @@ def test_score1_token_values():
 
 
 def test_score2_score4_majorities():
-    """R-ITC-SCORE-2/4: sole most 8, sole second 4; two tied for most 4 each; three tied nothing; tie for second
-    nothing. Score = VP + bonuses."""
+    """R-ITC-SCORE-2, R-ITC-SCORE-4: sole most 8, sole second 4; two tied for most 4 each; three tied nothing; tie
+    for second nothing. Score = VP + bonuses."""
     pos = Position(num_players=3)
     give(pos, 0, trav=3, water=2, photo=1)
     give(pos, 1, trav=2, water=2, photo=1)
