@@ -135,3 +135,35 @@ class GameBoundAgent:
         if empty.any():
             check_mask(masks[int(np.argmax(empty))])  # the clear error for a row with no legal action
         return self.decide(self.view.core, self.view.state, games, masks)
+
+
+class ObservationAgent:
+    """An agent that decides from its caver's observation (the trained policies: MaskablePPO, ONNX, RLlib, TorchRL).
+    ``act`` answers one decision through the subclass's ``act_batch``; ``checked_masks`` is the input check every
+    ``act_batch`` starts with, so all of them refuse bad input with the same messages."""
+
+    OBS_KEYS = ("observation", "scalars")
+
+    def bound_games(self) -> np.ndarray | None:
+        """The games of ``act``'s one row in a bound batch (None: unbound; ``agents.advice`` overrides it)."""
+        return None
+
+    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
+        check_mask(action_mask)
+        if observation is None:
+            raise ValueError(f"{type(self).__name__} needs the observation dict, got None")
+        batch = {k: np.asarray(observation[k])[None] for k in self.OBS_KEYS}
+        return int(self.act_batch(batch, np.asarray(action_mask)[None], self.bound_games())[0])
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: np.ndarray | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+    def checked_masks(self, observations: Observation | None, action_masks: np.ndarray) -> np.ndarray:
+        """The (B, A) bool masks; ValueError for missing observations or a row with no legal action."""
+        if observations is None:
+            raise ValueError(f"{type(self).__name__} needs the observation dict, got None")
+        masks = np.asarray(action_masks, dtype=bool)
+        if masks.ndim != 2 or not masks.any(axis=1).all():
+            raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        return masks

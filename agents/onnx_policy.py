@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .advice import AdvisedAgentMixin
-from .base import Observation, check_mask
+from .base import Observation, ObservationAgent
 
 INPUTS = ("observation", "scalars")
 ADVICE = "advice"  # the third input of an advised checkpoint's graph
@@ -70,7 +70,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     return out
 
 
-class OnnxPolicyAgent(AdvisedAgentMixin):
+class OnnxPolicyAgent(AdvisedAgentMixin, ObservationAgent):
     """Greedy play with an exported policy (``export_onnx``): the same interface as ``PolicyAgent``."""
 
     def __init__(self, path: str | Path, threads: int = 1):
@@ -99,20 +99,9 @@ class OnnxPolicyAgent(AdvisedAgentMixin):
         feed = {k: np.asarray(observations[k], dtype=np.float32) for k in INPUTS + ((ADVICE,) if self.advised else ())}
         return self.session.run([OUTPUT], feed)[0]
 
-    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
-        check_mask(action_mask)
-        if observation is None:
-            raise ValueError("OnnxPolicyAgent needs the observation dict, got None")
-        batch = {k: np.asarray(observation[k])[None] for k in INPUTS}
-        return int(self.act_batch(batch, np.asarray(action_mask)[None], self.bound_games())[0])
-
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: Any = None) -> np.ndarray:
-        if observations is None:
-            raise ValueError("OnnxPolicyAgent needs the observation dict, got None")
-        masks = np.asarray(action_masks, dtype=bool)
-        if masks.ndim != 2 or not masks.any(axis=1).all():
-            raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        masks = self.checked_masks(observations, action_masks)
         if self.advised:
             observations = {**{k: observations[k] for k in INPUTS}, ADVICE: self.advice(masks, games)}
         scores = self.logits(observations).astype(np.float64)

@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 
 from .advice import ADVICE_KEY, AdvisedAgentMixin
-from .base import Observation, check_mask
+from .base import Observation, ObservationAgent
 
-OBS_KEYS = ("observation", "scalars")
+OBS_KEYS = ObservationAgent.OBS_KEYS
 
 
-class PolicyAgent(AdvisedAgentMixin):
+class PolicyAgent(AdvisedAgentMixin, ObservationAgent):
     """Plays with a saved MaskablePPO policy: greedy (argmax over legal actions) or sampled with its own seed."""
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = 0, device: str = "cpu",
@@ -55,13 +55,6 @@ class PolicyAgent(AdvisedAgentMixin):
         self.path = path
         self.advised = ADVICE_KEY in self.model.observation_space.spaces
 
-    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
-        check_mask(action_mask)
-        if observation is None:
-            raise ValueError("PolicyAgent needs the observation dict, got None")
-        batch = {k: np.asarray(observation[k])[None] for k in OBS_KEYS}
-        return int(self.act_batch(batch, np.asarray(action_mask)[None], self.bound_games())[0])
-
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: np.ndarray | None = None) -> np.ndarray:
         """One action per row; ``observations`` is the observation dict with a leading batch axis (other keys,
@@ -69,11 +62,7 @@ class PolicyAgent(AdvisedAgentMixin):
         in the bound batch (None: every game of it, in order)."""
         import torch
 
-        if observations is None:
-            raise ValueError("PolicyAgent needs the observation dict, got None")
-        masks = np.asarray(action_masks, dtype=bool)
-        if masks.ndim != 2 or not masks.any(axis=1).all():
-            raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        masks = self.checked_masks(observations, action_masks)
         obs = {k: np.asarray(observations[k]) for k in OBS_KEYS}
         if self.advised:
             obs[ADVICE_KEY] = self.advice(masks, games)

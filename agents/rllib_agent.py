@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Observation, check_mask
+from .base import Observation, ObservationAgent
 
 SHARED_POLICY = "shared"  # subterra_env.rllib.SHARED_POLICY (not imported: that module needs Ray)
 MODULE_SUBDIR = Path("learner_group", "learner", "rl_module")
@@ -120,7 +120,7 @@ def _quiet_rllib() -> Iterator[None]:
             log.removeFilter(quiet)
 
 
-class RLlibAgent:
+class RLlibAgent(ObservationAgent):
     """Plays with the shared RLModule of an RLlib checkpoint: greedy (argmax over legal actions) or sampled with
     its own seed."""
 
@@ -173,24 +173,13 @@ class RLlibAgent:
         self.rng = np.random.default_rng(seed)
         self.label = f"rllib:{checkpoint_label(self.path)}"
 
-    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
-        check_mask(action_mask)
-        if observation is None:
-            raise ValueError("RLlibAgent needs the observation dict, got None")
-        batch = {k: np.asarray(observation[k])[None] for k in ("observation", "scalars")}
-        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
-
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: np.ndarray | None = None) -> np.ndarray:
         """One action per row; ``observations`` is the observation dict with a leading batch axis (its
         ``action_mask`` key, if any, is ignored: ``action_masks`` is the mask)."""
         import torch
 
-        if observations is None:
-            raise ValueError("RLlibAgent needs the observation dict, got None")
-        masks = np.asarray(action_masks, dtype=bool)
-        if masks.ndim != 2 or not masks.any(axis=1).all():
-            raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        masks = self.checked_masks(observations, action_masks)
         grid, scalars = np.asarray(observations["observation"]), np.asarray(observations["scalars"])
         width = 2 * self.obs_radius + 1
         if grid.ndim != 4 or grid.shape[-2:] != (width, width) or len(grid) != len(masks):

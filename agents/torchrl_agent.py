@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .base import Observation, check_mask
+from .base import Observation, ObservationAgent
 
 MAX_VALUE = 127  # int8 observations are in 0..127
 CHECKPOINT_FORMAT = "subterra-torchrl-policy-v1"
@@ -83,7 +83,7 @@ def load_policy(path: str | Path) -> tuple[SubterraNet, dict[str, Any]]:
     return net, ckpt
 
 
-class TorchRLAgent:
+class TorchRLAgent(ObservationAgent):
     """Plays with a saved TorchRL actor: greedy (argmax over legal actions) or sampled with its own seed."""
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = 0,
@@ -99,21 +99,10 @@ class TorchRLAgent:
         self.path = Path(path)
         self.label = f"torchrl:{self.path.parent.name}/{self.path.stem}"
 
-    def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
-        check_mask(action_mask)
-        if observation is None:
-            raise ValueError("TorchRLAgent needs the observation dict, got None")
-        batch = {k: np.asarray(observation[k])[None] for k in ("observation", "scalars")}
-        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
-
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
                   games: np.ndarray | None = None) -> np.ndarray:
         """One action per row of the (B, 90) masks; ``observations`` has a leading batch axis."""
-        if observations is None:
-            raise ValueError("TorchRLAgent needs the observation dict, got None")
-        masks = np.asarray(action_masks, dtype=bool)
-        if masks.ndim != 2 or not masks.any(axis=1).all():
-            raise ValueError("action_masks must be (B, 90) with a legal action in every row")
+        masks = self.checked_masks(observations, action_masks)
         grid = np.asarray(observations["observation"])
         if grid.shape[1:] != self.net.grid_shape or len(grid) != len(masks):
             raise ValueError(f"observations['observation'] has shape {grid.shape}: this checkpoint reads "
