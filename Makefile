@@ -57,11 +57,11 @@ eval-search: $(STAMP)
 # You play one caver beside three bot teammates on the tiny cave; SEED=.. ARGS="--human scout --delay 1" to vary.
 SEED ?= 7
 play: $(STAMP)
-	$(BIN)/python -m subterra_env.play --config configs/tiny.yaml --seed $(SEED) $(ARGS)
+	$(BIN)/python -m subterra_game.play --config configs/tiny.yaml --seed $(SEED) $(ARGS)
 
 # The browser table: installs what it needs, serves on http://127.0.0.1:8765/ and opens it; ARGS="--port 8000".
 serve: $(STAMP)
-	$(BIN)/python -m subterra_env.web --open $(ARGS)
+	$(BIN)/python -m subterra_game.web --open $(ARGS)
 
 # Everything: the main suite, then the RLlib tests in their own venv.
 test: test-main test-rllib

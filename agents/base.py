@@ -21,6 +21,7 @@ import numpy as np
 
 from subterra_env.core.rules import Core
 from subterra_env.core.state import State
+from subterra_env.info import game_info
 
 Observation = dict[str, np.ndarray]
 
@@ -74,7 +75,7 @@ class GameView:
     def cards_left(self, g: int) -> int:
         """Hazard cards still in the deck of game g (public count)."""
         st = self.state
-        return int((st.deck[g] >= 0).sum() - st.deck_pos[g])
+        return game_info(st, g)["hazard_cards_left"]
 
 
 def _holder(source: Any) -> Any:

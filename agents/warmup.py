@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
 
 from subterra_env import warmup
 from subterra_env.config import preset

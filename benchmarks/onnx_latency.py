@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 from agents.onnx_policy import OnnxPolicyAgent
 from agents.policy_agent import PolicyAgent
 from subterra_env.config import preset
-from subterra_env.play import Seat, SeatPlan, Session
-from subterra_env.records import to_samples
+from subterra_game.play import Seat, SeatPlan, Session
+from subterra_game.records import to_samples
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -87,7 +87,7 @@ async def run(args: argparse.Namespace) -> dict:
         log = Path(data) / "server.log"
         with log.open("w") as err:  # started once, before anything is timed
             server = subprocess.Popen(  # noqa: ASYNC220
-                [sys.executable, "-m", "subterra_env.web", "--port", str(port), "--data", data], cwd=ROOT, env=env,
+                [sys.executable, "-m", "subterra_game.web", "--port", str(port), "--data", data], cwd=ROOT, env=env,
                 stdout=subprocess.DEVNULL, stderr=err)
         base = f"http://127.0.0.1:{port}"
         try:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from web_roundtrip import free_port
 
-from subterra_env.records import RecordError, load_record, replay_record
+from subterra_game.records import RecordError, load_record, replay_record
 
 
 def rss_mb(pid: int) -> float:
@@ -92,7 +92,7 @@ async def run(args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix="subterra-soak-") as data:
         with (Path(data) / "server.log").open("w") as err:
             server = subprocess.Popen(  # noqa: ASYNC220
-                [sys.executable, "-m", "subterra_env.web", "--port", str(port), "--data", data], cwd=ROOT, env=env,
+                [sys.executable, "-m", "subterra_game.web", "--port", str(port), "--data", data], cwd=ROOT, env=env,
                 stdout=subprocess.DEVNULL, stderr=err)
         base = f"http://127.0.0.1:{port}"
         try:

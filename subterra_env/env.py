@@ -41,7 +41,6 @@ Version history:
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,12 +52,13 @@ from pettingzoo.utils import wrappers
 from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
 from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .core.observe import observe
-from .core.rules import Core
-from .core.state import RUNNING, State
-from .info import game_info, result_name
-from .rewards import DEFAULT_RESULT, TeamReward
-from .scenario import from_options
+from .core.state import State
+from .episode import Episodes, GameOverError, SlotSnapshot, check_action_id, config_diff
+from .rewards import DEFAULT_RESULT
 from .spaces import observation_space, state_space
+
+__all__ = ["raw_env", "env", "EnvSnapshot", "GameOverError", "IllegalActionError", "StrictOrderWrapper",
+           "UnknownAgentError", "check_action_id", "seat_names"]
 
 
 class UnknownAgentError(KeyError):
@@ -136,10 +136,6 @@ class EnvSnapshot:
     config: GameConfig
 
 
-class GameOverError(RuntimeError):
-    """step() after every caver has left the finished game: reset() starts a new one."""
-
-
 class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, except that stepping a finished game raises GameOverError, not a warning."""
 
@@ -182,8 +178,6 @@ class raw_env(AECEnv):
         self.agent_names = agent_names
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
-        if not isinstance(max_cycles, int) or max_cycles < 1:
-            raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
         for name, radius in (("obs_radius", obs_radius), ("state_radius", state_radius)):
             if not isinstance(radius, int) or not 1 <= radius <= 20:
                 raise ValueError(f"{name}={radius!r}: expected an integer in 1..20")
@@ -191,9 +185,13 @@ class raw_env(AECEnv):
         self.max_cycles = max_cycles
         self.obs_radius = obs_radius
         self.state_radius = state_radius
-        self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
-                                      reward_tile)
-        self.core = Core(self.config)
+        # One game (slot 0) of the episode layer: it checks actions, steps, rewards, ends and truncates the game;
+        # this class adds the agents' names, turns and observations. Unseeded resets draw fresh entropy.
+        self.episodes = Episodes(1, self.config, max_cycles=max_cycles, reward_result=reward_result,
+                                 reward_escape=reward_escape, reward_health=reward_health, reward_tile=reward_tile,
+                                 autoreset=False, seed=None)
+        self.core = self.episodes.core
+        self.team_reward = self.episodes.team_reward
         if agent_names == "seat":
             self.possible_agents = seat_names(self.config.num_cavers)
         else:
@@ -203,7 +201,6 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = state_space(state_radius)
-        self._seed_rng = np.random.default_rng()
         self.state_: State | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -223,12 +220,12 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new game; ``options={"scenario": text}`` starts from a scenario map instead (``subterra_env.scenario``:
-        a position from a bug report, a curriculum stage), its dice from the text's ``seed:`` line (default 0)."""
-        scripted = from_options(options, self.core, self.config.num_cavers if self.agent_names == "seat" else None)
+        a position from a bug report, a curriculum stage), its dice from the text's ``seed:`` line, else from the
+        env's seed stream (as any new game)."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-        game_seed = int(self._seed_rng.integers(0, 2**62))
-        self.state_ = self.core.init(np.array([game_seed])) if scripted is None else scripted
+            self.episodes.seed([seed])
+        self.episodes.reset(options, seats=None if self.agent_names == "caver" else self.config.num_cavers)
+        self.state_ = self.episodes.state
         self._after_change(first=True)
 
     def _after_change(self, first: bool = False) -> None:
@@ -241,10 +238,7 @@ class raw_env(AECEnv):
             self._cumulative_rewards = {a: 0.0 for a in self.agents}
             self.terminations = {a: False for a in self.agents}
             self.truncations = {a: False for a in self.agents}
-            self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        self._mask = self.core.legal_mask(st)[0]
-        over = st.result[0] != RUNNING
-        truncated = not over and int(st.round[0]) > self.max_cycles
+        over, truncated = bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0])
         info = self._info()
         self.infos = {a: dict(info) for a in self.agents}
         if over or truncated:
@@ -254,7 +248,7 @@ class raw_env(AECEnv):
             self.agent_selection = self.agents[0] if self.agents else None
         else:
             self.agent_selection = self._seat_names[int(st.actor[0])]
-        self._set_absent(info, bool(over), bool(truncated))
+        self._set_absent(info, over, truncated)
 
     def _set_absent(self, info: dict, over: bool, truncated: bool) -> None:
         """The neutral entries of possible agents not seated in this game: no reward, the game's flags and info."""
@@ -267,7 +261,14 @@ class raw_env(AECEnv):
         return [CAVER_NAMES[r - 1] for r in self.state_.c_rank[0]]
 
     def _info(self) -> dict[str, Any]:
-        return game_info(self.state_, 0)
+        return self.episodes.game_info(0)
+
+    @property
+    def legal_mask(self) -> np.ndarray:
+        """(A,) bool: the acting caver's legal actions now (the episode layer's row: read it, copy it to keep it)."""
+        if self.state_ is None:
+            raise RuntimeError("legal_mask before reset(): call reset() first")
+        return self.episodes.mask[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The caver's observation; for a possible agent not seated in this game, the empty observation (all
@@ -280,7 +281,7 @@ class raw_env(AECEnv):
             return self.empty_observation()
         grid, scalars = observe(self.core.cat, self.state_, np.array([seat], dtype=np.int64), self.obs_radius)
         acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
-        mask = self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = self.episodes.mask[0].astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": grid[0], "scalars": scalars[0], "action_mask": mask}
 
     def empty_observation(self) -> dict[str, np.ndarray]:
@@ -304,7 +305,7 @@ class raw_env(AECEnv):
         if self.state_ is None:
             raise RuntimeError("get_state() before reset(): call reset() first")
         return EnvSnapshot(
-            game=self.state_.copy(), seed_stream=copy.deepcopy(self._seed_rng.bit_generator.state),
+            game=self.state_.copy(), seed_stream=self.episodes.get_state(0).seed_stream,
             agent_selection=self.agent_selection, agents=tuple(self.agents), rewards=dict(self.rewards),
             cumulative_rewards=dict(self._cumulative_rewards), terminations=dict(self.terminations),
             truncations=dict(self.truncations), config=self.config)
@@ -315,10 +316,9 @@ class raw_env(AECEnv):
             raise TypeError(f"set_state expects an EnvSnapshot from get_state(), got {type(snapshot).__name__}")
         if snapshot.config != self.config:
             raise ValueError("set_state: the snapshot comes from a game with other settings "
-                             f"(differing: {_config_diff(snapshot.config, self.config)})")
-        self.state_ = snapshot.game.copy()
-        self._seed_rng = np.random.default_rng()
-        self._seed_rng.bit_generator.state = copy.deepcopy(snapshot.seed_stream)
+                             f"(differing: {config_diff(snapshot.config, self.config)})")
+        self.episodes.set_state(0, SlotSnapshot(snapshot.game, snapshot.seed_stream, snapshot.config))
+        self.state_ = self.episodes.state
         self.agents = list(snapshot.agents)
         self._seat_names = self._names()
         self._seat = {n: s for s, n in enumerate(self._seat_names)}
@@ -326,54 +326,33 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict(snapshot.cumulative_rewards)
         self.terminations = dict(snapshot.terminations)
         self.truncations = dict(snapshot.truncations)
-        self._mask = self.core.legal_mask(self.state_)[0]
         self.infos = {a: self._info() for a in self.agents}
         self.agent_selection = snapshot.agent_selection
-        over = bool(self.state_.result[0] != RUNNING)
-        self._set_absent(self._info(), over, not over and int(self.state_.round[0]) > self.max_cycles)
+        self._set_absent(self._info(), bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0]))
 
     def legal_actions(self) -> list[str]:
         """Names of the acting caver's legal actions (for people and debugging)."""
-        return [ACTION_NAMES[i] for i in np.flatnonzero(self._mask)]
+        return [ACTION_NAMES[i] for i in np.flatnonzero(self.legal_mask)]
 
     def step(self, action: int | None) -> None:
         if self.state_ is None:
             raise RuntimeError("step() before reset(): call reset() first")
         if not self.agents:
-            code = int(self._info()["result"])  # -1 here: truncated after max_cycles rounds
-            raise GameOverError(f"step({action!r}) after the game ended "
-                                f"({result_name(code) if code >= 0 else 'truncated'}): call reset()")
+            raise GameOverError(f"step({action!r}) after the game ended ({self.episodes.outcome(0)}): call reset()")
         agent = self.agent_selection
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)
             return
-        action = self._check_action(agent, action)
-        st = self.state_
-        before = self.team_reward.snapshot(st)
-        self.core.step(st, np.array([action], dtype=np.int64), check=False)  # _check_action used the mask
-        reward = float(self.team_reward(before, st)[0])
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: float(reward) for a in self.agents}
+        action = self.episodes.check_action(action, 0, agent)
+        reward = float(self.episodes.step(np.array([action], dtype=np.intp), checked=True).reward[0])
+        cumulative = self._cumulative_rewards
+        cumulative[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, reward)
         self._after_change()
-        self._accumulate_rewards()
+        for a in self.agents:  # AECEnv._accumulate_rewards, without its per-agent property lookups
+            cumulative[a] += reward
         if self.render_mode == "human":
             self.render()
-
-    def _check_action(self, agent: str, action: Any) -> int:
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS \
-                and self._mask[action]:
-            return int(action)  # the common case, without building the list of legal names
-        legal = self.legal_actions()
-        if action is None:
-            raise IllegalActionError(f"{agent} is acting and must choose an action, got None; legal: {legal}")
-        a = check_action_id(action, f" for {agent}", f"; legal: {legal}", IllegalActionError)
-        if not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(f"action {a} for {agent} is out of range 0..{NUM_ACTIONS - 1}; legal: {legal}")
-        if not self._mask[a]:
-            raise IllegalActionError(
-                f"action {a} ({ACTION_NAMES[a]!r}) is not legal for {agent} now; legal: "
-                + ", ".join(f"{i} ({ACTION_NAMES[i]!r})" for i in np.flatnonzero(self._mask)))
-        return a
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -390,26 +369,6 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
-
-
-def check_action_id(action: Any, who: str = "", legal: str = "", error: type = ValueError) -> int:
-    """One action id from a Python or numpy integer, or an integer array of shape (); floats (even 3.0), bools,
-    strings, NaN and arrays of other shapes are refused (``error`` naming the action), never cast. Returns it
-    as an int (the range is not checked here)."""
-    arr = np.asarray(action) if not isinstance(action, str) else None
-    if arr is None or arr.dtype == bool or arr.dtype == object or not (
-            np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise error(f"action {action!r}{who} is not an integer id{legal}")
-    if arr.shape != ():
-        raise error(f"action {action!r}{who} of shape {arr.shape} is not a single integer id{legal}")
-    if np.issubdtype(arr.dtype, np.floating):
-        raise error(f"action {action!r}{who} is a float, not a single integer id (pass an int){legal}")
-    return int(arr)
-
-
-def _config_diff(a: GameConfig, b: GameConfig) -> str:
-    da, db = to_dict(a), to_dict(b)
-    return ", ".join(k for k in da if da[k] != db.get(k)) or "none"
 
 
 def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:

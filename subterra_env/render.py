@@ -42,6 +42,7 @@ import numpy as np
 from .config import CAVER_NAMES, SHAPES, TILE_TYPES, GameConfig
 from .core.catalogue import BIT, CARD_NAMES, DIR_NAMES, DX, DY, build
 from .core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RESULT_NAMES, RUNNING, State
+from .info import game_info
 
 Colour = tuple[int, int, int]
 
@@ -193,7 +194,7 @@ def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
         mark = ">" if s == actor else " "
         lines.append(f" {mark} seat {s}: {CAVER_NAMES[rank - 1]:<9} rank {rank} "
                      f"health {int(st.c_hp[b, s])}/{int(st.c_max[b, s])}  {_caver_status(st, b, s)}")
-    cards_left = int((st.deck[b] >= 0).sum()) - int(st.deck_pos[b])
+    cards_left = game_info(st, b)["hazard_cards_left"]
     last = int(st.last_card[b])
     lines.append(f"hazard cards left {cards_left} | last hazard: {CARD_NAMES[last] if last >= 0 else '-'} | "
                  f"tiles left {st.stack.shape[1] - int(st.stack_pos[b])} | ropes left {int(st.ropes_left[b])} | "
@@ -424,7 +425,7 @@ def _status_strip(st: State, b: int, cfg: GameConfig | None, draw: Any, y: int, 
         turn = "game over"
     draw.text((10, y), _fit(draw, f"Round {int(st.round[b])}   {turn}", body, max_w), fill=TEXT_COLOUR, font=body)
     y += lh
-    cards_left = int((st.deck[b] >= 0).sum()) - int(st.deck_pos[b])
+    cards_left = game_info(st, b)["hazard_cards_left"]
     last = int(st.last_card[b])
     counters = (f"hazard cards left {cards_left}    tiles left {st.stack.shape[1] - int(st.stack_pos[b])}    "
                 f"ropes {int(st.ropes_left[b])}    horrors {int((st.h_tile[b] >= 0).sum())}    "
@@ -459,7 +460,7 @@ def _status_strip(st: State, b: int, cfg: GameConfig | None, draw: Any, y: int, 
     y += ((st.num_seats + per_row - 1) // per_row) * lh
     if st.result[b] != RUNNING:
         res = RESULT_NAMES[int(st.result[b])]
-        escaped = int(((st.c_tile[b] == st.exit_tile[b]) & (st.exit_tile[b] >= 0)).sum())
+        escaped = game_info(st, b)["escaped"]
         draw.text((10, y + 4), f"RESULT: {res.upper()}  ({escaped} of {st.num_seats} cavers escaped)",
                   fill=MEDAL_COLOURS[res], font=big)
     return y + 2 * lh

@@ -35,6 +35,7 @@ class TeamReward:
             raise ValueError(f"reward_result={self.result!r}: four values for defeat, bronze, silver, gold")
         # The end-of-game reward by result code + 1 (index 0: the game runs on): one lookup per step.
         object.__setattr__(self, "_by_result", np.array((0.0,) + tuple(self.result), dtype=np.float64))
+        object.__setattr__(self, "by_result32", self._by_result.astype(np.float32))  # the episode layer's kernel
 
     @property
     def shaped(self) -> bool:
@@ -49,8 +50,9 @@ class TeamReward:
 
     def __call__(self, before: np.ndarray | None, st: State) -> np.ndarray:
         """(B,) float32 team reward of the step that led from `before` (a snapshot) to st."""
-        r = self._by_result[st.result.astype(np.intp) + 1]
-        if before is not None:
-            delta = self.snapshot(st) - before
-            r = r - self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
+        if before is None:
+            return self.by_result32[st.result + 1]
+        r = self._by_result[st.result + 1]
+        delta = self.snapshot(st) - before
+        r = r - self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
         return r.astype(np.float32)

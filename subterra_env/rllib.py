@@ -46,7 +46,8 @@ except ImportError as e:  # name the extra rather than a missing module deep ins
     raise ImportError(f"subterra_env.rllib needs Ray RLlib and torch ({e}): pip install torch==2.13.0, then "
                       "pip install -e '.[distributed]'") from e
 
-from .env import check_action_id, raw_env
+from .env import raw_env
+from .episode import check_action_id
 
 SHARED_POLICY = "shared"
 RLLIB_ENV_KEYS = ("illegal_action", "illegal_reward")
@@ -87,7 +88,7 @@ class SubterraMultiAgentEnv(MultiAgentEnv):
         if actor not in action_dict:
             raise ValueError(f"step({sorted(action_dict)}): {actor} is to act; pass an action for {actor!r}")
         action = check_action_id(action_dict[actor], f" for {actor}")  # floats, bools, arrays: ValueError
-        if self.illegal_action == "penalise" and 0 <= action < len(env._mask) and not env._mask[action]:
+        if self.illegal_action == "penalise" and 0 <= action < len(env.legal_mask) and not env.legal_mask[action]:
             self.illegal_actions += 1
             info = {**env.infos[actor], "illegal_action": 1}
             return ({actor: env.observe(actor)}, {a: self.illegal_reward if a == actor else 0.0 for a in self.agents},

@@ -16,8 +16,6 @@ autoreset ones, draws its seed from that stream, so a slot's sequence of games i
 
 from __future__ import annotations
 
-import copy
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,23 +23,20 @@ import gymnasium
 import numpy as np
 
 from .config import GameConfig, from_dict, to_dict
-from .core import rng
 from .core.actions import NUM_ACTIONS
 from .core.observe import NUM_SCALARS, observe
-from .core.rules import Core
-from .core.state import RUNNING, State
-from .info import INFO_KEYS, batch_info, game_info
-from .rewards import DEFAULT_RESULT, TeamReward
-from .scenario import from_options, names_seed
+from .episode import EPISODE_KEYWORDS, Episodes, SlotSnapshot
 from .spaces import grid_shape, observation_space
 
+__all__ = ["BatchedGames", "BatchStep", "SlotSnapshot", "SubterraVectorEnv", "VECTOR_KEYWORDS"]
+
 # BatchedGames' own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
-VECTOR_KEYWORDS = ("num_envs", "config", "obs_radius", "max_cycles", "reward_result", "reward_escape",
-                   "reward_health", "reward_tile", "copy_obs", "threads")
+VECTOR_KEYWORDS = ("num_envs", "config", "obs_radius", "copy_obs") + EPISODE_KEYWORDS
 
 
-class BatchedGames:
-    """num_envs games with autoreset, team rewards, observations and masks of the acting cavers.
+class BatchedGames(Episodes):
+    """The episode layer (``subterra_env.episode.Episodes``: seeds, masks, action checks, rewards, terminated and
+    truncated, infos, snapshots, same-step autoreset) plus the acting cavers' observations, for the vector envs.
 
     ``interface_keys``: the keywords of the interface built on it (SB3's ``seed``, ...), listed beside the game
     settings when an unknown keyword is passed.
@@ -53,108 +48,55 @@ class BatchedGames:
     then copies it into its buffer).
 
     ``threads``: numba threads for the rules and observations (None: every core; 1: one thread, which is best
-    when other processes already use the cores, e.g. one process per env runner)."""
+    when other processes already use the cores, e.g. one process per env runner). ``autoreset=False``: a finished
+    game waits for ``reset`` (the single-agent adapter)."""
 
     def __init__(self, num_envs: int, config: GameConfig | None = None, *, obs_radius: int = 7,
-                 max_cycles: int = 200, reward_result: tuple[float, float, float, float] = DEFAULT_RESULT,
-                 reward_escape: float = 0.0, reward_health: float = 0.0, reward_tile: float = 0.0,
-                 copy_obs: bool = True, threads: int | None = None, interface_keys: tuple[str, ...] = (),
+                 copy_obs: bool = True, autoreset: bool = True, interface_keys: tuple[str, ...] = (),
                  **settings: Any):
-        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r}: expected a positive integer")
-        if not isinstance(max_cycles, int) or max_cycles < 1:
-            raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
         if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
             raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
+        if not isinstance(copy_obs, bool):
+            raise TypeError(f"copy_obs={copy_obs!r}: expected True or False")
+        episode = {k: settings.pop(k) for k in EPISODE_KEYWORDS if k in settings}
         if settings:
             config = from_dict({**(to_dict(config) if config else {}), **settings},
                                env_keys=VECTOR_KEYWORDS + tuple(interface_keys))
-        self.config = config or GameConfig()
-        self.core = Core(self.config, threads=threads)
+        super().__init__(num_envs, config, autoreset=autoreset, **episode)
         self.num_envs = num_envs
         self.render_mode = None
         self.obs_radius = obs_radius
-        self.max_cycles = max_cycles
-        self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
-                                      reward_tile)
         self.observation_space = observation_space(obs_radius)
-        self._slot_rngs = [np.random.default_rng([0, i]) for i in range(num_envs)]
-        self.state: State = self.core.init(self._next_seeds(np.arange(num_envs)))
-        if not isinstance(copy_obs, bool):
-            raise TypeError(f"copy_obs={copy_obs!r}: expected True or False")
         self.copy_obs = copy_obs
         # Two observation buffers used in turn (see copy_obs); _grid / _scalars name the current one.
         self._buffers = [(np.zeros((num_envs, *grid_shape(obs_radius)), dtype=np.int8),
                           np.zeros((num_envs, NUM_SCALARS), dtype=np.int8)) for _ in range(2)]
         self._grid, self._scalars = self._buffers[0]
         self._no_finals = (np.zeros((0, *grid_shape(obs_radius)), dtype=np.int8), np.zeros((0, NUM_SCALARS), np.int8))
-        self._own_mask = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
-        self._mask = self._own_mask
-        self._reset_episode_stats(np.arange(num_envs))
-        self._t0 = time.perf_counter()
-        self._ready = False  # reset() (or set_state) has computed observations and masks
 
-    def _reset_episode_stats(self, slots: np.ndarray) -> None:
-        if not hasattr(self, "_ep_return"):
-            self._ep_return = np.zeros(self.num_envs)
-            self._ep_length = np.zeros(self.num_envs, dtype=np.int64)
-        self._ep_return[slots] = 0.0
-        self._ep_length[slots] = 0
-
-    def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
-        return np.array([self._slot_rngs[i].integers(0, 2**62) for i in slots], dtype=np.int64)
-
-    def seed(self, seed: int | list[int] | None) -> None:
-        """Seed every slot: slot i from the stream (seed, i), or from seed[i] alone when a list is given."""
-        if isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != self.num_envs:
-                raise ValueError(f"{len(seed)} seeds for {self.num_envs} slots")
-            self._slot_rngs = [np.random.default_rng([int(s)]) for s in seed]
-        else:
-            self._slot_rngs = [np.random.default_rng(None if seed is None else [int(seed), i])
-                               for i in range(self.num_envs)]
-
-    def reset(self, options: dict | None = None) -> dict[str, np.ndarray]:
-        """New games in every slot; ``options={"scenario": text}`` starts every slot from that scenario map (each
-        slot with its own dice stream from its seeds, unless the text fixes one with ``seed:``); games that finish
-        later autoreset to ordinary new games."""
-        scripted = from_options(options, self.core, self.config.num_cavers)
-        slots = np.arange(self.num_envs)
-        if scripted is None:
-            self.state = self.core.init(self._next_seeds(slots))
-        else:
-            self.state = scripted.take(np.zeros(self.num_envs, dtype=np.intp))
-            if not names_seed(options["scenario"]):
-                self.state.key[:] = rng.seed_keys(self._next_seeds(slots))
-        self._reset_episode_stats(np.arange(self.num_envs))
+    def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """New games in every slot (``Episodes.reset``); returns the first observations."""
+        super().reset(options, seeds=seeds)
         self.refresh()
-        self._ready = True
         return self.observations()
-
-    def reset_slots(self, slots: np.ndarray) -> None:
-        """Start the next game of each slot in ``slots`` (from its seed stream), the others play on; then
-        ``refresh`` (or ``observations``) gives the new observations."""
-        slots = np.asarray(slots, dtype=np.intp)
-        if len(slots):
-            self._reset_episode_stats(slots)
-            self.core.reset(self.state, slots, self._next_seeds(slots))
-        self._ready = True
 
     def refresh(self, out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         """Recompute the observations and masks after the State changed (step, set_state, an outside edit), into
         the other observation buffer, or into ``out`` = (grid, scalars, mask) arrays of the caller (the TorchRL
         env passes numpy views of fresh output tensors, so the observations are written once, straight into
         what it returns); those then are the current ones, until the next refresh."""
-        st = self.state
         if out is None:
             self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
-            if self._mask is not self._own_mask:
-                self._mask = self._own_mask
+            self.refresh_mask()
         else:
-            self._grid, self._scalars, self._mask = out
+            self._grid, self._scalars, mask = out
+            self.refresh_mask(mask)
+        self._observe()
+
+    def _observe(self) -> None:
+        st = self.state
         observe(self.core.cat, st, np.maximum(st.actor, 0), self.obs_radius, self._grid, self._scalars,
                 threads=self.core.threads)
-        self.core.legal_mask(st, out=self._mask)
 
     def observations(self, copy: bool | None = None) -> dict[str, np.ndarray]:
         """The acting cavers' observations, (num_envs, ...) per key: copies, or the current buffers (valid until
@@ -170,31 +112,6 @@ class BatchedGames:
     def action_masks(self) -> np.ndarray:
         return self._mask.copy()
 
-    def check_actions(self, actions: Any) -> np.ndarray:
-        """One integer action id per slot, shape (num_envs,) (or (num_envs, 1)); floats, bools and other shapes
-        are refused with ValueError, never cast; so are out-of-range and illegal ids (naming the slot)."""
-        if not self._ready:
-            raise RuntimeError("step() before reset(): call reset() first")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) and a.shape != (self.num_envs, 1):
-            raise ValueError(f"actions of shape {a.shape}: expected ({self.num_envs},), one integer per slot")
-        if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions of dtype {a.dtype}: expected integer action ids (an int array), "
-                             "not cast from floats")
-        a = a.reshape(self.num_envs).astype(np.intp)
-        bad = (a < 0) | (a >= NUM_ACTIONS)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(f"slot {i}: action {a[i]} is out of range 0..{NUM_ACTIONS - 1}")
-        illegal = ~self._mask[np.arange(self.num_envs), a]
-        if illegal.any():
-            from .core.actions import ACTION_NAMES
-
-            i = int(np.argmax(illegal))
-            legal = ", ".join(ACTION_NAMES[j] for j in np.flatnonzero(self._mask[i]))
-            raise ValueError(f"slot {i}: action {a[i]} ({ACTION_NAMES[a[i]]!r}) is not legal now; legal: {legal}")
-        return a
-
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, list]:
         """Apply one action per slot; returns (obs, reward, terminated, truncated, finals) where finals is the
         list of (slot, final observation, info) of the games that ended, already reset."""
@@ -209,66 +126,30 @@ class BatchedGames:
         return self.observations(), s.reward, s.terminated, s.truncated, finals
 
     def step_batch(self, actions: Any, out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                   info_all: bool = False) -> BatchStep:
+                   info_all: bool = False, checked: bool = False) -> BatchStep:
         """``step`` as arrays, with no Python loop over the slots (the TorchRL env's step): the finished games'
         final observations and infos come stacked (rows in the order of ``done``), and the new observations and
         masks go into ``out`` when given (see ``refresh``). ``info_all``: also the info of every slot's game as
-        it stands after the action (before the finished ones are reset)."""
-        a = self.check_actions(actions)
-        st = self.state
-        before = self.team_reward.snapshot(st)
-        self.core.step(st, a, check=False)  # check_actions tested every action against the mask
-        reward = self.team_reward(before, st)
-        self._ep_return += reward
-        self._ep_length += 1
-        terminated = st.result != RUNNING
-        truncated = ~terminated & (st.round > self.max_cycles)
-        done = np.flatnonzero(terminated | truncated)
-        info = batch_info(st) if info_all else None
-        if len(done):
-            ended = st.take(done)
-            final_grid, final_scalars = observe(self.core.cat, ended, np.maximum(ended.actor, 0), self.obs_radius)
-            final_info = batch_info(ended) if info is None else {k: v[done] for k, v in info.items()}
-        else:  # most steps: nothing ended, nothing to observe
+        it stands after the action (before the finished ones are reset). ``checked``: see ``Episodes.step``."""
+        if out is None:
+            self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
+            s = Episodes.step(self, actions, info_all=info_all, checked=checked)
+        else:
+            self._grid, self._scalars, mask = out
+            s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked)
+        self._observe()
+        if s.ended is not None:
+            final_grid, final_scalars = observe(self.core.cat, s.ended, np.maximum(s.ended.actor, 0),
+                                                self.obs_radius)
+        else:
             final_grid, final_scalars = self._no_finals
-            final_info = {k: np.zeros(0, dtype=np.int64) for k in INFO_KEYS}
-        result = BatchStep(reward, terminated, truncated, done, final_grid, final_scalars, final_info,
-                           self._ep_return[done].copy(), self._ep_length[done].copy(),
-                           time.perf_counter() - self._t0, info)
-        if len(done):
-            self._reset_episode_stats(done)
-            self.core.reset(st, done, self._next_seeds(done))
-        self.refresh(out)
-        return result
-
-    def game_info(self, slot: int) -> dict:
-        """The info keys every interface shares (``subterra_env.info.game_info``) for one slot's game."""
-        return game_info(self.state, slot)
-
-    def _slot(self, slot: Any) -> int:
-        if not isinstance(slot, (int, np.integer)) or not 0 <= slot < self.num_envs:
-            raise IndexError(f"slot {slot!r} is out of range 0..{self.num_envs - 1}")
-        return int(slot)
-
-    def get_state(self, slot: int) -> SlotSnapshot:
-        """A copy of one slot's game and seed stream (for search and checkpointing)."""
-        slot = self._slot(slot)
-        return SlotSnapshot(self.state.take(np.array([slot])),
-                            copy.deepcopy(self._slot_rngs[slot].bit_generator.state), self.config)
+        return BatchStep(s.reward, s.terminated, s.truncated, s.done, final_grid, final_scalars, s.final_info,
+                         s.episode_return, s.episode_length, s.time, s.info)
 
     def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
         """Put a snapshot (from any slot of games with the same settings) into a slot; it continues identically."""
-        slot = self._slot(slot)
-        if not isinstance(snapshot, SlotSnapshot):
-            raise TypeError(f"set_state expects a SlotSnapshot from get_state(), got {type(snapshot).__name__}")
-        if snapshot.config != self.config:
-            raise ValueError("set_state: the snapshot comes from games with other settings")
-        self.state.put(np.array([slot]), snapshot.game)
-        self._slot_rngs[slot] = np.random.default_rng()
-        self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
-        self._reset_episode_stats(np.array([slot]))  # the episode statistics count from the restore
+        super().set_state(slot, snapshot)
         self.refresh()
-        self._ready = True
 
 
 @dataclass(frozen=True)
@@ -289,15 +170,6 @@ class BatchStep:
     episode_length: np.ndarray
     time: float
     info: dict[str, np.ndarray] | None = None
-
-
-@dataclass(frozen=True)
-class SlotSnapshot:
-    """One slot of BatchedGames: its game (a batch of 1) and the stream seeding its next games."""
-
-    game: State
-    seed_stream: dict
-    config: GameConfig
 
 
 class SubterraVectorEnv(gymnasium.vector.VectorEnv):

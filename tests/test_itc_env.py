@@ -211,7 +211,7 @@ def test_vector_env_self_play():
     again = run(5)
     assert again[0] == ended and np.array_equal(again[1], G)
     v = ItcVectorEnv(2, preset("first_game"), seed=1)
-    obs = v.reset()
+    v.reset()
     before = v.G.copy()
     acts = np.array([0, ACTION_NAMES.index("reveal")])
     with pytest.raises(IllegalActionError, match="game 1: action 13"):

@@ -14,7 +14,7 @@ pytest.importorskip("onnxruntime", reason="the onnx extra: pip install -e '.[onn
 
 from agents.onnx_policy import OnnxPolicyAgent, export_onnx
 from subterra_env.config import preset
-from subterra_env.play import PolicyBot, Seat, SeatPlan, Session
+from subterra_game.play import PolicyBot, Seat, SeatPlan, Session
 
 ROOT = Path(__file__).resolve().parents[1]
 ZIP, ONNX = ROOT / "agents" / "shipped" / "team.zip", ROOT / "agents" / "shipped" / "team.onnx"
@@ -53,9 +53,9 @@ def test_onnx_and_torch_choose_the_same_actions_on_recorded_states(tmp_path: Pat
     shipped = OnnxPolicyAgent(ONNX)
     assert fresh.obs_radius == shipped.obs_radius == torch_agent.obs_radius == 7
     assert fresh.advised == shipped.advised == torch_agent.advised  # the shipped file is the shipped checkpoint's
-    n = 0
+    n, bound_to = 0, None
     for venv, obs, masks in seeded_states():
-        if n == 0 or venv is not bound_to:
+        if venv is not bound_to:
             bound_to, agents = venv, [a.bind(venv) for a in (torch_agent, fresh, shipped)]
         want = agents[0].act_batch(obs, masks)
         for agent in agents[1:]:
@@ -77,7 +77,7 @@ def test_onnx_and_torch_choose_the_same_actions_on_recorded_states(tmp_path: Pat
     s = Session(preset("tiny"), 5, SeatPlan(others=Seat("heuristic")), max_cycles=60)
     bot = PolicyBot(str(ONNX), s.env)
     action = bot.act(s.env, int(s.env.state_.actor[0]))
-    assert s.env._mask[action]
+    assert s.env.legal_mask[action]
 
 
 def test_a_bad_onnx_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -14,14 +14,14 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from subterra_env.play import PlayError, Seat, SeatPlan, main, parse_kind, seat_plan
+from subterra_game.play import PlayError, Seat, SeatPlan, main, parse_kind, seat_plan
 from subterra_env.config import load
-from subterra_env.records import load_record, replay_record
+from subterra_game.records import load_record, replay_record
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = load(ROOT / "configs" / "tiny.yaml")
 PROMPT = r"choose 1-(\d+) \(\? help"
-GAME = ["-m", "subterra_env.play", "--config", "configs/tiny.yaml", "--seed", "3", "--bots", "heuristic",
+GAME = ["-m", "subterra_game.play", "--config", "configs/tiny.yaml", "--seed", "3", "--bots", "heuristic",
         "--delay", "0"]
 
 
@@ -116,7 +116,7 @@ def test_ctrl_c_offers_to_save_and_the_game_resumes(tmp_path):
     replay_record(rec)  # an unfinished record replays to its stored state too
 
     done = tmp_path / "done.json"
-    child = spawn(["-m", "subterra_env.play", "--resume", str(part), "--delay", "0", "--save", str(done)])
+    child = spawn(["-m", "subterra_game.play", "--resume", str(part), "--delay", "0", "--save", str(done)])
     child.expect(f"resumed after {len(rec['actions'])} decisions")
     child.expect(r"Bots: heuristic \(as in the saved game\)")
     play_out(child)
@@ -132,7 +132,7 @@ def test_replay_steps_in_the_terminal(tmp_path):
     assert main(["--config", "configs/tiny.yaml", "--seed", "5", "--watch", "--bots", "heuristic", "--delay", "0",
                  "--save", str(save)]) == 0
     n = len(load_record(save)["actions"])
-    child = spawn(["-m", "subterra_env.play", "replay", str(save)])
+    child = spawn(["-m", "subterra_game.play", "replay", str(save)])
     child.expect(f"step 0/{n}")
     child.sendline("")
     child.expect(f"step 1/{n}")
@@ -213,7 +213,7 @@ def test_watch_writes_a_json_record(tmp_path):
 
 
 def test_auto_seats_search_when_it_answers_in_time_else_the_heuristic():
-    from subterra_env.play import SEARCH_LIMIT_S, choose_bots
+    from subterra_game.play import SEARCH_LIMIT_S, choose_bots
 
     fast = choose_bots(lambda: [0.085, 0.09, 0.3])
     assert fast.seat == Seat("search") and fast.why == "strongest that answers in time: 90 ms per decision"
@@ -232,8 +232,8 @@ def test_auto_seats_search_when_it_answers_in_time_else_the_heuristic():
 
 def test_the_timing_probe_is_short_and_leaves_the_game_alone():
     from subterra_env.env import raw_env
-    from subterra_env.play import time_search
-    from subterra_env.records import state_hash
+    from subterra_game.play import time_search
+    from subterra_game.records import state_hash
 
     env = raw_env(TINY)
     env.reset(seed=7)
@@ -249,7 +249,7 @@ def test_the_timing_probe_is_short_and_leaves_the_game_alone():
 def test_bots_flag_seats_search_or_heuristic_and_says_so(monkeypatch):
     from agents.heuristic import HeuristicAgent
     from agents.search import DEFAULT_WORLDS, SearchAgent
-    from subterra_env import play
+    from subterra_game import play
 
     s = play.Session(TINY, 3, seat_plan(None, [], "search", False), search_worlds=2)
     assert [x.kind for x in s.seats] == ["human", "search", "search", "search"]
@@ -279,7 +279,7 @@ def test_bots_flag_seats_search_or_heuristic_and_says_so(monkeypatch):
 
 
 def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
-    from subterra_env import play
+    from subterra_game import play
 
     assert main(["--config", "tiny", "--watch", "--bots", "robot"]) == 2
     out = capsys.readouterr().out.replace("\n", "")
@@ -306,7 +306,7 @@ def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
 
 
 def test_saved_seats_come_back_old_records_included():
-    from subterra_env.play import seat_from_record
+    from subterra_game.play import seat_from_record
 
     assert seat_from_record({"player": "search", "worlds": 4}) == Seat("search", worlds=4)
     assert seat_from_record({"player": "search"}) == Seat("search")

@@ -1,4 +1,4 @@
-"""Game records (subterra_env.records): replay to the identical result, clear refusals of corrupt or mismatched
+"""Game records (subterra_game.records): replay to the identical result, clear refusals of corrupt or mismatched
 records, behaviour-cloning samples equal to the env's observations, and the narration of steps."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from subterra_env.config import GameConfig
 from subterra_env.core.actions import action_id
 from subterra_env.core.rules import Core
 from subterra_env.env import raw_env
-from subterra_env.narrate import ACTION_HELP, describe_action, narrate
-from subterra_env.records import (GameRecord, RecordError, config_from_json, load_record, parse_record,
+from subterra_game.narrate import ACTION_HELP, describe_action, narrate
+from subterra_game.records import (GameRecord, RecordError, config_from_json, load_record, parse_record,
                                   replay_record, save_record, settings_to_json, state_hash, to_samples)
 
 TINY = subterra_env.load(Path(__file__).resolve().parent.parent / "configs" / "tiny.yaml")
@@ -38,7 +38,7 @@ def bot_game(seed: int = 4, cfg: GameConfig = TINY, humans: tuple[int, ...] = (0
                                        for i, r in enumerate(ranks)])
     while env.state_.result[0] == -1:
         seat = int(env.state_.actor[0])
-        a = bot.act(None, env._mask)
+        a = bot.act(None, env.legal_mask)
         rec.add(seat, subterra_env.CAVER_NAMES[ranks[seat] - 1], a, "human" if seat in humans else "heuristic", 1.0)
         env.step(a)
     rec.finish(env.state_)

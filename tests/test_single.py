@@ -28,7 +28,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     env = SubterraSingleAgentEnv()
     env.reset(seed=0)
     before = env.games.state.copy()
-    with pytest.raises(ValueError, match=r"'move N'\) is not legal now; legal: end turn"):
+    with pytest.raises(ValueError, match=r"'move N'\) is not legal now; legal: 0 \('end turn'\)"):
         env.step(10)
     with pytest.raises(ValueError, match="not in Discrete"):
         env.step(500)

@@ -15,10 +15,10 @@ aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web
 
 from web_client import new_table, next_message, serving, table_state, until_turn
 
-from subterra_env.play import main as subterra_main
-from subterra_env.records import load_record, replay_record, to_samples
-from subterra_env.web.protocol import MAX_MESSAGE_BYTES
-from subterra_env.web.server import STORE
+from subterra_game.play import main as subterra_main
+from subterra_game.records import load_record, replay_record, to_samples
+from subterra_game.web.protocol import MAX_MESSAGE_BYTES
+from subterra_game.web.server import STORE
 
 
 def run(coro):
@@ -299,7 +299,7 @@ def test_a_record_replays_in_the_page_step_by_step(tmp_path: Path) -> None:
 def test_finished_games_are_put_away_and_load_again_when_asked_for(tmp_path: Path, monkeypatch) -> None:
     """A server hosting game after game keeps only the latest finished ones in memory (the files stay); an older
     one loads again from its record when its link is opened, and a restart resumes only games in progress."""
-    from subterra_env.web import tables
+    from subterra_game.web import tables
 
     monkeypatch.setattr(tables, "KEEP_FINISHED", 1)
 

@@ -31,7 +31,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from web_client import serving
 
-from subterra_env.records import load_record, replay_record
+from subterra_game.records import load_record, replay_record
 
 ARTIFACTS = Path(os.environ.get("SUBTERRA_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
 POLL = 0.05  # seconds between looks at the page while waiting for the server's answer

@@ -15,8 +15,8 @@ aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web
 
 from aiohttp import web
 
-from subterra_env.records import state_hash
-from subterra_env.web.server import STORE, make_app
+from subterra_game.records import state_hash
+from subterra_game.web.server import STORE, make_app
 
 TINY_SEATS = ["human", "heuristic", "heuristic", "heuristic"]
 

@@ -17,6 +17,7 @@ from agents.rllib_agent import checkpoint_label, find_module_dir
 from subterra_env.core import rng
 from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
+from subterra_env.episode import Episodes
 from subterra_env.core.state import State
 
 DEFAULT_OBS_RADIUS = 7
@@ -57,12 +58,21 @@ class SeededRandomAgent:
 
 class GamesHolder:
     """What game-bound agents read: the Core, the State of the current batch and its games' seeds (the source
-    given to ``HeuristicAgent(source)``; ``agents.base.game_view`` accepts any object with .core and .state)."""
+    given to ``HeuristicAgent(source)``; ``agents.base.game_view`` accepts any object with .core and .state).
+    Evaluation plays its batches as ``subterra_env.episode.Episodes`` (``episodes``); this follows the current
+    one, so agents bound once see every batch."""
 
     def __init__(self, core: Core):
         self.core = core
-        self.state: State | None = None
-        self.seeds = np.zeros(0, dtype=np.int64)
+        self.episodes: Episodes | None = None
+
+    @property
+    def state(self) -> State | None:
+        return None if self.episodes is None else self.episodes.state
+
+    @property
+    def seeds(self) -> np.ndarray:
+        return np.zeros(0, dtype=np.int64) if self.episodes is None else self.episodes.seeds
 
 
 def parse_team(spec: str | Sequence[Any]) -> list[Any]:

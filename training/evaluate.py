@@ -77,7 +77,8 @@ if str(_ROOT) not in sys.path:  # run as a script: make `training` and `agents` 
 
 from subterra_env.config import ConfigError, GameConfig, load, to_dict  # noqa: E402
 from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RESULT_NAMES, RUNNING  # noqa: E402
+from subterra_env.core.state import RESULT_NAMES  # noqa: E402
+from subterra_env.episode import Episodes  # noqa: E402
 from subterra_env.rewards import escaped  # noqa: E402
 from training import eval_report  # noqa: E402
 from training.eval_agents import (DEFAULT_OBS_RADIUS, AgentCache, EvalError, SeededRandomAgent,  # noqa: E402,F401
@@ -224,8 +225,11 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
     bar = progress_bar or _Progress(num_games, f"{settings or settings_label(cfg)} / {label}", progress)
     for lo in range(0, num_games, batch):
         hi = min(lo + batch, num_games)
-        games.seeds = seeds[lo:hi]
-        st = games.state = core.init(games.seeds)
+        if games.episodes is None or games.episodes.num_games != hi - lo:
+            games.episodes = Episodes(hi - lo, cfg, max_cycles=max_cycles, autoreset=False, core=core)
+        eps = games.episodes
+        eps.reset(seeds=seeds[lo:hi])
+        st = eps.state
         if groups is None:  # build once; game-bound agents follow games.state
             first: dict[Any, Any] = {}  # equal specs are one agent: 'random,random' plays as 'random'
             for i, e in enumerate(entries):
@@ -237,13 +241,13 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
             uniq = list({id(a): a for a in seat_agent}.values())
             groups = [(a, np.array([s for s in range(n_seats) if seat_agent[s] is a]),
                        entry_label(entries[seat_agent.index(a) % len(entries)])) for a in uniq]
-        stopped = np.zeros(hi - lo, bool)
+        stopped = np.zeros(hi - lo, bool)  # an agent played an illegal action here: the game stops
         done_before = 0
         while True:
-            live = (st.result == RUNNING) & ~stopped
+            live = ~eps.over & ~stopped
             if not live.any():
                 break
-            mask = core.legal_mask(st)
+            mask = eps.mask
             actions = np.zeros(hi - lo, np.intp)
             for agent, agent_seats, who in groups:
                 idx = np.flatnonzero(live & np.isin(st.actor, agent_seats))
@@ -256,8 +260,7 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
                 if a.shape != idx.shape:
                     raise EvalError(f"agent {who}: act_batch returned {a.shape[0]} actions for {len(idx)} games")
                 decisions += len(idx)
-                ok = (a >= 0) & (a < mask.shape[1])
-                ok[ok] = mask[idx[ok], a[ok].astype(np.intp)]
+                ok = eps.legal(a, idx)
                 for g, bad in zip(idx[~ok], a[~ok]):
                     illegal.append({"seed": int(seeds[lo + g]), "round": int(st.round[g]), "step": int(st.steps[g]),
                                     "seat": int(st.actor[g]), "agent": who, "action": int(bad),
@@ -265,17 +268,13 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
                     stopped[g] = True
                     status[lo + g] = 2
                 actions[idx[ok]] = a[ok]
-            if stopped.any():  # step only the running games that are not stopped
-                keep = np.flatnonzero((st.result == RUNNING) & ~stopped)
-                sub = st.take(keep)
-                core.step(sub, actions[keep])
-                st.put(keep, sub)
-            else:
-                core.step(st, actions)
-            over = (st.result == RUNNING) & ~stopped & (st.round > max_cycles)
-            stopped |= over
-            status[lo:hi][over] = 1
-            done = int(((st.result != RUNNING) | stopped).sum())
+            if stopped.any() or eps.truncated.any():  # step only the running games
+                keep = np.flatnonzero(~eps.over & ~stopped)
+                eps.step(actions[keep], slots=keep, checked=True)
+            else:  # the core skips the games that ended
+                eps.step(actions, checked=True)
+            status[lo:hi][eps.truncated & ~stopped] = 1
+            done = int((eps.over | stopped).sum())
             bar.update(done - done_before)
             done_before = done
         res[lo:hi] = np.maximum(st.result, 0)  # truncated and stopped games are defeats

@@ -5,7 +5,6 @@ A path is three arrays (from tile, side, edge kind) of its steps in order, as ``
 
 from __future__ import annotations
 
-import numpy as np
 
 from subterra_env.core.actions import (
     A_DEMOLISH, A_DIG, A_EXCAVATE, A_GEAR, A_MOVE, A_REPEL, A_ROPE, A_RUN, A_SPRINT, A_SQUEEZE, A_SWIM,

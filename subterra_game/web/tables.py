@@ -4,7 +4,7 @@ stepping and record), with a secret token per person's seat, saved after every d
 On disk, under the server's data folder::
 
     tables/ID.json     the table: created, the bots' delay, a SHA-256 of each person's seat token
-    records/ID.json    the game record (``subterra_env.records``, schema 1): ``subterra replay`` reads it
+    records/ID.json    the game record (``subterra_game.records``, schema 1): ``subterra replay`` reads it
 
 A seat's token is shown once, in its link; only its hash is kept, so a stolen data folder gives no seat away.
 """
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..config import CAVER_NAMES
-from ..core.actions import ACTION_NAMES
+from subterra_env.config import CAVER_NAMES
+from subterra_env.core.actions import ACTION_NAMES
 from ..narrate import Event
 from ..play import PlayError, Seat, SeatPlan, Session, parse_kind, seat_from_record, shipped_team_path, table_config
 from ..records import RecordError, load_record, record_config
@@ -88,7 +88,7 @@ class Table:
                 "truncated": bool(s.truncated), "delay": self.delay, "record": f"{self.id}.json",
                 "seats": [{"seat": i, "caver": CAVER_NAMES[int(env.state_.c_rank[0, i]) - 1], "player": s.labels[i],
                            "human": seat.human} for i, seat in enumerate(s.seats)],
-                "board": board_view(env.core, env.state_, env._mask, s.labels, s.humans, env.max_cycles),
+                "board": board_view(env.core, env.state_, env.legal_mask, s.labels, s.humans, env.max_cycles),
                 "events": [{"kind": e.kind, "text": e.text} for e in self.events]}
 
     # --- changing the game
@@ -107,8 +107,8 @@ class Table:
             if step != self.decisions:
                 raise ClientError("stale", f"the game moved on (decision {self.decisions} now; the click was made "
                                   f"on decision {step}): look again and choose")
-            if not s.env._mask[action]:
-                legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(s.env._mask))
+            if not s.env.legal_mask[action]:
+                legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(s.env.legal_mask))
                 raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now "
                                   f"for the {CAVER_NAMES[int(s.env.state_.c_rank[0, seat]) - 1]}; legal: {legal}")
             self._apply(action, s.seats[seat].player, time.monotonic() - self.turn_began, person=True)

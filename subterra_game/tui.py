@@ -3,7 +3,7 @@
 One screen, redrawn after every decision: the cave (walls, passages, tile types, floods, rubble, ropes, arrows,
 horrors and cavers, in colour where the terminal has it), the team panel (each caver's health, who plays it, AP,
 exert, hazard cards and tiles left, round, gas and Out of Time warnings), the latest events in plain words
-(``subterra_env.narrate``), and on a person's turn the numbered legal actions with their AP costs.
+(``subterra_game.narrate``), and on a person's turn the numbered legal actions with their AP costs.
 
 Cave map: every tile is a 9 x 5 block (``subterra_env.render``'s text blocks): walls are solid, an open side is a
 gap. Row 1: the tile type code (STA start, EXT exit, NOR normal, WAT water, GAS gas, CAV cave-in, DEN horror
@@ -26,12 +26,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .config import CAVER_NAMES, TILE_TYPES
-from .core.catalogue import BIT, CARD_NAMES, DX, DY
-from .core.rules import Core
-from .core.state import P_PLACE, RESULT_NAMES, RUNNING, State
+from subterra_env.config import CAVER_NAMES, TILE_TYPES
+from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY
+from subterra_env.core.rules import Core
+from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, catalogue_tile, pending_text
-from .render import BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block
+from subterra_env.render import BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block
+from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
                 "horror": "magenta", "hazard": "bold yellow", "turn": "dim", "round": "bold blue",
@@ -234,7 +235,7 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
                     health_text(int(st.c_hp[b, s]), int(st.c_max[b, s]), bool(st.c_dead[b, s])),
                     Text(", ".join(flags), style="bold green" if "ON EXIT" in flags else "yellow"))
     lines = Text()
-    cards = int((st.deck[b] >= 0).sum()) - int(st.deck_pos[b])
+    cards = game_info(st, b)["hazard_cards_left"]
     tiles = int(st.stack.shape[1] - st.stack_pos[b])
     rnd = f"round {int(st.round[b])}" + (f" (max {max_cycles})" if max_cycles else "")
     lines.append(f"{rnd}   ", style="bold")
@@ -283,7 +284,7 @@ def events_panel(events: Sequence[Event], title: str = "what happened", width: i
 
 def menu_panel(core: Core, st: State, legal: Sequence[int], title: str, width: int) -> Panel:
     """The numbered legal actions: number, rulebook name, AP cost (this config's), what it does here."""
-    from .core.actions import ACTION_NAMES
+    from subterra_env.core.actions import ACTION_NAMES
 
     rows = [(Text(f"{i:>2}", style="bold yellow"), Text(ACTION_NAMES[a], style="bold"),
              Text(action_cost(core, int(a)), style="cyan"), Text(action_detail(core, st, int(a)), style=""))
@@ -333,7 +334,7 @@ def help_pages(core: Core) -> list[Group]:
 
 def explain(core: Core, action: int, st: State | None = None) -> Text:
     """One action: its name, AP cost, what it does here (with ``st``) and when it is legal (the rule)."""
-    from .core.actions import ACTION_NAMES
+    from subterra_env.core.actions import ACTION_NAMES
 
     _, _, when = ACTION_HELP[action]
     t = Text()
@@ -470,7 +471,7 @@ class TerminalUI:
                     return int(legal[k - 1])
                 self.say(f"{k} is out of range: choose a number from 1 to {n}")
                 continue
-            from .core.actions import ACTION_NAMES
+            from subterra_env.core.actions import ACTION_NAMES
 
             names = {nm.lower(): i for i, nm in enumerate(ACTION_NAMES)}
             if low in names:
@@ -505,7 +506,7 @@ class TerminalUI:
         st = session.env.state_
         if st.result[0] != RUNNING:
             res = RESULT_NAMES[int(st.result[0])]
-            escaped = int(((st.c_tile[0] == st.exit_tile[0]) & (st.exit_tile[0] >= 0)).sum())
+            escaped = game_info(st, 0)["escaped"]
             self.console.print(Text(f" RESULT: {res.upper()} — {escaped} of {st.num_seats} cavers escaped "
                                     f"in {int(st.round[0])} rounds ", style=MEDAL_STYLES[res]))
         else:

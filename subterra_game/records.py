@@ -42,12 +42,14 @@ from typing import Any
 
 import numpy as np
 
-from .config import CAVER_NAMES, ConfigError, GameConfig, from_dict, to_dict
-from .core.actions import ACTION_NAMES, NUM_ACTIONS
-from .core.observe import observe
-from .core.state import HASH_FIELDS, RUNNING, State
-from .env import raw_env
-from .info import result_name
+from subterra_env.config import CAVER_NAMES, ConfigError, GameConfig, from_dict, to_dict
+from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.core.observe import observe
+from subterra_env.core.state import HASH_FIELDS, RUNNING, State
+from subterra_env.env import raw_env
+from subterra_env import episode
+from subterra_env.info import result_name
+from subterra_env.info import game_info
 
 FORMAT = "subterra-record"
 SCHEMA_VERSION = 1
@@ -129,14 +131,14 @@ class GameRecord:
     def finish(self, st: State, truncated: bool = False) -> None:
         """Store the result and the final state's hash (call at the end, or when saving an unfinished game)."""
         code = int(st.result[0])
-        escaped = int(((st.c_tile[0] == st.exit_tile[0]) & (st.exit_tile[0] >= 0)).sum())
+        escaped = game_info(st, 0)["escaped"]
         self.result = {"code": code, "name": result_name(code), "escaped": escaped, "round": int(st.round[0]),
                        "finished": code != RUNNING or truncated, "truncated": bool(truncated),
                        "decisions": len(self.actions)}
         self.final_state_hash = state_hash(st)
 
     def to_json(self) -> dict[str, Any]:
-        from . import __version__
+        from subterra_env import __version__
 
         return {"format": FORMAT, "schema_version": SCHEMA_VERSION, "env": "subterra_v1",
                 "package_version": __version__, "created": self.created, "settings": settings_to_json(self.config),
@@ -264,15 +266,15 @@ def replay_record(doc: dict[str, Any], where: str = "record", verify: bool = Tru
     for i, entry in enumerate(doc["actions"]):
         st = env.state_
         action = int(entry["action"])
-        if st.result[0] != RUNNING or int(st.round[0]) > env.max_cycles:
-            raise RecordError(f"{where}: step {i}: the game is already over ({result_name(int(st.result[0]))}) but "
+        if env.episodes.over[0]:
+            raise RecordError(f"{where}: step {i}: the game is already over ({env.episodes.outcome(0)}) but "
                               f"the record has {len(doc['actions']) - i} more action(s)")
         actor = int(st.actor[0])
         if entry["seat"] != actor:
             raise RecordError(f"{where}: step {i}: the record has seat {entry['seat']} acting, but in the game it is "
                               f"seat {actor} ({CAVER_NAMES[st.c_rank[0, actor] - 1]})")
-        if not env._mask[action]:
-            legal = ", ".join(f"{a} {ACTION_NAMES[a]!r}" for a in np.flatnonzero(env._mask))
+        if not env.legal_mask[action]:
+            legal = ", ".join(f"{a} {ACTION_NAMES[a]!r}" for a in np.flatnonzero(env.legal_mask))
             raise RecordError(f"{where}: illegal action at step {i}: {action} ({ACTION_NAMES[action]!r}) for "
                               f"{CAVER_NAMES[st.c_rank[0, actor] - 1]}; legal were: {legal}")
         if on_step is not None:
@@ -291,15 +293,15 @@ def verify_result(doc: dict[str, Any], st: State, where: str = "record", max_cyc
     """RecordError unless the replayed final State matches the record's result and hash."""
     want = doc["result"]
     code = int(st.result[0])
-    truncated = code == RUNNING and int(st.round[0]) > max_cycles
-    if want.get("finished") and code == RUNNING and not truncated:
+    cut_off = bool(episode.truncated(st, max_cycles)[0])
+    if want.get("finished") and code == RUNNING and not cut_off:
         raise RecordError(f"{where}: result mismatch: the record says the game finished "
                           f"({want.get('name', want['code'])}) but after its {len(doc['actions'])} actions it is "
                           "still running")
     if code != int(want["code"]):
         raise RecordError(f"{where}: result mismatch: the replay ends {result_name(code)} but the record says "
                           f"{want.get('name', want['code'])}")
-    for key, value in (("escaped", int(((st.c_tile[0] == st.exit_tile[0]) & (st.exit_tile[0] >= 0)).sum())),
+    for key, value in (("escaped", game_info(st, 0)["escaped"]),
                        ("round", int(st.round[0]))):
         if key in want and want[key] != value:
             raise RecordError(f"{where}: result mismatch: {key} is {value} in the replay, {want[key]} in the record")
@@ -332,7 +334,7 @@ def to_samples(record: dict[str, Any] | str | Path, obs_radius: int = 7, only_hu
         grid, sc = observe(env.core.cat, st, np.array([seat]), obs_radius)
         obs.append(grid[0])
         scal.append(sc[0])
-        masks.append(env._mask.astype(np.int8))
+        masks.append(env.legal_mask.astype(np.int8))
         acts.append(action)
         seats.append(seat)
         ranks.append(int(st.c_rank[0, seat]))
@@ -341,7 +343,7 @@ def to_samples(record: dict[str, Any] | str | Path, obs_radius: int = 7, only_hu
 
     replay_record(doc, keep_states=False, on_step=grab)
     side = 2 * obs_radius + 1
-    from .core.observe import NUM_GRID_CHANNELS, NUM_SCALARS
+    from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS
 
     return {
         "observation": np.array(obs, dtype=np.int8).reshape(-1, NUM_GRID_CHANNELS, side, side),
@@ -374,7 +376,7 @@ def frames(doc: dict[str, Any], cell: int | None = None, replay: Replay | None =
     """The record's pictures (``render_rgb`` with status strip and legend), all the same size: the start, then
     the game after every decision (decisions + 1 frames), each captioned with the step."""
     from .narrate import short_action
-    from .render import FRAME_CELL, render_rgb
+    from subterra_env.render import FRAME_CELL, render_rgb
 
     replay = replay or replay_record(doc)
     cfg = replay.env.config

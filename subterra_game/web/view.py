@@ -2,7 +2,7 @@
 
 Built from the public State only (as the terminal's ``tui`` and ``render``: never the order of the stack or
 the deck, only their counts). Coordinates are grid cells relative to the start tile (x east, y south), so the
-page needs no knowledge of the grid's size. Action labels and the narration come from ``subterra_env.narrate``;
+page needs no knowledge of the grid's size. Action labels and the narration come from ``subterra_game.narrate``;
 nothing about the rules is decided here.
 """
 
@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from ..config import CAVER_NAMES, TILE_TYPES
-from ..core import actions as A
-from ..core.catalogue import BIT, CARD_NAMES, DX, DY, ROT_MASK
-from ..core.rules import Core
-from ..core.state import P_PLACE, RESULT_NAMES, RUNNING, State
+from subterra_env.config import CAVER_NAMES, TILE_TYPES
+from subterra_env.core import actions as A
+from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY, ROT_MASK
+from subterra_env.core.rules import Core
+from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from ..narrate import action_cost, action_detail, pending_text, where
+from subterra_env.info import game_info
 
 # Action kinds whose argument (0..3) is a direction: the page puts them on the neighbouring cell.
 DIRECTED = {A.K_REVEAL, A.K_EXPLORE, A.K_MOVE, A.K_STEP, A.K_SWIM, A.K_SQUEEZE, A.K_DIG, A.K_REPEL, A.K_EXCAVATE,
@@ -124,10 +125,10 @@ def placing(core: Core, st: State, g: int = 0) -> dict[str, Any] | None:
 
 
 def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
-    cards = int((st.deck[g] >= 0).sum()) - int(st.deck_pos[g])
+    cards = game_info(st, g)["hazard_cards_left"]
     last = int(st.last_card[g])
     code = int(st.result[g])
-    escaped = int(((st.c_tile[g] == st.exit_tile[g]) & (st.exit_tile[g] >= 0)).sum())
+    escaped = game_info(st, g)["escaped"]
     warnings = []
     if st.gas_active[g]:
         warnings.append("GAS: entering a gas tile costs health until the next hazard phase")

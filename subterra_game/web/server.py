@@ -23,15 +23,15 @@ from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from ..config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
+from subterra_env.config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
 from ..records import RecordError, load_record
-from ..render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
+from subterra_env.render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
 from .protocol import BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name, parse_message, parse_table_request
 from .replay import replay_views
 from .tables import Table, TableStore
 
 log = logging.getLogger("subterra.web")
-STATIC = resources.files("subterra_env.web") / "static"
+STATIC = resources.files("subterra_game.web") / "static"
 MAX_RECORD_BYTES = 2 * 1024 * 1024  # a full game's record is about 150 KB
 STORE: web.AppKey[TableStore] = web.AppKey("store", TableStore)
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
-from .core import actions as A
-from .core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, DIR_NAMES, ROT_MASK, T_GAS, T_ROUGH, X2
-from .core.rules import Core
-from .core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
+from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
+from subterra_env.core import actions as A
+from subterra_env.core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, DIR_NAMES, ROT_MASK, T_GAS, T_ROUGH, X2
+from subterra_env.core.rules import Core
+from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
 
 DIR_WORDS = ("north", "east", "south", "west")
 

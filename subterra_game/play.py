@@ -8,8 +8,8 @@
     subterra play --watch --delay 0.2               # bots only
     subterra play --resume game.json                # go on with a game saved before its end (Ctrl-C)
     subterra replay game.json [--auto --delay 0.5] [--png frames/] [--gif game.gif]
-    subterra serve [--port 8765]                    # the browser table (subterra_env.web; the web extra)
-    python -m subterra_env.play ...                 # the same command ("play" may be left out)
+    subterra serve [--port 8765]                    # the browser table (subterra_game.web; the web extra)
+    python -m subterra_game.play ...                 # the same command ("play" may be left out)
 
 Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``search``, ``heuristic``, ``random``,
 ``policy:PATH`` (a MaskablePPO .zip, needs the ``train`` extra; or its ONNX export, ``agents/shipped/team.onnx``,
@@ -40,11 +40,11 @@ from typing import Any
 
 import numpy as np
 
-from .config import CAVER_NAMES, PRESETS, ConfigError, GameConfig, load, preset
-from .core.observe import observe
-from .core.state import RUNNING
-from .env import raw_env
-from .info import result_name
+from subterra_env.config import CAVER_NAMES, PRESETS, ConfigError, GameConfig, load, preset
+from subterra_env.core.observe import observe
+from subterra_env.env import raw_env
+from subterra_env.episode import ended
+from subterra_env.info import game_info, result_name
 from .narrate import Event, narrate
 from .records import (GameRecord, RecordError, load_record, record_config, replay_record, save_record, seat_labels,
                       write_gif, write_pngs)
@@ -213,7 +213,7 @@ def time_search(core: Any, start: Any, max_cycles: int = 200, worlds: int | None
     heuristic = HeuristicAgent(hold)
     spots: list[tuple[Any, np.ndarray]] = []
     for _ in range(100_000):
-        if st.result[0] != RUNNING or int(st.round[0]) > max_cycles:
+        if ended(st, max_cycles)[0]:
             break
         mask = core.legal_mask(st)[0]
         if mask.sum() > 1:
@@ -314,7 +314,7 @@ class PolicyBot:
 
     def act(self, env: raw_env, seat: int) -> int:
         grid, scalars = observe(env.core.cat, env.state_, np.array([seat]), self.agent.obs_radius)
-        return self.agent.act({"observation": grid[0], "scalars": scalars[0]}, env._mask)
+        return self.agent.act({"observation": grid[0], "scalars": scalars[0]}, env.legal_mask)
 
 
 class ObsFreeBot:
@@ -324,7 +324,7 @@ class ObsFreeBot:
         self.agent = agent
 
     def act(self, env: raw_env, seat: int) -> int:
-        return int(self.agent.act(None, env._mask))
+        return int(self.agent.act(None, env.legal_mask))
 
 
 def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
@@ -419,13 +419,11 @@ class Session:
 
     @property
     def over(self) -> bool:
-        st = self.env.state_
-        return st.result[0] != RUNNING or int(st.round[0]) > self.env.max_cycles
+        return bool(self.env.episodes.over[0])
 
     @property
     def truncated(self) -> bool:
-        st = self.env.state_
-        return st.result[0] == RUNNING and int(st.round[0]) > self.env.max_cycles
+        return bool(self.env.episodes.truncated[0])
 
     def apply(self, action: int, player: str, think_s: float | None = None) -> list[Event]:
         """Take one decision for the acting seat; the record and narration follow. A Ctrl-C in the middle
@@ -449,7 +447,7 @@ class Session:
         """Play a saved game's decisions again (resuming it: ``--resume``, the browser tables on a server start);
         RecordError at the first one that does not replay. ``on_step`` gets each decision's narration."""
         for i, entry in enumerate(actions):
-            if self.over or not self.env._mask[int(entry["action"])]:
+            if self.over or not self.env.legal_mask[int(entry["action"])]:
                 raise RecordError(f"{where}: step {i} does not replay (illegal action {entry['action']})")
             events = self.apply(int(entry["action"]), entry.get("player", "?"), entry.get("think_s"))
             if on_step is not None:
@@ -474,7 +472,7 @@ def play_session(session: Session, ui: Any, save: str | None = None, interactive
             seat = int(env.state_.actor[0])
             spec = session.seats[seat]
             if spec.human:
-                legal = [int(a) for a in np.flatnonzero(env._mask)]
+                legal = [int(a) for a in np.flatnonzero(env.legal_mask)]
                 caver = CAVER_NAMES[env.state_.c_rank[0, seat] - 1].upper()
                 who = session.labels[seat]
                 title = f"{who}: your move as the {caver} (seat {seat}) · {int(env.state_.ap[0])} AP left"
@@ -551,7 +549,7 @@ def game_config(args: argparse.Namespace) -> tuple[GameConfig, str]:
 def table_config(config: str | None, num_cavers: int | None = None, difficulty: str | None = None,
                  cavers: str | None = None, files: bool = True) -> tuple[GameConfig, str]:
     """A table's settings: ``config`` a preset name (or, with ``files``, a YAML file), then the overrides; the
-    terminal game and the browser tables (``subterra_env.web``, which passes ``files=False``: a client never names
+    terminal game and the browser tables (``subterra_game.web``, which passes ``files=False``: a client never names
     a file on the server) both build their games here."""
     try:
         if config:
@@ -776,7 +774,7 @@ def replay_main(argv: Sequence[str]) -> int:
         ui.final(view)
     else:
         st = rep.states[-1]
-        escaped = int(((st.c_tile[0] == st.exit_tile[0]) & (st.exit_tile[0] >= 0)).sum())
+        escaped = game_info(st, 0)["escaped"]
         ui.say(f"result: {result_name(int(st.result[0]))} (escaped {escaped}, round {int(st.round[0])})",
                style="bold")
     return 0

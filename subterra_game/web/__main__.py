@@ -1,4 +1,4 @@
-"""``python -m subterra_env.web``: the same as ``subterra serve``."""
+"""``python -m subterra_game.web``: the same as ``subterra serve``."""
 
 import sys
 

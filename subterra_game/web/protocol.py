@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import DIFFICULTIES, PRESETS
-from ..core.actions import NUM_ACTIONS
+from subterra_env.config import DIFFICULTIES, PRESETS
+from subterra_env.core.actions import NUM_ACTIONS
 
 MAX_MESSAGE_BYTES = 4096  # the largest message a client needs is ~100 bytes
 MAX_DELAY_S = 10.0

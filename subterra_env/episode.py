@@ -1,0 +1,463 @@
+"""The episode layer: B games of the rules core, each played as episodes, behind one ``step(actions)``.
+
+Every interface drives this one object (the AEC env with B = 1 and agent names on top, the vector envs, the
+single-agent adapter, the TorchRL env, ``training/evaluate.py``, the game app through the AEC env), so each of
+these is written once, here:
+
+- the seed streams: slot i draws the seed of each of its games from its own stream, so a slot's sequence of
+  games is the same at any batch size (``seed``);
+- the legal mask of each slot's acting caver (``mask``: public, read-only);
+- the action check: one error type, ``IllegalActionError`` (a ``ValueError``), naming the action, the slot or
+  agent, and the legal actions; a refused batch changes nothing (``check_actions``, ``check_action``);
+- the team reward (``subterra_env.rewards``), terminated (the game ended, R-RND-3) and truncated (more than
+  ``max_cycles`` rounds: ``truncated``), the info (``subterra_env.info``), the episode's return and length;
+- snapshots of a slot (``get_state`` / ``set_state``) and autoreset: with ``autoreset=True`` a finished game is
+  replaced in the same step by the slot's next game (the vector envs); with ``autoreset=False`` it stays as it
+  ended until ``reset`` (the AEC and single-agent envs, evaluation), and stepping it raises ``GameOverError``.
+
+Observations are not made here: what to observe differs by interface (the acting caver for the vector envs, any
+caver for the AEC env), so each adapter calls ``subterra_env.core.observe`` itself, on ``state`` and, for the
+games that just ended, on ``EpisodeStep.ended``.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from numba import njit
+
+import numpy as np
+
+from .config import GameConfig
+from .core import rng
+from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from .core.rules import Core
+from .core.state import RUNNING, State
+from .info import INFO_KEYS, batch_info, game_info, result_name
+from .rewards import DEFAULT_RESULT, TeamReward
+from .scenario import from_options, names_seed
+
+# The keywords of Episodes that adapters pass through (besides GameConfig settings).
+EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "threads")
+
+
+class GameOverError(RuntimeError):
+    """step() on a game that has ended (terminated or truncated) and is not reset automatically: reset() first."""
+
+
+# Compiled: the AEC env steps one game at a time, and there each numpy call (about 2 us on the 2-core machine)
+# costs more than the arithmetic; one call does the bookkeeping of a step for every slot.
+@njit(cache=True, inline="always")
+def _episode_end(result: int, rounds: int, max_cycles: int) -> tuple[bool, bool]:
+    """The one definition of how an episode ends: (terminated, truncated)."""
+    te = result != RUNNING  # the game ended by the rules (R-RND-3)
+    return te, not te and rounds > max_cycles  # truncated: cut off after max_cycles rounds, the game has no result
+
+
+@njit(cache=True)
+def _episode_flags(result: np.ndarray, rounds: np.ndarray, max_cycles: int, terminated: np.ndarray,
+                   truncated: np.ndarray, over: np.ndarray) -> int:
+    """Every slot's flags, into the three (B,) bool arrays; returns how many are over."""
+    n_over = 0
+    for i in range(result.shape[0]):
+        te, tr = _episode_end(result[i], rounds[i], max_cycles)
+        terminated[i], truncated[i], over[i] = te, tr, te or tr
+        n_over += te or tr
+    return n_over
+
+
+@njit(cache=True)
+def _after_step(reward: np.ndarray, by_result: np.ndarray, fill: bool, stepped: np.ndarray, ep_return: np.ndarray,
+                ep_length: np.ndarray, result: np.ndarray, rounds: np.ndarray, max_cycles: int,
+                terminated: np.ndarray, truncated: np.ndarray, over: np.ndarray, done: np.ndarray) -> int:
+    """After the core stepped the slots marked in ``stepped``: their reward (with ``fill``, the end-of-game reward
+    ``by_result[result + 1]``; else as given), episode return and length, flags, and ``done`` (the episode ended
+    in this step); returns how many are done. A slot whose episode was over before the step (waiting for reset:
+    the core skipped it) or that did not step gets reward 0 and keeps its flags."""
+    n_done = 0
+    for i in range(result.shape[0]):
+        done[i] = False
+        if over[i] or not stepped[i]:
+            reward[i] = 0.0
+            continue
+        if fill:
+            reward[i] = by_result[result[i] + 1]
+        ep_return[i] += reward[i]
+        ep_length[i] += 1
+        te, tr = _episode_end(result[i], rounds[i], max_cycles)
+        terminated[i], truncated[i], over[i], done[i] = te, tr, te or tr, te or tr
+        n_done += te or tr
+    return n_done
+
+
+def _flags(st: State, max_cycles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    b = st.result.shape[0]
+    te, tr, over = np.zeros(b, dtype=bool), np.zeros(b, dtype=bool), np.zeros(b, dtype=bool)
+    _episode_flags(st.result, st.round, max_cycles, te, tr, over)
+    return te, tr, over
+
+
+def terminated(st: State) -> np.ndarray:
+    """(B,) bool: the game has ended by the rules (R-RND-3)."""
+    return st.result != RUNNING
+
+
+def truncated(st: State, max_cycles: int) -> np.ndarray:
+    """(B,) bool: the game runs on past ``max_cycles`` rounds (the episode is cut off, the game has no result)."""
+    return _flags(st, max_cycles)[1]
+
+
+def ended(st: State, max_cycles: int) -> np.ndarray:
+    """(B,) bool: the episode is over, terminated or truncated."""
+    return _flags(st, max_cycles)[2]
+
+
+def check_action_id(action: Any, who: str = "", legal: str = "", error: type = IllegalActionError) -> int:
+    """One action id from a Python or numpy integer, or an integer array of shape (); floats (even 3.0), bools,
+    strings, None, NaN and arrays of other shapes are refused (``error``, by default ``IllegalActionError``, naming
+    the action), never cast. Returns it as an int (the range is not checked here)."""
+    if action is None:
+        raise error(f"an action{who} is required, got None{legal}")
+    arr = np.asarray(action) if not isinstance(action, str) else None
+    if arr is None or arr.dtype == bool or arr.dtype == object or not (
+            np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise error(f"action {action!r}{who} is not an integer id{legal}")
+    if arr.shape != ():
+        raise error(f"action {action!r}{who} of shape {arr.shape} is not a single integer id{legal}")
+    if np.issubdtype(arr.dtype, np.floating):
+        raise error(f"action {action!r}{who} is a float, not a single integer id (pass an int){legal}")
+    return int(arr)
+
+
+def legal_names(mask_row: np.ndarray) -> str:
+    """``"3 ('move E'), 41 ('end turn')"``: the legal actions of one mask row, for error messages."""
+    return ", ".join(f"{i} ({ACTION_NAMES[i]!r})" for i in np.flatnonzero(mask_row))
+
+
+# What a step in which no episode ended reports for the ended slots (shared, read-only, empty).
+_NO_SLOTS = np.zeros(0, dtype=np.intp)
+_NO_SLOTS.flags.writeable = False
+_NO_RETURNS = np.zeros(0)
+_NO_RETURNS.flags.writeable = False
+_NO_FINAL_INFO = {k: _NO_SLOTS.astype(np.int64) for k in INFO_KEYS}
+for _empty in _NO_FINAL_INFO.values():
+    _empty.flags.writeable = False
+
+
+class EpisodeStep(NamedTuple):
+    """What ``Episodes.step`` returns. Per slot, (B,): ``reward`` (float32, the team reward of the step; 0 for a
+    slot that did not step), ``terminated``, ``truncated``. ``done``: the slots whose episode ended in this step;
+    for them, row j for slot done[j]: ``ended`` (their games as they ended, a State copy, before the autoreset;
+    None when nothing ended, and always None without autoreset, where they stay as they ended in ``state``), ``final_info`` (``INFO_KEYS``, int64 arrays), ``episode_return`` and
+    ``episode_length``. ``time``: seconds since the games were made. ``info``: every slot's info after the action
+    (before autoreset), or None unless asked for."""
+
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    done: np.ndarray
+    ended: State | None
+    final_info: dict[str, np.ndarray]
+    episode_return: np.ndarray
+    episode_length: np.ndarray
+    time: float
+    info: dict[str, np.ndarray] | None = None
+
+
+@dataclass(frozen=True)
+class SlotSnapshot:
+    """One slot: its game (a batch of 1), the stream seeding its next games, and the settings it was played with."""
+
+    game: State
+    seed_stream: dict
+    config: GameConfig
+
+
+class Episodes:
+    """``num_games`` slots, each playing one game at a time of ``config`` (see the module docstring).
+
+    ``seed``: the slots' streams until ``seed()`` is called: an int (slot i from the stream (seed, i)), or None
+    for fresh entropy. ``threads``: numba threads of the rules (None: every core; 1 is best when other processes
+    use the cores). ``core``: a ``Core`` of ``config`` to share (evaluation plays batches of several sizes on
+    one)."""
+
+    def __init__(self, num_games: int, config: GameConfig | None = None, *, max_cycles: int = 200,
+                 reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
+                 reward_health: float = 0.0, reward_tile: float = 0.0, autoreset: bool = True,
+                 threads: int | None = None, seed: int | None = 0, core: Core | None = None):
+        if not isinstance(num_games, int) or isinstance(num_games, bool) or num_games < 1:
+            raise ValueError(f"num_envs={num_games!r}: expected a positive integer")
+        if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
+            raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
+        if not isinstance(autoreset, bool):
+            raise TypeError(f"autoreset={autoreset!r}: expected True or False")
+        self.config = config or GameConfig()
+        if core is not None and core.cfg != self.config:
+            raise ValueError("Episodes: the core given plays other settings than config")
+        self.core = core or Core(self.config, threads=threads)
+        self.num_games = num_games
+        self.max_cycles = max_cycles
+        self.autoreset = autoreset
+        self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
+                                      reward_tile)
+        self.seed(seed)
+        self.seeds = self._next_seeds(np.arange(num_games))  # the seed of each slot's current game
+        self.state: State = self.core.init(self.seeds)
+        self._own_mask = np.zeros((num_games, NUM_ACTIONS), dtype=bool)
+        self._mask = self._own_mask
+        self.terminated = np.zeros(num_games, dtype=bool)
+        self.truncated = np.zeros(num_games, dtype=bool)
+        self._over = np.zeros(num_games, dtype=bool)
+        self._all = np.ones(num_games, dtype=bool)
+        self._n_over = 0  # slots whose episode is over (waiting for reset)
+        self._done = np.zeros(num_games, dtype=bool)  # scratch: the slots whose episode ended in this step
+        self._ep_return = np.zeros(num_games)
+        self._ep_length = np.zeros(num_games, dtype=np.int64)
+        self._t0 = time.perf_counter()
+        self._ready = False  # reset() (or set_state) has run: masks and flags describe the games
+
+    # ------------------------------------------------------------------ seeds and new games
+    def seed(self, seed: int | list[int] | np.ndarray | None) -> None:
+        """Seed every slot: slot i from the stream (seed, i), from seed[i] alone when a list is given, or from
+        fresh entropy with None. The next games (``reset``, autoresets) draw from these streams."""
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != self.num_games:
+                raise ValueError(f"{len(seed)} seeds for {self.num_games} slots")
+            self._slot_rngs = [np.random.default_rng([int(s)]) for s in seed]
+        else:
+            self._slot_rngs = [np.random.default_rng(None if seed is None else [int(seed), i])
+                               for i in range(self.num_games)]
+
+    def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
+        return np.array([self._slot_rngs[i].integers(0, 2**62) for i in slots], dtype=np.int64)
+
+    def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None,
+              seats: int | None = -1) -> None:
+        """New games in every slot: from the slots' streams, or with these game ``seeds`` (one per slot, for
+        evaluation on listed seeds). ``options={"scenario": text}`` starts every slot from that scenario map
+        (``subterra_env.scenario``), each with its own dice from its stream unless the text fixes them with a
+        ``seed:`` line; later autoresets start ordinary games. ``seats``: the number of cavers the scenario must
+        seat (default: ``num_cavers``; None: any, for an interface whose agents follow the game)."""
+        scripted = from_options(options, self.core, self.config.num_cavers if seats == -1 else seats)
+        slots = np.arange(self.num_games)
+        if seeds is not None:
+            seeds = np.asarray(seeds, dtype=np.int64)
+            if seeds.shape != (self.num_games,):
+                raise ValueError(f"seeds of shape {seeds.shape}: expected ({self.num_games},), one per slot")
+        self.seeds = self._next_seeds(slots) if seeds is None else seeds.copy()
+        if scripted is None:
+            self.state = self.core.init(self.seeds)
+        else:
+            self.state = scripted.take(np.zeros(self.num_games, dtype=np.intp))
+            if not names_seed(options["scenario"]):
+                self.state.key[:] = rng.seed_keys(self.seeds)
+        self._started(slots)
+
+    def reset_slots(self, slots: np.ndarray) -> None:
+        """Start the next game of each slot in ``slots`` (from its seed stream); the others play on."""
+        slots = np.asarray(slots, dtype=np.intp)
+        if len(slots):
+            seeds = self._next_seeds(slots)
+            self.seeds[slots] = seeds
+            self.core.reset(self.state, slots, seeds)
+            self._started(slots)
+        self._ready = True
+
+    def _started(self, slots: np.ndarray) -> None:
+        self._ep_return[slots] = 0.0
+        self._ep_length[slots] = 0
+        self._update_flags()
+        self.refresh_mask()
+        self._ready = True
+
+    def _update_flags(self) -> int:
+        """Recompute terminated, truncated and over in place; returns how many slots are over."""
+        self._n_over = _episode_flags(self.state.result, self.state.round, self.max_cycles, self.terminated,
+                                      self.truncated, self._over)
+        return self._n_over
+
+    # ------------------------------------------------------------------ masks and actions
+    @property
+    def mask(self) -> np.ndarray:
+        """(B, A) bool: the legal actions of each slot's acting caver now. The layer's own array: read it, copy
+        it to keep it; it changes with every step."""
+        return self._mask
+
+    @property
+    def over(self) -> np.ndarray:
+        """(B,) bool: the slot's episode has ended (terminated or truncated). The layer's own array: read it."""
+        return self._over
+
+    def refresh_mask(self, out: np.ndarray | None = None) -> None:
+        """Recompute the masks after the State changed (a step, ``set_state``, an outside edit of ``state``),
+        into the layer's array or into ``out`` (B, A) bool (the TorchRL env passes a view of its output tensor);
+        that is then ``mask`` until the next refresh."""
+        self._mask = self._own_mask if out is None else out
+        self.core.legal_mask(self.state, out=self._mask)
+
+    def legal(self, actions: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """(len(slots),) bool: each action is a legal id for its slot (integer ids; nothing is raised)."""
+        a = np.asarray(actions).reshape(-1)
+        ok = (a >= 0) & (a < NUM_ACTIONS)
+        ok[ok] = self._mask[np.asarray(slots)[ok], a[ok].astype(np.intp)]
+        return ok
+
+    def check_actions(self, actions: Any, slots: np.ndarray | None = None) -> np.ndarray:
+        """One integer action id per slot (per slot of ``slots`` when given), shape (n,) or (n, 1), as an intp
+        array. Floats, bools and other shapes are refused, never cast; so are out-of-range and illegal ids and
+        actions for games that ended: ``IllegalActionError`` (``GameOverError``) naming the slot and the action."""
+        if not self._ready:
+            raise RuntimeError("step() before reset(): call reset() first")
+        idx = np.arange(self.num_games) if slots is None else np.asarray(slots, dtype=np.intp)
+        n = len(idx)
+        a = np.asarray(actions)
+        if a.shape != (n,) and a.shape != (n, 1):
+            raise IllegalActionError(f"actions of shape {a.shape}: expected ({n},), one integer per slot")
+        if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+            raise IllegalActionError(f"actions of dtype {a.dtype}: expected integer action ids (an int array), "
+                                     "not cast from floats")
+        a = a.reshape(n).astype(np.intp)
+        if not self.autoreset and (ended := self.over[idx]).any():
+            self._game_over(int(idx[np.argmax(ended)]), "slot")
+        bad = (a < 0) | (a >= NUM_ACTIONS)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} is out of range 0..{NUM_ACTIONS - 1}")
+        illegal = ~self._mask[idx, a]
+        if illegal.any():
+            i = int(np.argmax(illegal))
+            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} ({ACTION_NAMES[a[i]]!r}) is not legal now; "
+                                     f"legal: {legal_names(self._mask[idx[i]])}")
+        return a
+
+    def check_action(self, action: Any, slot: int = 0, who: str = "") -> int:
+        """One action for one slot (a Python or numpy integer), as an int, or ``IllegalActionError`` naming it,
+        ``who`` (e.g. the agent) and the legal actions; ``GameOverError`` if the slot's game has ended."""
+        if not self._ready:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if self._over[slot] and not self.autoreset:
+            self._game_over(slot, who or "slot")
+        row = self._mask[slot]
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS \
+                and row[action]:
+            return int(action)  # the common case, without building the list of legal names
+        whom = f" for {who}" if who else (f" for slot {slot}" if self.num_games > 1 else "")
+        legal = f"; legal: {legal_names(row)}"
+        if action is None and who:
+            raise IllegalActionError(f"{who} is acting and must choose an action, got None{legal}")
+        a = check_action_id(action, whom, legal)
+        if not 0 <= a < NUM_ACTIONS:
+            raise IllegalActionError(f"action {a}{whom} is out of range 0..{NUM_ACTIONS - 1}{legal}")
+        raise IllegalActionError(f"action {a} ({ACTION_NAMES[a]!r}) is not legal{whom} now{legal}")
+
+    def outcome(self, slot: int) -> str:
+        """How the slot's game stands: ``"running"``, ``"defeat"`` .. ``"gold"``, or ``"truncated after N
+        rounds"``."""
+        if self.truncated[slot]:
+            return f"truncated after {self.max_cycles} rounds"
+        return result_name(int(self.state.result[slot]))
+
+    def _game_over(self, slot: int, who: str) -> None:
+        where = f"slot {slot}" if who == "slot" else who
+        raise GameOverError(f"{where}: the game has ended ({self.outcome(slot)}): call reset()")
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, actions: Any, slots: np.ndarray | None = None, *, checked: bool = False,
+             info_all: bool = False, mask_out: np.ndarray | None = None) -> EpisodeStep:
+        """Apply one action per slot (or per slot of ``slots``: the others wait, reward 0). ``checked``: the
+        caller already checked the actions (``check_action`` / ``check_actions``) against the current mask.
+        ``info_all``: also every slot's info after the action. ``mask_out``: where the new masks go (see
+        ``refresh_mask``). Finished games autoreset (``autoreset=True``) or wait for ``reset``."""
+        a = np.asarray(actions, dtype=np.intp) if checked else self.check_actions(actions, slots)
+        st = self.state
+        shaped = self.team_reward.shaped
+        if slots is None:
+            before = self.team_reward.snapshot(st) if shaped else None
+            self.core.step(st, a, check=False)  # the core skips ended games (checked=True callers rely on it)
+            reward = self.team_reward(before, st) if shaped else np.empty(self.num_games, dtype=np.float32)
+            stepped = self._all
+        else:
+            idx = np.asarray(slots, dtype=np.intp)
+            sub = st.take(idx)
+            before = self.team_reward.snapshot(sub) if shaped else None
+            self.core.step(sub, a, check=False)
+            st.put(idx, sub)
+            reward = np.zeros(self.num_games, dtype=np.float32)
+            if shaped:
+                reward[idx] = self.team_reward(before, sub)
+            stepped = np.zeros(self.num_games, dtype=bool)
+            stepped[idx] = True
+        n_done = _after_step(reward, self.team_reward.by_result32, not shaped, stepped, self._ep_return,
+                             self._ep_length, st.result, st.round, self.max_cycles, self.terminated, self.truncated,
+                             self._over, self._done)
+        self._n_over = int(self._over.sum()) if n_done or self._n_over else 0
+        info = batch_info(st) if info_all else None
+        if not n_done:  # most steps: nothing ended
+            result = EpisodeStep(reward, self.terminated.copy(), self.truncated.copy(), _NO_SLOTS, None,
+                                 _NO_FINAL_INFO, _NO_RETURNS, _NO_SLOTS, time.perf_counter() - self._t0, info)
+            self.refresh_mask(mask_out)
+            return result
+        done = np.flatnonzero(self._done)
+        # Without autoreset the ended games stay in ``state`` as they ended: no copy (the AEC env ends a game per
+        # hundred or so steps, and copying a State costs as much as forty steps).
+        finished = st.take(done) if self.autoreset else None
+        if finished is not None and info is None:
+            final_info = batch_info(finished)
+        else:  # every slot's info (before any autoreset) at the done rows
+            final_info = {k: v[done] for k, v in (info if info is not None else batch_info(st)).items()}
+        result = EpisodeStep(reward, self.terminated.copy(), self.truncated.copy(), done, finished, final_info,
+                             self._ep_return[done], self._ep_length[done], time.perf_counter() - self._t0, info)
+        if self.autoreset:
+            seeds = self._next_seeds(done)
+            self.seeds[done] = seeds
+            self.core.reset(st, done, seeds)
+            self._ep_return[done] = 0.0
+            self._ep_length[done] = 0
+            self._update_flags()
+        self.refresh_mask(mask_out)
+        return result
+
+    # ------------------------------------------------------------------ info and snapshots
+    def game_info(self, slot: int) -> dict[str, int]:
+        """The info keys every interface shares (``subterra_env.info.game_info``) for one slot's game."""
+        return game_info(self.state, slot)
+
+    def batch_info(self) -> dict[str, np.ndarray]:
+        """``game_info`` of every slot as (B,) int64 arrays."""
+        return batch_info(self.state)
+
+    def _slot(self, slot: Any) -> int:
+        if not isinstance(slot, (int, np.integer)) or isinstance(slot, bool) or not 0 <= slot < self.num_games:
+            raise IndexError(f"slot {slot!r} is out of range 0..{self.num_games - 1}")
+        return int(slot)
+
+    def get_state(self, slot: int = 0) -> SlotSnapshot:
+        """A copy of one slot's game and seed stream (for search and checkpointing)."""
+        slot = self._slot(slot)
+        return SlotSnapshot(self.state.take(np.array([slot])),
+                            copy.deepcopy(self._slot_rngs[slot].bit_generator.state), self.config)
+
+    def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
+        """Put a snapshot (from any slot of games with the same settings) into a slot; it continues identically.
+        The slot's episode statistics count from the restore."""
+        slot = self._slot(slot)
+        if not isinstance(snapshot, SlotSnapshot):
+            raise TypeError(f"set_state expects a SlotSnapshot from get_state(), got {type(snapshot).__name__}")
+        if snapshot.config != self.config:
+            raise ValueError("set_state: the snapshot comes from games with other settings "
+                             f"(differing: {config_diff(snapshot.config, self.config)})")
+        self.state.put(np.array([slot]), snapshot.game)
+        self._slot_rngs[slot] = np.random.default_rng()
+        self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
+        self._started(np.array([slot]))
+
+
+def config_diff(a: GameConfig, b: GameConfig) -> str:
+    """The names of the settings in which two configs differ (for error messages)."""
+    from .config import to_dict
+
+    da, db = to_dict(a), to_dict(b)
+    return ", ".join(k for k in da if da[k] != db.get(k)) or "none"
