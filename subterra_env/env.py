@@ -53,6 +53,7 @@ from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
 from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .core.observe import observe
 from .core.state import State
+from .events import Event
 from .episode import Episodes, GameOverError, SlotSnapshot, check_action_id, config_diff
 from .rewards import DEFAULT_RESULT
 from .spaces import observation_space, state_space
@@ -71,7 +72,7 @@ class UnknownAgentError(KeyError):
 AGENT_NAMES = ("caver", "seat")
 # raw_env's own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
 ENV_KEYWORDS = ("config", "render_mode", "max_cycles", "obs_radius", "state_radius", "reward_result",
-                "reward_escape", "reward_health", "reward_tile", "agent_names")
+                "reward_escape", "reward_health", "reward_tile", "agent_names", "record_events")
 
 
 def seat_names(num_cavers: int) -> list[str]:
@@ -158,7 +159,8 @@ class raw_env(AECEnv):
     def __init__(self, config: GameConfig | None = None, *, render_mode: str | None = None, max_cycles: int = 200,
                  obs_radius: int = 7, state_radius: int = 12,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
-                 reward_health: float = 0.0, reward_tile: float = 0.0, agent_names: str = "caver", **settings: Any):
+                 reward_health: float = 0.0, reward_tile: float = 0.0, agent_names: str = "caver",
+                 record_events: bool = False, **settings: Any):
         """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
 
         ``max_cycles``: rounds before truncation. ``obs_radius``: half-width of the observation window;
@@ -166,6 +168,8 @@ class raw_env(AECEnv):
         Shaping (all default 0, added to the team reward when it happens): ``reward_escape`` per caver reaching
         the exit, ``reward_health`` per health point lost (use a negative value), ``reward_tile`` per tile placed.
         ``agent_names``: ``"caver"`` (agents named after their cavers) or ``"seat"`` (``caver_0`` ..).
+        ``record_events``: the rules log what they do; ``last_events`` reads it after each step (for play,
+        records and replays; off by default, as training needs no log).
         """
         super().__init__()
         if settings:
@@ -189,7 +193,7 @@ class raw_env(AECEnv):
         # this class adds the agents' names, turns and observations. Unseeded resets draw fresh entropy.
         self.episodes = Episodes(1, self.config, max_cycles=max_cycles, reward_result=reward_result,
                                  reward_escape=reward_escape, reward_health=reward_health, reward_tile=reward_tile,
-                                 autoreset=False, seed=None)
+                                 autoreset=False, seed=None, record_events=record_events)
         self.core = self.episodes.core
         self.team_reward = self.episodes.team_reward
         if agent_names == "seat":
@@ -269,6 +273,15 @@ class raw_env(AECEnv):
         if self.state_ is None:
             raise RuntimeError("legal_mask before reset(): call reset() first")
         return self.episodes.mask[0]
+
+    @property
+    def last_events(self) -> list[Event]:
+        """What the rules did in the latest step, in order (``subterra_env.events``): tiles drawn, placed and
+        discarded, moves, every die rolled, damage and its cause, horrors, the hazard card, the turn, the round
+        and the result. Empty after ``reset`` and with ``record_events=False``."""
+        if self.state_ is None:
+            raise RuntimeError("last_events before reset(): call reset() first")
+        return self.episodes.events(0)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The caver's observation; for a possible agent not seated in this game, the empty observation (all

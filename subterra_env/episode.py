@@ -13,7 +13,9 @@ these is written once, here:
   ``max_cycles`` rounds: ``truncated``), the info (``subterra_env.info``), the episode's return and length;
 - snapshots of a slot (``get_state`` / ``set_state``) and autoreset: with ``autoreset=True`` a finished game is
   replaced in the same step by the slot's next game (the vector envs); with ``autoreset=False`` it stays as it
-  ended until ``reset`` (the AEC and single-agent envs, evaluation), and stepping it raises ``GameOverError``.
+  ended until ``reset`` (the AEC and single-agent envs, evaluation), and stepping it raises ``GameOverError``;
+- the event log (``record_events=True``, for play, records and replays): what the rules did in each slot's
+  latest step (``events``, ``subterra_env.events``).
 
 Observations are not made here: what to observe differs by interface (the acting caver for the vector envs, any
 caver for the AEC env), so each adapter calls ``subterra_env.core.observe`` itself, on ``state`` and, for the
@@ -36,6 +38,7 @@ from .core import rng
 from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from .core.rules import Core
 from .core.state import RUNNING, State
+from .events import Event, decode, set_logging
 from .info import INFO_KEYS, batch_info, game_info, result_name
 from .rewards import DEFAULT_RESULT, TeamReward
 from .scenario import from_options, names_seed
@@ -187,7 +190,8 @@ class Episodes:
     def __init__(self, num_games: int, config: GameConfig | None = None, *, max_cycles: int = 200,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
                  reward_health: float = 0.0, reward_tile: float = 0.0, autoreset: bool = True,
-                 threads: int | None = None, seed: int | None = 0, core: Core | None = None):
+                 threads: int | None = None, seed: int | None = 0, core: Core | None = None,
+                 record_events: bool = False):
         if not isinstance(num_games, int) or isinstance(num_games, bool) or num_games < 1:
             raise ValueError(f"num_envs={num_games!r}: expected a positive integer")
         if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
@@ -201,6 +205,9 @@ class Episodes:
         self.num_games = num_games
         self.max_cycles = max_cycles
         self.autoreset = autoreset
+        if not isinstance(record_events, bool):
+            raise TypeError(f"record_events={record_events!r}: expected True or False")
+        self.record_events = record_events
         self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
                                       reward_tile)
         self.seed(seed)
@@ -267,6 +274,8 @@ class Episodes:
         self._ready = True
 
     def _started(self, slots: np.ndarray) -> None:
+        if self.record_events:
+            set_logging(self.state, slots, True)
         self._ep_return[slots] = 0.0
         self._ep_length[slots] = 0
         self._update_flags()
@@ -414,6 +423,8 @@ class Episodes:
             seeds = self._next_seeds(done)
             self.seeds[done] = seeds
             self.core.reset(st, done, seeds)
+            if self.record_events:
+                set_logging(st, done, True)
             self._ep_return[done] = 0.0
             self._ep_length[done] = 0
             self._update_flags()
@@ -421,6 +432,11 @@ class Episodes:
         return result
 
     # ------------------------------------------------------------------ info and snapshots
+    def events(self, slot: int = 0) -> list[Event]:
+        """What the rules did in the slot's latest step (``subterra_env.events``); with ``record_events=False``,
+        always empty."""
+        return decode(self.state, self._slot(slot)) if self.record_events else []
+
     def game_info(self, slot: int) -> dict[str, int]:
         """The info keys every interface shares (``subterra_env.info.game_info``) for one slot's game."""
         return game_info(self.state, slot)

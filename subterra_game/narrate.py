@@ -1,9 +1,11 @@
-"""Plain-words narration of a game: what each legal action means, and what one step changed.
+"""Plain-words narration of a game: what each legal action means, and what one step did.
 
-Everything here is derived from the public State before and after a step (never the stack or deck order):
-tiles placed or discarded, cavers moved, health lost or regained (with the likely cause), horrors moved,
-spawned or removed, the hazard card drawn (``last_card``), floods, rubble, ropes, gas, Out of Time, the turn
-and the round passing, and the result. The play command and the replay viewer print these lines; tests read them.
+A step is told from the rules' own event log (``subterra_env.events``: the compiled rules write what they do as
+they do it): tiles drawn, placed and discarded and why, cavers moving, every die rolled and the check it decided,
+health lost with its cause, horrors hunting, spawning and leaving, the hazard card, floods, rubble, the turn, the
+round and the result, in the order they happened. Nothing public is guessed from state differences, and nothing
+hidden is told (a discarded tile is public; the stack order is not). The play command and the replay viewer print
+these lines; tests read them.
 
     label = describe_action(core, st, action_id)        # "move E -> water tile", for the menu
     for ev in narrate(core, before, after, action_id):  # after env.step(action_id)
@@ -21,9 +23,12 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, DIR_NAMES, ROT_MASK, T_GAS, T_ROUGH, X2
+from subterra_env.core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, DIR_NAMES, ROT_MASK, X2
+from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
+from subterra_env.events import Event as RuleEvent
+from subterra_env.events import decode, set_logging
 
 DIR_WORDS = ("north", "east", "south", "west")
 
@@ -213,180 +218,152 @@ def pending_text(core: Core, st: State, g: int = 0) -> str:
     return ""
 
 
-# ---------------------------------------------------------------------------------------------- what changed
-def _held(st: State, g: int) -> int:
-    return int(st.pend_tile[g] >= 0) + int(st.aside_tile[g] >= 0)
+# ---------------------------------------------------------------------------------------------- what happened
+# What a rule ID did, for "loses 1 health to ..." and "the ... check".
+CAUSE_TEXT: dict[str, str] = {
+    "R-ACT-2": "the failed exert check", "R-TILE-9": "the rough terrain", "R-HZ-3": "the gas",
+    "R-HOR-5": "a horror", "R-HZ-1": "the tremor", "R-HZ-2": "the flood", "R-HZ-4": "the cave-in",
+}
+CHECK_TEXT: dict[str, str] = {
+    "R-ACT-2": "exert", "R-TILE-9": "rough terrain", "R-ACT-14": "hide", "R-ACT-13": "rope", "R-HZ-1": "tremor",
+    "R-HZ-7": "Out of Time",
+}
+
+
+def step_events(core: Core, before: State, after: State, action: int, g: int = 0) -> list[RuleEvent]:
+    """The rules' own log of the step from ``before`` to ``after`` (``subterra_env.events``): read from ``after``
+    when it was played with the log on (``record_events=True``), else played again from ``before`` with the log
+    on (the rules are deterministic, so it is the same step)."""
+    if int(after.packed["ev_on"][g]) and int(after.steps[g]) == int(before.steps[g]) + 1:
+        return decode(after, g)
+    again = before.take(np.array([g]))
+    set_logging(again, np.array([0]), True)
+    core.step(again, np.array([action]), check=False)
+    return decode(again, 0)
 
 
 def narrate(core: Core, before: State, after: State, action: int, g: int = 0) -> list[Event]:
-    """What ``action`` (taken by ``before``'s acting caver) changed, in order: the action, tiles, movements, the
-    turn's checks, horrors, the hazard card and its effects, health, the new round, the result."""
+    """What ``action`` (taken by ``before``'s acting caver) did, in the order the rules did it: the action, then
+    a line per event of the rules' log (``step_events``), then what the acting caver is asked next."""
     try:
-        return _narrate(core, before, after, action, g)
+        return _narrate(core, before, after, action, step_events(core, before, after, action, g), g)
     except Exception as e:  # noqa: BLE001  narration must never stop a game
         return [Event("info", f"{A.ACTION_NAMES[action]} (narration failed: {type(e).__name__})")]
 
 
-def _narrate(core: Core, b: State, a: State, action: int, g: int) -> list[Event]:
-    ev: list[Event] = []
+def _narrate(core: Core, b: State, a: State, action: int, events: list[RuleEvent], g: int) -> list[Event]:
     seat = int(b.actor[g])
     me = _caver(b, seat, g) if seat >= 0 else "?"
-    kind = int(A.ACTION_KIND[action])
-    ev.append(Event("action", f"{me}: {short_action(b, action, g)}"))
-
-    # tiles: drawn, placed, discarded
-    if int(a.pend[g]) in (P_PLACE, P_PICK) and (int(b.pend[g]) not in (P_PLACE, P_PICK) or kind == A.K_REDRAW):
-        if int(a.pend[g]) == P_PICK:
-            ev.append(Event("tile", f"{me} draws a {catalogue_tile(core, int(a.pend_tile[g]))}; set aside: "
-                                    f"{catalogue_tile(core, int(a.aside_tile[g]))}: pick one to place"))
-        else:
-            ev.append(Event("tile", f"{me} draws a {catalogue_tile(core, int(a.pend_tile[g]))} for the "
-                                    f"{DIR_WORDS[int(a.pend_dir[g])]} side: choose how to turn it"))
-    placed = range(int(b.n_tiles[g]), int(a.n_tiles[g]))
-    for t in placed:
-        kind_t = TILE_TYPES[a.t_type[g, t]]
-        if kind_t == "exit":
-            ev.append(Event("result", f"THE EXIT is found at {where(a, t, g)}! Get every caver onto it."))
-        else:
-            ev.append(Event("tile", f"a {kind_t} tile is placed at {where(a, t, g)} (open {_sides(int(a.t_open[g, t]))})"))
-    discarded = (int(a.stack_pos[g]) - int(b.stack_pos[g])) - (len(placed) + _held(a, g) - _held(b, g))
-    if discarded > 0:
-        why = "the Scout's redraw" if kind == A.K_REDRAW and discarded == 1 else "it would close the cave (R-CON-4)"
-        ev.append(Event("tile", f"{discarded} tile{'s' if discarded > 1 else ''} discarded: {why}"))
-
-    hazard = int(a.deck_pos[g]) > int(b.deck_pos[g])
-    card = int(a.last_card[g]) if hazard else -1
-
-    # cavers: movement, diving, hiding
-    for s in range(a.num_seats):
-        name = _caver(a, s, g)
-        t0, t1 = int(b.c_tile[g, s]), int(a.c_tile[g, s])
-        if b.c_under[g, s] != a.c_under[g, s]:
-            ev.append(Event("move", f"{name} dives under water" if a.c_under[g, s]
-                            else f"{name} surfaces on {tile_name(a, t1, g)}"))
-        elif t0 != t1 and t1 >= 0 and t0 >= 0:
-            on_exit = int(a.exit_tile[g]) == t1
-            ev.append(Event("result" if on_exit else "move",
-                            f"{name} reaches THE EXIT" if on_exit else f"{name} moves to {tile_name(a, t1, g)}"))
-        if a.c_hidden[g, s] and not b.c_hidden[g, s]:
-            ev.append(Event("info", f"{name} hides: no horror will pick {name} as a victim this round"))
-    if kind == A.K_HIDE and not a.c_hidden[g, seat]:
-        ev.append(Event("damage", f"{me}'s skill check fails: not hidden"))
-    new_rope = [int(t) for t in np.flatnonzero(a.t_rope[g] & ~b.t_rope[g])]
-    for t in new_rope:
-        ev.append(Event("info", f"a rope is fixed on {tile_name(a, t, g)}"))
-    if kind == A.K_ROPE and not new_rope:
-        ev.append(Event("damage", f"{me}'s skill check fails: no rope placed"))
-    for t in np.flatnonzero(b.t_rubble[g] & ~a.t_rubble[g]):
-        ev.append(Event("info", f"rubble cleared on {tile_name(a, int(t), g)}"))
-    if a.directing[g] >= 0 and b.directing[g] < 0:
-        ev.append(Event("turn", f"{_caver(a, int(a.actor[g]), g)} may take one 1-AP action for the leader "
-                                "(end turn declines)"))
-
-    # horrors (a Horror card is announced first: its moves and spawns follow)
-    horror_card = hazard and 0 <= card < C_OUT_OF_TIME and HAZARDS[card % X2] == "horror"
-    if horror_card:
-        ev.append(_card_event(card))
-    h0 = [int(t) for t in b.h_tile[g] if t >= 0]
-    h1 = [int(t) for t in a.h_tile[g] if t >= 0]
-    if h0 != h1:
-        moved, gone, spawned = _pair_horrors(a, h0, h1, g)
-        for t0, t1 in moved:
-            if t0 != t1:
-                ev.append(Event("horror", f"a horror moves from {where(a, t0, g)} to {where(a, t1, g)}"))
-        for t0 in gone:
-            why = "repelled" if kind == A.K_REPEL else "no victim within reach, or repelled"
-            ev.append(Event("horror", f"the horror at {where(a, t0, g)} leaves the cave ({why})"))
-        for t1 in spawned:
-            ev.append(Event("horror", f"a horror spawns on {tile_name(a, t1, g)}"))
-
-    # the hazard card and what it changed
-    if hazard and card >= 0 and not horror_card:
-        ev.append(_card_event(card))
-    flooded = [int(t) for t in np.flatnonzero(a.t_flood[g] & ~b.t_flood[g])]
-    if flooded:
-        ev.append(Event("hazard", "flooded: " + ", ".join(where(a, t, g) for t in flooded)))
-    rubble = [int(t) for t in np.flatnonzero(a.t_rubble[g] & ~b.t_rubble[g])]
-    if rubble:
-        ev.append(Event("hazard", "cave-in: rubble falls on " + ", ".join(where(a, t, g) for t in rubble)))
-    if a.gas_active[g] and not b.gas_active[g]:
-        ev.append(Event("hazard", "gas is spreading: entering a gas tile costs health until the next hazard phase"))
-
-    # health
-    turn_over = int(a.actor[g]) != seat or int(a.round[g]) != int(b.round[g]) or a.result[g] != RUNNING
-    for s in range(a.num_seats):
-        name = _caver(a, s, g)
-        hp0, hp1 = int(b.c_hp[g, s]), int(a.c_hp[g, s])
-        if a.c_dead[g, s] and not b.c_dead[g, s]:
-            ev.append(Event("damage", f"{name} fails the Out of Time check and is DEVOURED"))
-            continue
-        if hp1 < hp0 and hp1 == 0 and int(a.c_tile[g, s]) >= 0 and (a.h_tile[g] == int(a.c_tile[g, s])).any():
-            ev.append(Event("damage", f"{name} is caught by a horror and knocked out ({hp0} -> 0)"))
-        elif hp1 < hp0:
-            cause = _cause(b, a, s, seat, kind, hazard, card, turn_over, g)
-            ko = " and is knocked out" if hp1 == 0 else ""
-            ev.append(Event("damage", f"{name} loses {hp0 - hp1} health ({hp0} -> {hp1}){cause}{ko}"))
-        elif hp1 > hp0:
-            wake = " and wakes up" if hp0 == 0 else ""
-            ev.append(Event("heal", f"{name} regains {hp1 - hp0} health ({hp0} -> {hp1}){wake}"))
-
-    # turn, round, result
-    if a.result[g] != RUNNING:
-        escaped = int(((a.c_tile[g] == a.exit_tile[g]) & (a.exit_tile[g] >= 0)).sum())
-        ev.append(Event("result", f"GAME OVER: {RESULT_NAMES[int(a.result[g])].upper()} "
-                                  f"({escaped} of {a.num_seats} cavers escaped)"))
-        return ev
-    if int(a.round[g]) != int(b.round[g]):
-        ev.append(Event("round", f"--- round {int(a.round[g])} begins; {_caver(a, int(a.start_seat[g]), g)} starts ---"))
-    if int(a.actor[g]) != seat and int(a.actor[g]) >= 0 and not (a.directing[g] >= 0 and b.directing[g] < 0):
-        ev.append(Event("turn", f"{_caver(a, int(a.actor[g]), g)}'s turn ({int(a.ap[g])} AP)"))
-    return ev
+    out = [Event("action", f"{me}: {short_action(b, action, g)}")]
+    i = 0
+    while i < len(events):
+        e = events[i]
+        # a run of the same kind that reads better as one line: a hazard's checks, floods, rubble
+        j = i + 1
+        if e.kind in ("flood", "rubble") or (e.kind == "check" and e.rule in ("R-HZ-1", "R-HZ-7")):
+            while j < len(events) and events[j].kind == e.kind and events[j].rule == e.rule:
+                j += 1
+        line = _line(core, a, events[i:j], g)
+        if line is not None:
+            out.append(line)
+        i = j
+    if a.result[g] == RUNNING:
+        if int(a.pend[g]) == P_PLACE and int(a.pend_tile[g]) >= 0:
+            out.append(Event("tile", f"{_caver(a, int(a.actor[g]), g)} holds a "
+                                     f"{catalogue_tile(core, int(a.pend_tile[g]))} for the "
+                                     f"{DIR_WORDS[int(a.pend_dir[g])]} side: choose how to turn it"))
+        elif int(a.pend[g]) == P_PICK:
+            out.append(Event("tile", f"drawn: {catalogue_tile(core, int(a.pend_tile[g]))}; set aside: "
+                                     f"{catalogue_tile(core, int(a.aside_tile[g]))}: pick one to place"))
+    return out
 
 
-def _pair_horrors(st: State, h0: list[int], h1: list[int], g: int
-                  ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
-    """Match horrors before and after a step (closest first, at most 3 cells apart: a step moves a horror at most
-    three times); the unmatched ones left or spawned."""
-    def cell(t: int) -> tuple[int, int]:
-        return int(st.t_x[g, t]), int(st.t_y[g, t])
-
-    pairs = sorted((abs(cell(t0)[0] - cell(t1)[0]) + abs(cell(t0)[1] - cell(t1)[1]), i, j)
-                   for i, t0 in enumerate(h0) for j, t1 in enumerate(h1))
-    used0, used1, moved = set(), set(), []
-    for dist, i, j in pairs:
-        if dist <= 3 and i not in used0 and j not in used1:
-            used0.add(i)
-            used1.add(j)
-            moved.append((h0[i], h1[j]))
-    return (moved, [t for i, t in enumerate(h0) if i not in used0], [t for j, t in enumerate(h1) if j not in used1])
+def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
+    """One line of narration for one event (or a run of checks, floods or rubble)."""
+    e = run[0]
+    name = _caver(a, e.seat, g) if e.seat >= 0 else ""
+    k = e.kind
+    if k == "draw":
+        return Event("tile", f"{name} draws a {catalogue_tile(core, e.value)}")
+    if k == "discard":  # drawn and discarded (one row)
+        if e.rule == "R-CAV-2":
+            return Event("tile", f"the {catalogue_tile(core, e.value)} is discarded: the Scout's redraw (R-CAV-2)")
+        return Event("tile", f"{name} draws a {catalogue_tile(core, e.value)}: discarded, it would close the cave "
+                             "(R-CON-4)")
+    if k == "place":
+        if TILE_TYPES[a.t_type[g, e.tile]] == "exit":
+            return Event("result", f"THE EXIT is found at {where(a, e.tile, g)}! Get every caver onto it.")
+        return Event("tile", f"a {TILE_TYPES[a.t_type[g, e.tile]]} tile is placed at {where(a, e.tile, g)} "
+                             f"(open {_sides(int(a.t_open[g, e.tile]))})")
+    if k == "move":
+        if int(a.exit_tile[g]) == e.tile:
+            return Event("result", f"{name} reaches THE EXIT")
+        return Event("move", f"{name} moves to {tile_name(a, e.tile, g)}")
+    if k == "dive":
+        return Event("move", f"{name} dives under water")
+    if k == "surface":
+        return Event("move", f"{name} surfaces on {tile_name(a, e.tile, g)}")
+    if k == "check":
+        what = CHECK_TEXT.get(e.rule, "skill")
+        if len(run) > 1 or e.rule in ("R-HZ-1", "R-HZ-7"):
+            rolls = ", ".join(f"{_caver(a, r.seat, g)} {r.die} {'passes' if r.value else 'fails'}" for r in run)
+            return Event("hazard", f"{what} checks: {rolls}")
+        return Event("info" if e.value else "damage",
+                     f"{name} rolls {e.die}: the {what} check {'passes' if e.value else 'fails'}")
+    if k == "damage":
+        ko = " and is knocked out" if e.die == 0 else ""
+        cause = CAUSE_TEXT.get(e.rule, "")
+        hp0 = e.die + e.value
+        if e.rule == "R-HOR-5":
+            return Event("damage", f"{name} is caught by a horror and knocked out ({hp0} -> 0)")
+        return Event("damage", f"{name} loses {e.value} health ({hp0} -> {e.die}){' to ' + cause if cause else ''}{ko}")
+    if k == "protected":
+        cause = CAUSE_TEXT.get(RULE_IDS[e.die], "the hazard")
+        return Event("info", f"the bodyguard shields {name} from {cause}")
+    if k == "heal":
+        wake = " and wakes up" if e.die == e.value else ""
+        return Event("heal", f"{name} regains {e.value} health ({e.die - e.value} -> {e.die}){wake}")
+    if k == "hidden":
+        return Event("info", f"{name} hides: no horror will pick {name} as a victim this round")
+    if k == "rope":
+        return Event("info", f"a rope is fixed on {tile_name(a, e.tile, g)}")
+    if k == "clear":
+        return Event("info", f"rubble cleared on {tile_name(a, e.tile, g)}")
+    if k == "blast":
+        return Event("hazard", f"{name} blasts the {DIR_WORDS[e.value]} wall of {tile_name(a, e.tile, g)}")
+    if k == "direct":
+        return Event("turn", f"{name} may take one 1-AP action for the leader (end turn declines)")
+    if k == "horror_move":
+        return Event("horror", f"a horror moves from {where(a, e.value, g)} to {where(a, e.tile, g)}")
+    if k == "horror_spawn":
+        return Event("horror", f"a horror spawns on {tile_name(a, e.tile, g)}")
+    if k == "horror_leave":
+        why = f"repelled by the {name}" if e.rule == "R-CAV-7" else "no victim within reach"
+        return Event("horror", f"the horror at {where(a, e.tile, g)} leaves the cave ({why})")
+    if k == "card":
+        return _card_event(e.value)
+    if k == "roll":
+        return Event("hazard", f"the cave-in die shows {e.value}")
+    if k == "flood":
+        return Event("hazard", "flooded: " + ", ".join(where(a, r.tile, g) for r in run))
+    if k == "rubble":
+        return Event("hazard", "cave-in: rubble falls on " + ", ".join(where(a, r.tile, g) for r in run))
+    if k == "devoured":
+        return Event("damage", f"{name} fails the Out of Time check and is DEVOURED")
+    if k == "turn":
+        return Event("turn", f"{name}'s turn ({e.value} AP)")
+    if k == "round":
+        return Event("round", f"--- round {e.value} begins; {name} starts ---")
+    if k == "result":
+        return Event("result", f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
+                               "escaped)")
+    return None
 
 
 def _card_event(card: int) -> Event:
     base = "out of time" if card == C_OUT_OF_TIME else HAZARDS[card % X2]
     twice = " (twice: x2)" if X2 <= card < C_OUT_OF_TIME else ""
     return Event("hazard", f"HAZARD: {CARD_NAMES[card].upper()}: {HAZARD_TEXT[base]}{twice}")
-
-
-def _cause(b: State, a: State, s: int, actor: int, kind: int, hazard: bool, card: int, turn_over: bool,
-           g: int) -> str:
-    """The likely cause of a caver's health loss in one step (a guess from public changes, for narration)."""
-    t1 = int(a.c_tile[g, s])
-    if hazard and card >= 0:
-        return f" to the {CARD_NAMES[card]}" if card != C_OUT_OF_TIME else ""
-    if kind == A.K_DEMOLISH:
-        return " to the cave-in"
-    if s == actor:
-        t0 = int(b.c_tile[g, s])
-        causes = []
-        if t1 != t0 and t1 >= 0 and int(a.t_type[g, t1]) == T_ROUGH:
-            causes.append("the rough terrain check fails")
-        if t1 != t0 and t1 >= 0 and int(a.t_type[g, t1]) == T_GAS and b.gas_active[g]:
-            causes.append("walking into gas")
-        if turn_over and b.exerted[g]:
-            causes.append("the exert check fails")
-        if causes:
-            return ": " + " and ".join(causes)
-    return ""
 
 
 __all__ = [
@@ -397,6 +374,7 @@ __all__ = [
     "action_detail",
     "describe_action",
     "narrate",
+    "step_events",
     "pending_text",
     "tile_name",
     "where",

@@ -369,7 +369,7 @@ class Session:
     def __init__(self, cfg: GameConfig, seed: int, plan: SeatPlan, max_cycles: int = 200, name: str = "default",
                  notice: list[str] | None = None, search_worlds: int | None = None, origin: str = "as asked",
                  probe: Callable[[], Sequence[float]] | None = None, on_probe: Callable[[], Any] | None = None):
-        self.env = raw_env(cfg, max_cycles=max_cycles)
+        self.env = raw_env(cfg, max_cycles=max_cycles, record_events=True)  # narration and records tell the log
         self.env.reset(seed=seed)
         self.seed, self.name = seed, name
         ranks = [int(r) for r in self.env.state_.c_rank[0]]
@@ -435,7 +435,8 @@ class Session:
         n = len(self.record.actions)
         try:
             env.step(int(action))
-            self.record.add(seat, CAVER_NAMES[before.c_rank[0, seat] - 1], action, player, think_s)
+            self.record.add(seat, CAVER_NAMES[before.c_rank[0, seat] - 1], action, player, think_s,
+                            env.last_events)
         except BaseException:  # Ctrl-C half way: the game and the record stay as they were
             env.set_state(snap)
             del self.record.actions[n:]

@@ -10,11 +10,15 @@ A record (schema version 1) holds everything needed to play the game again throu
                 {"seat": 1, "caver": "scout", "player": "search", "worlds": 16}, ...],
       "bots": "search (strongest that answers in time: 85 ms per decision)",
       "actions": [{"step": 0, "seat": 0, "caver": "diver", "action": 2, "name": "reveal N", "player": "human",
-                   "think_s": 3.2}, ...],
+                   "think_s": 3.2, "events": [["draw", 0, -1, 12, "R-ACT-5", 0], ["place", 0, 1, 12,
+                   "R-CON-3", 1], ["turn", 0, 0, 1, "", 0]]}, ...],
       "result": {"code": 3, "name": "gold", "escaped": 4, "round": 5, "finished": true, "decisions": 57},
       "final_state_hash": "9f2c4e1a0b7d3c55"
     }
 
+``events`` (optional, absent in older records) is what the rules did in that decision, as the rules logged it
+(``subterra_env.events``: ``[kind, seat, tile, value, rule, die]`` rows); a replay plays them again and checks
+that they are the same.
 ``seed`` is the seed given to ``env.reset(seed=...)``; ``settings`` rebuild the GameConfig (``from_dict``);
 ``seats`` say who played each caver (``player``: human, search, heuristic, random or policy:PATH; a search bot's
 ``worlds``); ``bots`` (optional, absent in older records) is the line the play command showed at the start: which
@@ -47,6 +51,7 @@ from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS
 from subterra_env.core.observe import observe
 from subterra_env.core.state import HASH_FIELDS, RUNNING, State
 from subterra_env.env import raw_env
+from subterra_env.events import Event
 from subterra_env import episode
 from subterra_env.info import result_name
 from subterra_env.info import game_info
@@ -63,6 +68,11 @@ class RecordError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------- hashing
+def events_to_json(events: list[Event]) -> list[list[Any]]:
+    """A decision's events as a record stores them: ``[kind, seat, tile, value, rule, die]`` rows."""
+    return [[e.kind, e.seat, e.tile, e.value, e.rule, e.die] for e in events]
+
+
 def state_hash(st: State, g: int = 0) -> str:
     """16 hex digits: blake2b (8 bytes) over every State field of game g, each preceded by its name, dtype and
     per-game shape (the same bytes as ``tests/golden/record.py``'s ``state_hash_reference``)."""
@@ -121,11 +131,14 @@ class GameRecord:
     bots: str = ""  # the play command's start line: which bots sat at the table and why ("" leaves it out)
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
-    def add(self, seat: int, caver: str, action: int, player: str, think_s: float | None = None) -> None:
+    def add(self, seat: int, caver: str, action: int, player: str, think_s: float | None = None,
+            events: list[Event] | None = None) -> None:
         entry: dict[str, Any] = {"step": len(self.actions), "seat": int(seat), "caver": caver, "action": int(action),
                                  "name": ACTION_NAMES[int(action)], "player": player}
         if think_s is not None:
             entry["think_s"] = round(float(think_s), 2)
+        if events is not None:
+            entry["events"] = events_to_json(events)
         self.actions.append(entry)
 
     def finish(self, st: State, truncated: bool = False) -> None:
@@ -228,11 +241,13 @@ def record_config(doc: dict[str, Any], where: str = "record") -> GameConfig:
 # ---------------------------------------------------------------------------------------------- replaying
 @dataclass
 class Replay:
-    """A record played again: the env at the end and the State before the first decision and after each one."""
+    """A record played again: the env at the end, the State before the first decision and after each one, and
+    what the rules did in each decision (``events[i]``: the rules' log of decision i, ``subterra_env.events``)."""
 
     env: raw_env
     states: list[State]
     record: dict[str, Any]
+    events: list[list[Event]] = field(default_factory=list)
 
     @property
     def final(self) -> State:
@@ -250,7 +265,7 @@ def replay_record(doc: dict[str, Any], where: str = "record", verify: bool = Tru
     parse_record(doc, where)
     cfg = record_config(doc, where)
     try:
-        env = raw_env(cfg, max_cycles=doc["max_cycles"])
+        env = raw_env(cfg, max_cycles=doc["max_cycles"], record_events=True)
     except ValueError as e:
         raise RecordError(f"{where}: {e}") from None
     env.reset(seed=doc["seed"])
@@ -263,6 +278,7 @@ def replay_record(doc: dict[str, Any], where: str = "record", verify: bool = Tru
             raise RecordError(f"{where}: seat {i} is {s['caver']!r} in the record but {CAVER_NAMES[ranks[i] - 1]!r} "
                               "in the replayed game (settings or seed differ)")
     states = [env.state_.copy()] if keep_states else []
+    events: list[list[Event]] = []
     for i, entry in enumerate(doc["actions"]):
         st = env.state_
         action = int(entry["action"])
@@ -280,13 +296,17 @@ def replay_record(doc: dict[str, Any], where: str = "record", verify: bool = Tru
         if on_step is not None:
             on_step(i, env, action)
         env.step(action)
+        events.append(env.last_events)
+        if verify and "events" in entry and entry["events"] != events_to_json(events[-1]):
+            raise RecordError(f"{where}: step {i}: the replayed events differ from the record's: "
+                              f"{events_to_json(events[-1])} != {entry['events']}")
         if keep_states:
             states.append(env.state_.copy())
     if not keep_states:
         states = [env.state_.copy()]
     if verify:
         verify_result(doc, env.state_, where, env.max_cycles)
-    return Replay(env, states, doc)
+    return Replay(env, states, doc, events)
 
 
 def verify_result(doc: dict[str, Any], st: State, where: str = "record", max_cycles: int = 200) -> None:

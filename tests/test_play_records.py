@@ -19,7 +19,7 @@ from subterra_env.core.actions import action_id
 from subterra_env.core.rules import Core
 from subterra_env.env import raw_env
 from subterra_game.narrate import ACTION_HELP, describe_action, narrate
-from subterra_game.records import (GameRecord, RecordError, config_from_json, load_record, parse_record,
+from subterra_game.records import (GameRecord, RecordError, config_from_json, events_to_json, load_record, parse_record,
                                   replay_record, save_record, settings_to_json, state_hash, to_samples)
 
 TINY = subterra_env.load(Path(__file__).resolve().parent.parent / "configs" / "tiny.yaml")
@@ -29,7 +29,7 @@ def bot_game(seed: int = 4, cfg: GameConfig = TINY, humans: tuple[int, ...] = (0
     """A record of a heuristic game, with the seats in ``humans`` marked as people."""
     from agents.heuristic import HeuristicAgent
 
-    env = raw_env(cfg)
+    env = raw_env(cfg, record_events=True)
     env.reset(seed=seed)
     bot = HeuristicAgent(env)
     ranks = [int(r) for r in env.state_.c_rank[0]]
@@ -39,8 +39,9 @@ def bot_game(seed: int = 4, cfg: GameConfig = TINY, humans: tuple[int, ...] = (0
     while env.state_.result[0] == -1:
         seat = int(env.state_.actor[0])
         a = bot.act(None, env.legal_mask)
-        rec.add(seat, subterra_env.CAVER_NAMES[ranks[seat] - 1], a, "human" if seat in humans else "heuristic", 1.0)
         env.step(a)
+        rec.add(seat, subterra_env.CAVER_NAMES[ranks[seat] - 1], a, "human" if seat in humans else "heuristic", 1.0,
+                env.last_events)
     rec.finish(env.state_)
     return rec.to_json()
 
@@ -58,6 +59,9 @@ def test_save_load_replay_identical(tmp_path, record):
     assert state_hash(rep.final) == record["final_state_hash"]
     assert int(rep.final.result[0]) == record["result"]["code"] and record["result"]["finished"]
     assert len(rep.states) == len(record["actions"]) + 1
+    # the rules' log of every decision is stored and replayed: the first decision of seed 4 draws a tile to turn
+    assert [events_to_json(ev) for ev in rep.events] == [a["events"] for a in record["actions"]]
+    assert record["actions"][0]["name"].startswith("reveal") and record["actions"][0]["events"][-1][0] == "draw"
     assert config_from_json(settings_to_json(TINY)) == TINY
     big = GameConfig(num_cavers=6, cavers=("diver", "scout", "geologist", "engineer", "medic", "leader"),
                      difficulty="expert")
@@ -98,6 +102,7 @@ def _broken(record: dict, change) -> dict:
     (lambda d: d["actions"][4].update(seat=(d["actions"][4]["seat"] + 1) % 4), "step 4: the record has seat"),
     (lambda d: d["result"].update(code=(d["result"]["code"] + 1) % 4, name="other"), "result mismatch"),
     (lambda d: d.update(final_state_hash="0" * 16), "final state hash mismatch"),
+    (lambda d: d["actions"][0]["events"][-1].__setitem__(3, 99), "step 0: the replayed events differ"),
     (lambda d: d.update(actions=d["actions"][:-3]), "result mismatch: the record says the game finished"),
     (lambda d: d["actions"].append(dict(d["actions"][-1])), "the game is already over"),
     (lambda d: d.update(seed=d["seed"] + 1), r"seat \d is '\w+' in the record but '\w+' in the replayed game"),

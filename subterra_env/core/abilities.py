@@ -7,6 +7,8 @@ from .board import actor_tile, tile_beyond
 from .catalogue import BIT, OPPOSITE, T_WATER
 from .effects import compact_horrors
 from .hazards import cave_in
+from .events import (E_BLAST, E_DIRECT, E_DIVE, E_HORROR_LEAVE, E_SURFACE, R_BODYGUARD, R_DIVER, R_ENGINEER,
+                     R_LEADER, log)
 from .jit import jit
 from .state import P_NONE, P_RUN
 
@@ -21,24 +23,31 @@ def seat_of_rank(g, rank):
 
 @jit
 def mend(g, rank):
-    """Heal (R-ACT-9) and Bandage (R-CAV-6): the caver of that rank regains 1 health, up to his start health."""
+    """Heal (R-ACT-9) and Bandage (R-CAV-6): the caver of that rank regains 1 health, up to his start health.
+    Returns the health gained."""
     s = seat_of_rank(g, rank)
-    g.c_hp[s] = min(g.c_hp[s] + 1, g.c_max[s])
+    before = g.c_hp[s]
+    g.c_hp[s] = min(before + 1, g.c_max[s])
+    return g.c_hp[s] - before
 
 
 @jit
 def clear_rubble(g, where):
-    """Dig (R-ACT-12) and Excavate (R-CAV-3): remove the rubble here (where = HERE) or on the connected tile."""
+    """Dig (R-ACT-12) and Excavate (R-CAV-3): remove the rubble here (where = HERE) or on the connected tile.
+    Returns that tile."""
     tile = actor_tile(g)
     target = tile if where == HERE else g.t_nbr[tile, where]
     g.t_rubble[target] = 0
+    return target
 
 
 @jit
 def fix_rope(g):
-    """Rope (R-ACT-13, after its check) and Gear (R-CAV-5): a rope on this ledge or slide."""
-    g.t_rope[actor_tile(g)] = 1
+    """Rope (R-ACT-13, after its check) and Gear (R-CAV-5): a rope on this ledge or slide. Returns the tile."""
+    tile = actor_tile(g)
+    g.t_rope[tile] = 1
     g.ropes_left -= 1
+    return tile
 
 
 @jit
@@ -57,6 +66,7 @@ def repel(g, d):
         return  # with R-ACT-15 off, a Repel toward no tile does nothing
     for h in range(3):
         if g.h_tile[h] == target:
+            log(g, E_HORROR_LEAVE, g.actor, target, 0, R_BODYGUARD, 0)
             g.h_tile[h] = -1
             break
     compact_horrors(g)
@@ -66,6 +76,7 @@ def repel(g, d):
 def direct(g, rank):
     """R-CAV-8: the chosen caver takes one 1-AP action, free; the Leader waits with his AP saved."""
     g.direct_used = 1
+    log(g, E_DIRECT, seat_of_rank(g, rank), g.c_tile[seat_of_rank(g, rank)], 0, R_LEADER, 0)
     g.directing = g.actor
     g.saved_ap = g.ap
     g.actor = seat_of_rank(g, rank)
@@ -90,6 +101,7 @@ def demolish(g, P, d):
     tile = actor_tile(g)
     other = tile_beyond(g, tile, d)
     g.explosives -= 1
+    log(g, E_BLAST, g.actor, tile, d, R_ENGINEER, 0)  # value: the side blasted
     newly_open = (g.t_open[tile] & BIT[d]) == 0
     g.t_blast[tile] |= BIT[d]
     g.t_open[tile] |= BIT[d]
@@ -107,6 +119,7 @@ def demolish(g, P, d):
 @jit
 def dive(g):
     """R-CAV-1: the Diver leaves the cave under water; his turn ends (the step sees him under water)."""
+    log(g, E_DIVE, g.actor, g.c_tile[g.actor], 0, R_DIVER, 0)
     g.c_under[g.actor] = 1
     g.c_tile[g.actor] = -1
 
@@ -126,5 +139,6 @@ def water_tile(g, k):
 def surface(g, k):
     """R-CAV-1: the Diver comes up on the k-th water tile placed."""
     g.c_tile[g.actor] = water_tile(g, k)
+    log(g, E_SURFACE, g.actor, g.c_tile[g.actor], 0, R_DIVER, 0)
     g.c_under[g.actor] = 0
     g.pend = P_NONE

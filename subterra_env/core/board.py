@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, T_EXIT, T_LEDGE, T_SLIDE
+from .events import E_DISCARD, E_DRAW, R_CLOSED, R_REVEAL, log
 from .jit import jit
 from .state import CELL_SLOTS, MAX_TILES, State
 
@@ -173,7 +174,10 @@ def draw_for_reveal(g, P):
         g.pend_tile = cat_id
         g.pend_rots = rots
         if rots != 0:
+            log(g, E_DRAW, g.actor, -1, cat_id, R_REVEAL, 0)
             return
+        log(g, E_DISCARD, g.actor, -1, cat_id, R_CLOSED, 0)  # drawn and discarded: one row (a reveal late in a
+        # game can discard dozens)
     g.pend_tile = -1
 
 

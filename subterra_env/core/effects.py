@@ -10,6 +10,8 @@ import numpy as np
 
 from .board import FAR, distances_from
 from .catalogue import T_GAS, T_HORROR, T_ROUGH
+from .events import (E_CHECK, E_DAMAGE, E_HORROR_LEAVE, E_HORROR_MOVE, E_HORROR_SPAWN, E_MOVE, E_PROTECTED,
+                     R_BODYGUARD, R_GAS, R_HORROR_MOVE, R_HORROR_SPAWN, R_HORROR_TOUCH, R_MOVEMENT, R_ROUGH, log)
 from .jit import jit
 from .rng import draw_one
 from .state import FORCED, MAX_SEATS, MAX_TILES
@@ -38,9 +40,12 @@ def skill_pass(g, P, seat, roll):
 
 
 @jit
-def check_one(g, P, seat):
-    """Roll and check once for one seat."""
-    return skill_pass(g, P, seat, roll_d6(g))
+def check_one(g, P, seat, why):
+    """Roll and check once for one seat (``why``: the rule asking, for the event log)."""
+    roll = roll_d6(g)
+    ok = skill_pass(g, P, seat, roll)
+    log(g, E_CHECK, seat, g.c_tile[seat], ok, why, roll)
+    return ok
 
 
 @jit
@@ -59,20 +64,24 @@ def guard_tile(g):
 
 
 @jit
-def damage(g, hurt, amount, shielded, vigilant_amount):
+def damage(g, hurt, amount, shielded, vigilant_amount, why):
     """Seats in the bitmask ``hurt`` lose health; nobody on the exit tile or devoured does (R-TILE-1).
 
     shielded: Flood, Gas, Cave-in or Tremor damage, which the Bodyguard's Protector stops for the others on his
     tile (R-CAV-7); who is protected is settled before anyone is hurt. vigilant_amount >= 0: the Engineer loses
-    that much instead (a cave-in, R-CAV-4)."""
+    that much instead (a cave-in, R-CAV-4). why: the rule doing it, for the event log."""
     guard = guard_tile(g) if shielded else -9
     for s in range(g.n_seats):
         if not (hurt >> s) & 1 or on_exit(g, s) or g.c_dead[s]:
             continue
         if g.c_tile[s] == guard and g.c_rank[s] != RANK_BODYGUARD:
+            log(g, E_PROTECTED, s, g.c_tile[s], amount, R_BODYGUARD, why)  # die column: the rule it stopped
             continue
         lose = vigilant_amount if vigilant_amount >= 0 and g.c_rank[s] == RANK_ENGINEER else amount
-        g.c_hp[s] = max(g.c_hp[s] - lose, 0)
+        before = g.c_hp[s]
+        g.c_hp[s] = max(before - lose, 0)
+        if g.c_hp[s] < before:
+            log(g, E_DAMAGE, s, g.c_tile[s], before - g.c_hp[s], why, g.c_hp[s])
 
 
 @jit
@@ -80,12 +89,13 @@ def enter_tile(g, P, seat, dest):
     """Move a caver onto a tile with its entering effects: gas (R-HZ-3), rough terrain (R-TILE-9).
 
     Horrors on the tile are handled by horror_contact, which the step runs after every action (R-HOR-5)."""
+    log(g, E_MOVE, seat, dest, g.c_tile[seat], R_MOVEMENT, 0)
     g.c_tile[seat] = dest
     ttype = g.t_type[dest]
     if ttype == T_GAS and g.gas_active:
-        damage(g, 1 << seat, P.gas_enter_damage, True, -1)
-    if ttype == T_ROUGH and not check_one(g, P, seat):
-        damage(g, 1 << seat, 1, False, -1)
+        damage(g, 1 << seat, P.gas_enter_damage, True, -1, R_GAS)
+    if ttype == T_ROUGH and not check_one(g, P, seat, R_ROUGH):
+        damage(g, 1 << seat, 1, False, -1, R_ROUGH)
 
 
 @jit
@@ -100,7 +110,7 @@ def horror_contact(g):
             if g.h_tile[h] >= 0 and g.h_tile[h] == g.c_tile[s]:
                 hurt |= 1 << s
     if hurt:
-        damage(g, hurt, KNOCK_OUT, False, -1)
+        damage(g, hurt, KNOCK_OUT, False, -1, R_HORROR_TOUCH)
 
 
 @jit
@@ -139,12 +149,14 @@ def move_horrors(g, P):
                 best, victim = key, s
         vd = best // 16
         if vd > P.horror_range:
+            log(g, E_HORROR_LEAVE, -1, ht, 0, R_HORROR_MOVE, 0)
             g.h_tile[h] = -1
         elif vd > 0:
             # First direction in N, E, S, W order on a shortest path [default tie-break].
             for d in range(4):
                 nb = g.t_nbr[ht, d]
                 if nb >= 0 and dist[victim, nb] == vd - 1:
+                    log(g, E_HORROR_MOVE, victim, nb, ht, R_HORROR_MOVE, 0)  # seat: the victim it hunts
                     g.h_tile[h] = nb
                     break
             horror_contact(g)
@@ -184,5 +196,6 @@ def spawn_horror(g, P):
         if closest < best:
             best, tile = closest, t
     if tile >= 0 and best <= P.horror_range:
+        log(g, E_HORROR_SPAWN, -1, tile, 0, R_HORROR_SPAWN, 0)
         g.h_tile[count] = tile
         horror_contact(g)

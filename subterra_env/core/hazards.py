@@ -7,15 +7,20 @@ from __future__ import annotations
 
 from .catalogue import C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN, T_GAS, T_WATER, X2
 from .effects import RANK_DIVER, damage, horror_contact, move_horrors, on_exit, roll_d6, skill_pass, spawn_horror
+from .events import (E_CARD, E_CHECK, E_DEVOURED, E_FLOOD, E_ROLL, E_ROUND, E_RUBBLE, R_CAVE_IN, R_FLOOD, R_GAS,
+                     R_OUT_OF_TIME, R_ROUND, R_TREMOR, log)
 from .jit import jit
 
 
 @jit
-def failed_checks(g, P):
+def failed_checks(g, P, why):
     """Bitmask of the seats that fail a skill check, one roll per seat in seat order (R-HZ-8)."""
     failed = 0
     for s in range(g.n_seats):
-        if not skill_pass(g, P, s, roll_d6(g)):
+        roll = roll_d6(g)
+        ok = skill_pass(g, P, s, roll)
+        log(g, E_CHECK, s, g.c_tile[s], ok, why, roll)
+        if not ok:
             failed |= 1 << s
     return failed
 
@@ -33,11 +38,11 @@ def on_tiles_of_type(g, ttype):
 @jit
 def tremor(g, P):
     """R-HZ-1: every conscious caver not on the exit checks; failures lose health."""
-    failed = failed_checks(g, P)
+    failed = failed_checks(g, P, R_TREMOR)
     for s in range(g.n_seats):
         if g.c_hp[s] <= 0:
             failed &= ~(1 << s)
-    damage(g, failed, P.tremor_damage, True, -1)
+    damage(g, failed, P.tremor_damage, True, -1, R_TREMOR)
 
 
 @jit
@@ -46,20 +51,22 @@ def flood(g, P, times):
     floods cost the Diver no health (R-CAV-1)."""
     for t in range(g.n_tiles):
         if g.t_type[t] == T_WATER:
+            if not g.t_flood[t]:
+                log(g, E_FLOOD, -1, t, 0, R_FLOOD, 0)
             g.t_flood[t] = 1
     for _ in range(times):
         hurt = on_tiles_of_type(g, T_WATER)
         for s in range(g.n_seats):
             if g.c_rank[s] == RANK_DIVER:
                 hurt &= ~(1 << s)
-        damage(g, hurt, P.flood_damage, True, -1)
+        damage(g, hurt, P.flood_damage, True, -1, R_FLOOD)
 
 
 @jit
 def gas(g, P, times):
     """R-HZ-3: cavers on gas tiles lose health; entering a gas tile hurts until the next hazard phase."""
     for _ in range(times):
-        damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage, True, -1)
+        damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage, True, -1, R_GAS)
     g.gas_active = 1
 
 
@@ -68,6 +75,7 @@ def cave_in(g, P):
     """R-HZ-4: roll; matching cave-in tiles without rubble get rubble and hurt the cavers on them (the Engineer's
     Vigilance: less, R-CAV-4)."""
     roll = roll_d6(g)
+    log(g, E_ROLL, -1, -1, roll, R_CAVE_IN, roll)
     for t in range(g.n_tiles):
         c = g.t_cat[t]
         if g.t_type[t] == T_CAVE_IN and not g.t_rubble[t] and (P.die_a[c] == roll or P.die_b[c] == roll):
@@ -78,8 +86,9 @@ def cave_in(g, P):
             hurt |= 1 << s
     for t in range(g.n_tiles):
         if g.t_rubble[t] == 2:
+            log(g, E_RUBBLE, -1, t, 0, R_CAVE_IN, roll)
             g.t_rubble[t] = 1
-    damage(g, hurt, P.cave_in_damage, True, P.engineer_cave_in_damage)
+    damage(g, hurt, P.cave_in_damage, True, P.engineer_cave_in_damage, R_CAVE_IN)
 
 
 @jit
@@ -132,13 +141,16 @@ def hazard_phase(g, P):
         card = g.deck[g.deck_pos]
         g.deck_pos += 1
     g.last_card = card
+    if card >= 0:
+        log(g, E_CARD, -1, -1, card, R_ROUND, 0)
     if card == C_OUT_OF_TIME:
         g.out_of_time = 1
     resolve_card(g, P, card)
     if g.out_of_time:
-        failed = failed_checks(g, P)
+        failed = failed_checks(g, P, R_OUT_OF_TIME)
         for s in range(g.n_seats):
             if (failed >> s) & 1 and not on_exit(g, s) and not g.c_dead[s]:
+                log(g, E_DEVOURED, s, g.c_tile[s], g.c_hp[s], R_OUT_OF_TIME, 0)
                 g.c_dead[s] = 1
                 g.c_under[s] = 0
                 g.c_tile[s] = -1
@@ -160,3 +172,4 @@ def end_phase(g):
             g.start_seat = s
             break
     g.round += 1
+    log(g, E_ROUND, g.start_seat, -1, g.round, R_ROUND, 0)

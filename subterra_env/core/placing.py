@@ -9,6 +9,7 @@ from __future__ import annotations
 from .board import actor_tile, draw_for_reveal, place, rotations_for
 from .catalogue import DX, DY, POPCOUNT
 from .effects import RANK_GEOLOGIST, RANK_SCOUT, enter_tile
+from .events import E_DISCARD, E_PLACE, R_PLACE, R_SCOUT, log
 from .jit import jit
 from .state import P_NONE, P_PICK, P_PLACE
 
@@ -70,6 +71,7 @@ def redraw(g, P):
     """Discard the drawn tile and draw the next one, which must be placed."""
     g.scout_redraws -= 1
     g.pend_redrawn = 1
+    log(g, E_DISCARD, g.actor, -1, g.pend_tile, R_SCOUT, 0)
     draw_for_reveal(g, P)
     offer(g, P)
 
@@ -92,6 +94,7 @@ def place_pending(g, P, rot):
     tile = actor_tile(g)
     d = g.pend_dir
     new = place(g, P, g.pend_tile, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d], rot)
+    log(g, E_PLACE, g.actor, new, g.pend_tile, R_PLACE, rot)  # die column: the rotation
     g.pend = P_NONE
     g.pend_tile = -1
     g.pend_rots = 0

@@ -5,7 +5,8 @@ array of shape (B,) whose record holds every field (at the largest size any conf
 kernel serves every config). The ``State`` fields are named views of it, with the shapes of this config; writing
 a field writes the packed state. The record also holds what only the compiled rules read: the number of seats
 and ``cells``, an index from grid cells to tiles (a small hash table: 128 slots of tile indices, probed from a
-hash of the cell), which stands in for a (G, G) grid of 17.7 KB per game.
+hash of the cell), which stands in for a (G, G) grid of 17.7 KB per game, and the event log of the latest step
+(``core/events.py``: off unless asked for).
 
 Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slots, G = grid side, D = deck):
 
@@ -39,6 +40,8 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+
+from .events import EV_MAX, EV_WIDTH
 
 FORCED = 16  # scripted dice slots per game
 # Pending decisions (what the acting caver is choosing now).
@@ -278,7 +281,9 @@ def _record_dtype() -> np.dtype:
     """The packed record: widest fields first so every field is naturally aligned."""
     def width(f):
         return np.dtype(np.uint8 if f[1] is bool else f[1]).itemsize
-    fields = [("n_seats", np.int64), ("cells", np.int8, (CELL_SLOTS,))]  # for the compiled rules only
+    # for the compiled rules only: the seat count, the cell index, the event log of the latest step (core/events.py)
+    fields = [("n_seats", np.int64), ("ev", np.int16, (EV_MAX, EV_WIDTH)), ("ev_n", np.int16),
+              ("ev_lost", np.int16), ("ev_on", np.uint8), ("cells", np.int8, (CELL_SLOTS,))]
     for name, dtype, dims, _ in sorted(FIELDS, key=lambda f: -width(f)):
         shape = tuple(_MAX[d] if isinstance(d, str) else d for d in dims)
         fields.append((name, np.uint8 if dtype is bool else dtype, shape) if shape else

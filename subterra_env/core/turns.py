@@ -7,14 +7,16 @@ phases (R-RND-1).
 
 from __future__ import annotations
 
-from .abilities import (clear_rubble, demolish, direct, dive, finish_direct, fix_rope, mend, repel, start_run,
-                        surface)
+from .abilities import (clear_rubble, demolish, direct, dive, finish_direct, fix_rope, mend, repel, seat_of_rank,
+                        start_run, surface)
 from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIVE, K_END, K_EXCAVATE, K_EXERT,
                       K_EXPLORE, K_GEAR, K_HEAL, K_HIDE, K_MOVE, K_PICK, K_REDRAW, K_REPEL, K_REVEAL, K_ROPE,
                       K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM)
 from .board import actor_tile
 from .effects import check_one, damage, enter_tile, horror_contact, move_horrors, on_exit
 from .hazards import end_phase, hazard_phase
+from .events import (E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TURN, R_CLIMBER, R_DIG, R_EXERT, R_GEOLOGIST,
+                     R_HEAL, R_HIDE, R_MEDIC, R_NONE, R_RESULT, R_ROPE, clear_log, log)
 from .jit import jit
 from .moves import walk_any
 from .placing import pick, place_pending, redraw, start_reveal
@@ -32,10 +34,11 @@ def hide(g, P):
     """R-ACT-14: hidden until the end of the round if the check passes (variant: automatic on the third round
     running)."""
     seat = g.actor
-    ok = check_one(g, P, seat)
+    ok = check_one(g, P, seat, R_HIDE)
     if P.hide_third_round_auto and g.c_hide_streak[seat] >= 2:
         ok = True
     if ok:
+        log(g, E_HIDDEN, seat, g.c_tile[seat], 1, R_HIDE, 0)
         g.c_hidden[seat] = 1
     g.c_hid_now[seat] = 1
 
@@ -70,16 +73,18 @@ def apply_action(g, P, kind, arg):
     elif kind == K_STOP:
         g.pend = P_NONE
     elif kind == K_DIG or kind == K_EXCAVATE:  # R-ACT-12, R-CAV-3
-        clear_rubble(g, arg)
+        log(g, E_CLEAR, g.actor, clear_rubble(g, arg), 0, R_DIG if kind == K_DIG else R_GEOLOGIST, 0)
     elif kind == K_ROPE:  # R-ACT-13: a check, then the rope
-        if check_one(g, P, g.actor):
-            fix_rope(g)
+        if check_one(g, P, g.actor, R_ROPE):
+            log(g, E_ROPE, g.actor, fix_rope(g), 0, R_ROPE, 0)
     elif kind == K_GEAR:  # R-CAV-5: no check
-        fix_rope(g)
+        log(g, E_ROPE, g.actor, fix_rope(g), 0, R_CLIMBER, 0)
     elif kind == K_HIDE:
         hide(g, P)
     elif kind == K_HEAL or kind == K_BANDAGE:  # R-ACT-9, R-CAV-6
-        mend(g, arg)
+        s = seat_of_rank(g, arg)
+        gained = mend(g, arg)
+        log(g, E_HEAL, s, g.c_tile[s], gained, R_HEAL if kind == K_HEAL else R_MEDIC, g.c_hp[s])
     elif kind == K_REPEL:  # R-CAV-7
         repel(g, arg)
     elif kind == K_DIRECT:  # R-CAV-8
@@ -97,6 +102,7 @@ def apply_action(g, P, kind, arg):
 def step_game(g, P, action):
     """Apply one legal action of a running game, then what follows until the next decision or the end."""
     kind, arg = P.kind[action], P.arg[action]
+    clear_log(g)
     g.steps += 1
     g.ap -= P.cost[action]
     was_directed = g.directing >= 0
@@ -146,6 +152,7 @@ def begin_turn(g, P, seat):
     g.direct_used = 0
     g.directing = -1
     g.pend = P_SURFACE if g.c_under[seat] else P_NONE  # R-CAV-1: surface first
+    log(g, E_TURN, seat, g.c_tile[seat], g.ap, R_NONE, 0)
 
 
 @jit
@@ -153,8 +160,8 @@ def end_turn(g, P):
     """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""
     seat = g.actor
     if g.exerted and g.c_hp[seat] > 0 and not g.c_under[seat]:  # under water: only Tremor and Out of Time
-        if not check_one(g, P, seat):
-            damage(g, 1 << seat, 1, False, -1)
+        if not check_one(g, P, seat, R_EXERT):
+            damage(g, 1 << seat, 1, False, -1, R_EXERT)
         check_end(g, P)
         if g.result != RUNNING:
             return
@@ -200,5 +207,6 @@ def check_end(g, P):
         over = not anyone_in_cave
     if over:
         g.result = max(3 - left_behind, 0)
+        log(g, E_RESULT, -1, -1, g.result, R_RESULT, g.n_seats - left_behind)  # die column: cavers out
         g.actor = -1
         g.pend = P_NONE
