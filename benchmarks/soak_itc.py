@@ -15,7 +15,8 @@ After every ``--check-every`` steps each game that was running is checked with
 ``subterra_env.in_the_cave.invariants.check`` (token conservation, slot limits, connectivity, depths, ropes,
 exploration tokens, and at the end the scores against a recount). The checker is plain Python (about 1 ms a
 game), so it sets the pace: ``--max-seconds`` stops the run when the time is up, and the report says how many
-games finished. RSS is read at the start, when half the games have finished, and at the end. Exits non-zero on
+games finished. RSS is read at the start, half-way (half the games finished, or half of --max-seconds gone) and at
+the end. Exits non-zero on
 any error; the JSON (default benchmarks/results/soak_itc.json) names each error's lane, settings, seed and step.
 """
 
@@ -180,7 +181,8 @@ class ItcSoak:
                 self.advance(lane, loops % a.check_every == 0)
             loops += 1
             now = time.perf_counter()
-            if rss_half is None and self.finished + self.failed >= a.games / 2:
+            if rss_half is None and (self.finished + self.failed >= a.games / 2
+                                     or (a.max_seconds and now - start >= a.max_seconds / 2)):
                 rss_half = soak.rss_mb()
             if now - last_print >= a.progress_seconds:
                 last_print = now
