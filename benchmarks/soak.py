@@ -2,6 +2,7 @@
 
     python benchmarks/soak.py [--games 100000] [--batch 2048] [--check-every 1] [--seed 0] [--out PATH]
     python benchmarks/soak.py --replay LANE:SEED      # replay one reported game alone, checked every step
+    python benchmarks/soak.py --game in_the_cave ...  # In the Cave's soak instead (benchmarks/soak_itc.py)
 
 Why: the rule tests cover chosen situations; a long soak finds the rare ones (a crash, a broken invariant, a
 game that never ends, memory that keeps growing). Each settings lane (SETTINGS) is one batch of `--batch` games
@@ -391,6 +392,14 @@ def replay_one(spec: str, max_steps: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:2] == ["--game", "in_the_cave"]:  # the other game's soak, with its own options
+        sys.path.insert(0, str(Path(__file__).parent))
+        import soak_itc
+
+        return soak_itc.main(argv[2:])
+    if argv[:2] == ["--game", "subterra"]:
+        argv = argv[2:]
     args = parse_args(argv)
     if args.replay:
         return replay_one(args.replay, args.max_game_steps)

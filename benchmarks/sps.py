@@ -3,6 +3,7 @@
     python benchmarks/sps.py                       # full run: about 3 min on a 2-core machine
     python benchmarks/sps.py --quick               # seconds: B up to 256, 0.2 s, 1 repeat (the smoke test)
     python benchmarks/sps.py --batches 1 64 4096 --seconds 5 --repeats 5 --out /tmp/sps.json
+    python benchmarks/sps.py --kinds aec core itc reference --batches 1 4096   # only some kinds of rows
 
 Rows (every one timed by the same loop, median of ``--repeats`` runs; all but the heuristic's under random legal
 play):
@@ -28,6 +29,9 @@ play):
                (``TORCHRL_BATCHES``, whatever ``--batches``), stepped with ``step_and_maybe_reset`` as TorchRL's
                rollouts and collectors do, and TorchRL's ``PettingZooWrapper(subterra_env.env(), use_mask=True)``
                (one game, ``rand_action`` under its masks), when torchrl is installed (``pip install -e .[torchrl]``)
+    itc        In the Cave (``subterra_env.in_the_cave``): its AEC env ``in_the_cave_v0`` (2 teams, one game), and its
+               compiled ``ItcCore`` "step+mask" (``masks`` + ``step``, single-threaded) at B = 1 and B = 4096 (or
+               the largest B); finished or truncated games are replaced in place by new ones inside the timer
     reference  PettingZoo's connect_four_v3 and hanabi_v5 (4 players), when installed (``pip install -e .[bench]``)
 
 Columns: env-steps/s (decisions taken per second over all games), batch calls/s, µs per call, games finished/s
@@ -94,7 +98,7 @@ REFERENCES: tuple[tuple[str, str, dict[str, Any]], ...] = (
 class Row:
     """One line of the table (and of the JSON's "rows")."""
 
-    kind: str  # aec | core | heuristic | vector | torchrl | reference
+    kind: str  # aec | core | heuristic | vector | torchrl | itc | reference
     name: str
     batch: int
     status: str = "ok"  # or "not installed (reason)"
@@ -236,6 +240,37 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
         return batch, len(done)
 
     return step
+
+
+def itc_core_stepper(batch: int, seed: int, num_players: int = 2) -> Step:
+    """One batched call of In the Cave's ``ItcCore``: masks + step with random legal actions; games that end or are
+    truncated (R-ITC-END-4) are replaced in place by new games (inside the timer)."""
+    from subterra_env.in_the_cave import ItcConfig
+    from subterra_env.in_the_cave.core import layout as itc_layout
+    from subterra_env.in_the_cave.core.game import ItcCore
+
+    core = ItcCore(ItcConfig(num_players=num_players))
+    next_seed = seed << 32
+    G = core.init(np.arange(next_seed, next_seed + batch))
+    next_seed += batch
+    policy = RandomLegal(np.random.default_rng(seed), batch)
+
+    def step() -> tuple[int, int]:
+        nonlocal next_seed
+        core.step(G, policy(core.masks(G)))
+        done = np.flatnonzero(G[:, itc_layout.OVER] != itc_layout.RUNNING)
+        if len(done):
+            G[done] = core.init(np.arange(next_seed, next_seed + len(done)))
+            next_seed += len(done)
+        return batch, len(done)
+
+    return step
+
+
+def itc_env() -> Any:
+    from subterra_env.in_the_cave import env
+
+    return env()
 
 
 def heuristic_agent() -> type:
@@ -422,33 +457,50 @@ def pettingzoo_classic(module: str, env_id: str, **kwargs: Any) -> Callable[[], 
 
 
 # ---------------------------------------------------------------------------------------------- rows
-def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, seed: int) -> list[Row]:
+KINDS = ("aec", "core", "heuristic", "vector", "torchrl", "itc", "reference")
+
+
+def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, seed: int,
+             kinds: tuple[str, ...] = KINDS) -> list[Row]:
     def row(kind: str, name: str, batch: int, make_step: Callable[[], Step], timer: str = "wall") -> Row:
         r = measure(kind, name, batch, make_step, seconds, repeats, timer=timer)
         print_row(r, flush=True)
         return r
 
     print_header()
-    rows = [row("aec", "subterra AEC env (PettingZoo)", 1, partial(aec_stepper, subterra_env.env, seed))]
-    for b in batches:
-        for with_obs, variant in ((False, "step+mask"), (True, "step+mask+obs")):
-            rows.append(row("core", f"core {variant}", b, partial(core_stepper, b, with_obs, seed)))
-    if max(batches) >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
-        b = 4096 if 4096 in batches else max(batches)  # the issue's 1-vs-2-thread comparison is at B = 4096
-        rows.append(row("core", "core step+mask+obs, 1 thread", b, partial(core_stepper, b, True, seed,
+    rows = []
+    if "aec" in kinds:
+        rows.append(row("aec", "subterra AEC env (PettingZoo)", 1, partial(aec_stepper, subterra_env.env, seed)))
+    if "core" in kinds:
+        for b in batches:
+            for with_obs, variant in ((False, "step+mask"), (True, "step+mask+obs")):
+                rows.append(row("core", f"core {variant}", b, partial(core_stepper, b, with_obs, seed)))
+        if max(batches) >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1:
+            b = 4096 if 4096 in batches else max(batches)  # the issue's 1-vs-2-thread comparison is at B = 4096
+            rows.append(row("core", "core step+mask, 1 thread", b, partial(core_stepper, b, False, seed,
                                                                              threads=1)))
-        rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
-                                                                            checked=True)))
-    rows += heuristic_rows(batches, seed, row)
-    rows.append(row("vector", "SB3 VecEnv", num_envs, partial(sb3_stepper, num_envs, seed)))
-    rows.append(row("vector", "gymnasium VectorEnv", num_envs, partial(gym_vector_stepper, num_envs, seed)))
-    for b in TORCHRL_BATCHES:
-        rows.append(row("torchrl", "TorchRL env (native)", b, partial(torchrl_stepper, b, seed)))
-    rows.append(row("torchrl", "TorchRL PettingZooWrapper", 1, partial(torchrl_pettingzoo_stepper, seed)))
-    for module, env_id, kwargs in REFERENCES:
-        label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
-        make_env = pettingzoo_classic(module, env_id, **kwargs)
-        rows.append(row("reference", label, 1, partial(aec_stepper, make_env, seed)))
+            rows.append(row("core", "core step+mask+obs, 1 thread", b, partial(core_stepper, b, True, seed,
+                                                                                 threads=1)))
+            rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
+                                                                                checked=True)))
+    if "heuristic" in kinds:
+        rows += heuristic_rows(batches, seed, row)
+    if "vector" in kinds:
+        rows.append(row("vector", "SB3 VecEnv", num_envs, partial(sb3_stepper, num_envs, seed)))
+        rows.append(row("vector", "gymnasium VectorEnv", num_envs, partial(gym_vector_stepper, num_envs, seed)))
+    if "torchrl" in kinds:
+        for b in TORCHRL_BATCHES:
+            rows.append(row("torchrl", "TorchRL env (native)", b, partial(torchrl_stepper, b, seed)))
+        rows.append(row("torchrl", "TorchRL PettingZooWrapper", 1, partial(torchrl_pettingzoo_stepper, seed)))
+    if "itc" in kinds:
+        rows.append(row("itc", "in_the_cave AEC env (PettingZoo)", 1, partial(aec_stepper, itc_env, seed)))
+        for b in sorted({1, 4096 if 4096 in batches else max(batches)}):
+            rows.append(row("itc", "in_the_cave core step+mask", b, partial(itc_core_stepper, b, seed)))
+    if "reference" in kinds:
+        for module, env_id, kwargs in REFERENCES:
+            label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
+            make_env = pettingzoo_classic(module, env_id, **kwargs)
+            rows.append(row("reference", label, 1, partial(aec_stepper, make_env, seed)))
     return rows
 
 
@@ -530,6 +582,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seed of the games and of the random policies [default: 0]")
     p.add_argument("--quick", action="store_true",
                    help="a tiny run for smoke tests: the smaller defaults above")
+    p.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS),
+                   help="which kinds of rows to run [default: all]")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
                    help="where to write the JSON results [default: benchmarks/results/sps.json]")
     args = p.parse_args(argv)
@@ -548,7 +602,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"{args.repeats} x {args.seconds:g} s per row (median reported); {os.cpu_count()} CPUs, "
           f"{numba.get_num_threads()} numba threads, Python {platform.python_version()}, numpy {np.__version__}, "
           f"numba {numba.__version__}\n")
-    rows = run_rows(args.batches, args.num_envs, args.seconds, args.repeats, args.seed)
+    rows = run_rows(args.batches, args.num_envs, args.seconds, args.repeats, args.seed, tuple(args.kinds))
     memory = memory_per_game(max(args.batches), args.seed)
     print(f"\nmemory: state {memory['state_bytes_per_game']:,} B/game; tracemalloc peak "
           f"{memory['peak_traced_bytes_per_game']:,.0f} B/game (init + {MEMORY_CALLS} step+mask+obs calls "

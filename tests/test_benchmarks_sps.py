@@ -1,5 +1,5 @@
 """Smoke test of benchmarks/sps.py: a --quick run writes every row (the core's, the compiled heuristic's, the
-vector envs', the TorchRL envs', the references') with positive step rates (no speed threshold)."""
+vector envs', the TorchRL envs', In the Cave's, the references') with positive step rates (no speed threshold)."""
 
 from __future__ import annotations
 
@@ -35,10 +35,13 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                 ("connect_four_v3", 1), ("hanabi_v5 players=4", 1), ("TorchRL PettingZooWrapper", 1)}
     expected |= {("TorchRL env (native)", b) for b in sps.TORCHRL_BATCHES}
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
+    expected |= {("in_the_cave AEC env (PettingZoo)", 1), ("in_the_cave core step+mask", 1),
+                 ("in_the_cave core step+mask", max(sps.QUICK_BATCHES))}
     expected |= {("heuristic decide", max(sps.QUICK_BATCHES)), ("heuristic decide", 1),
                  ("heuristic team, whole games", max(sps.QUICK_BATCHES))}
     if sps.numba.get_num_threads() > 1:  # the largest batch once more on one thread
-        expected |= {("core step+mask+obs, 1 thread", max(sps.QUICK_BATCHES)),
+        expected |= {("core step+mask, 1 thread", max(sps.QUICK_BATCHES)),
+                     ("core step+mask+obs, 1 thread", max(sps.QUICK_BATCHES)),
                      ("core step+mask+obs, checked", max(sps.QUICK_BATCHES)),
                      ("heuristic decide, 1 thread", max(sps.QUICK_BATCHES))}
     assert rows.keys() == expected
@@ -66,3 +69,12 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     memory = data["memory"]
     assert memory["batch"] == max(sps.QUICK_BATCHES)
     assert memory["state_bytes_per_game"] > 0 and memory["peak_traced_bytes_per_game"] > 0
+
+
+def test_kinds_pick_the_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sps = load_sps(monkeypatch)
+    data = sps.main(["--quick", "--kinds", "itc", "--batches", "1", "16", "--out", str(tmp_path / "x.json")])
+    rows = {(r["name"], r["batch"]) for r in data["rows"]}
+    assert rows == {("in_the_cave AEC env (PettingZoo)", 1), ("in_the_cave core step+mask", 1),
+                    ("in_the_cave core step+mask", 16)}
+    assert all(r["kind"] == "itc" and r["status"] == "ok" for r in data["rows"])

@@ -2,7 +2,8 @@
 
 It reads the public game record (never the stacks' order, only their counts) through ``heuristic_action(g, P,
 mask)``; ``HeuristicTeam(env)`` binds it to an AEC env for the ``act(observation, mask)`` protocol. Priorities,
-in order: place a drawn tile (the placement with the most new unexplored exits); take the token of its space
+in order: place a drawn tile (the placement with the most new unexplored exits; the fewest once it leads, so the
+game ends rather than being truncated); take the token of its space
 (photograph, explore water); go home when its consumables or the remaining rounds only just cover the way back
 (crawling when exhausted or short of ropes); refill at home; reveal; walk to the nearest space with an
 unexplored exit or a token it can take; end the turn.
@@ -18,11 +19,14 @@ from subterra_env.core.catalogue import ROT_MASK
 from subterra_env.in_the_cave.core import actions as A
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.invariants import neighbours
+from subterra_env.in_the_cave.observe import vp
 
 DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
 # what it packs, in order: camera, raft, 5 consumables, 1 rope (8 slots)
 PACK_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 5), (A.A_TAKE + 1, 1))
 SPEED_TENTHS = 10  # AP a space, in tenths, when planning trips
+CLOSE_LEAD = 1  # VP from which a leading team places tiles to close the cave (the game then ends, not truncates)
+FINISH_AP = 10  # a leading team closes the last exit only this near home (AP), so it is home for the last rounds
 
 
 def _cells(g: np.ndarray) -> dict[tuple[int, int], int]:
@@ -30,7 +34,7 @@ def _cells(g: np.ndarray) -> dict[tuple[int, int], int]:
     return {(int(g[L.TX + t]), int(g[L.TY + t])): t for t in range(n)}
 
 
-def _entry_cost(g: np.ndarray, t: int, nb: int, d: int, raft: bool, oxygen: bool, ropes: int) -> int:
+def _entry_cost(g: np.ndarray | list[int], t: int, nb: int, d: int, raft: bool, oxygen: bool, ropes: int) -> int:
     """AP to move from t into its neighbour nb through side d with this kit (R-ITC-ACT-4/5), -1 = impossible."""
     kind = int(g[L.TKIND + nb])
     cost = 1
@@ -48,7 +52,7 @@ def _entry_cost(g: np.ndarray, t: int, nb: int, d: int, raft: bool, oxygen: bool
     return cost
 
 
-def _bfs(g: np.ndarray, cells: dict, start: int, raft: bool = True, oxygen: bool = True,
+def _bfs(g: np.ndarray | list[int], cells: dict, start: int, raft: bool = True, oxygen: bool = True,
          ropes: int = 99) -> tuple[dict[int, int], dict[int, int]]:
     """Cheapest AP from ``start`` to every tile the team can walk to with its kit (water needs its raft or
     oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by."""
@@ -100,12 +104,39 @@ def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool) -> int:
     return A.A_PACK_DONE
 
 
-def _best_placement(g: np.ndarray, P: np.ndarray, mask: np.ndarray, cells: dict) -> int:
-    """The legal placement whose tile opens most sides onto empty cells (more to explore); ties: lowest id."""
+def _unexplored(g: np.ndarray, cells: dict) -> int:
+    """Unexplored exits in the whole cave (open sides onto empty cells; boulder chokes and the home base never
+    count, R-ITC-ACT-1)."""
+    n = 0
+    for (x, y), t in cells.items():
+        if g[L.TKIND + t] in (L.K_HOME, L.K_BOULDER):
+            continue
+        opened = int(g[L.TOPEN + t])
+        n += sum(1 for e in range(4) if (opened >> e) & 1 and (x + DXY[e][0], y + DXY[e][1]) not in cells)
+    return n
+
+
+def _facing(g: np.ndarray, cells: dict, x: int, y: int) -> int:
+    """Placed tiles' open sides facing the empty cell (x, y): the exits a tile placed there uses up."""
+    n = 0
+    for e, (dx, dy) in enumerate(DXY):
+        nb = cells.get((x + dx, y + dy), -1)
+        if nb >= 0 and g[L.TKIND + nb] not in (L.K_HOME, L.K_BOULDER) and (int(g[L.TOPEN + nb]) >> ((e + 2) % 4)) & 1:
+            n += 1
+    return n
+
+
+def _best_placement(g: np.ndarray, P: np.ndarray, mask: np.ndarray, cells: dict, close: bool = False,
+                    may_finish: bool = True) -> int:
+    """The legal placement whose tile opens most sides onto empty cells (more to explore); ties: lowest id.
+    ``close`` (the team leads): the one that opens fewest, so the cave is soon completely explored and the game
+    ends (R-ITC-END-1) before round ``max_rounds`` truncates it; it leaves one exit open unless ``may_finish``
+    (the team is near enough home for the last rounds)."""
     s = int(g[L.ACTOR])
     t = int(g[L.POS + s])
     base = int(P[L.PR_CAT_MASK + int(g[L.PEND_CAT])])
-    best, best_n = -1, -1
+    left = _unexplored(g, cells) if close else 0
+    best, best_key = -1, None
     for a in range(A.A_PLACE, A.A_PLACE + 16):
         if not mask[a]:
             continue
@@ -113,9 +144,30 @@ def _best_placement(g: np.ndarray, P: np.ndarray, mask: np.ndarray, cells: dict)
         x, y = int(g[L.TX + t]) + DXY[d][0], int(g[L.TY + t]) + DXY[d][1]
         opened = int(ROT_MASK[base, r])
         n = sum(1 for e in range(4) if (opened >> e) & 1 and (x + DXY[e][0], y + DXY[e][1]) not in cells)
-        if n > best_n:
-            best, best_n = a, n
+        if close:
+            after = left - _facing(g, cells, x, y) + n
+            key = (after == 0 and not may_finish, n)  # lower is better
+        else:
+            key = (-n,)
+        if best_key is None or key < best_key:
+            best, best_key = a, key
     return best
+
+
+def _place(g: np.ndarray, P: np.ndarray, mask: np.ndarray) -> int:
+    """Placing a drawn tile: open the cave while behind, close it while ahead (see ``_best_placement``)."""
+    s = int(g[L.ACTOR])
+    seats = int(P[L.PR_SEATS])
+    mine = vp(g, s)
+    close = mine >= CLOSE_LEAD and mine > max(vp(g, o) for o in range(seats) if o != s)
+    cells = _cells(g)
+    may_finish = True
+    if close:
+        r = g.tolist()
+        home, _ = _bfs(r, cells, 0)
+        pos = int(g[L.POS + s])
+        may_finish = home.get(pos, 99) <= FINISH_AP
+    return _best_placement(g, P, mask, cells, close, may_finish)
 
 
 def _wants(g: np.ndarray, s: int, plan: tuple) -> bool:
@@ -132,7 +184,7 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     s = int(g[L.ACTOR])
     pend = int(g[L.PEND])
     if pend == L.P_PLACE:
-        return _best_placement(g, P, mask, _cells(g))
+        return _place(g, P, mask)
     if pend == L.P_BOULDER:
         return int(legal[0])
     for a in (A.A_PHOTO, A.A_EXPLORE):
@@ -144,10 +196,11 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     kit = {"raft": bp[L.E_RAFT] > 0, "oxygen": bp[L.E_OX2] + bp[L.E_OX1] > 0, "ropes": int(bp[L.E_ROPE])}
     if pend != L.P_NONE:  # packing: plan for the full kit
         kit = {"raft": True, "oxygen": False, "ropes": 1}
-    dist, first = _bfs(g, cells, pos, **kit)
-    home_dist, _ = _bfs(g, cells, 0, **kit)
+    r = g.tolist()  # the searches read plain ints: a list index is about 10x faster than a numpy scalar read
+    dist, first = _bfs(r, cells, pos, **kit)
+    home_dist, _ = _bfs(r, cells, 0, **kit)
     if 0 not in dist:  # cut off from home with this kit: any way back (crawling where it must)
-        dist, first = _bfs(g, cells, pos)
+        dist, first = _bfs(r, cells, pos)
     ap = int(P[L.PR_AP])
     ap_full = int(g[L.AP]) == ap
     camp = int(g[L.CAMP + s])
@@ -166,6 +219,9 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
         """The nearest space worth going to whose round trip fits ``budget`` consumables and the rounds left (the
         same test all the way, so no flip-flop): an unexplored exit (tiles left) or a token it can take."""
         best, best_d = -1, 99
+        if pos == 0 and camp != L.CAMP_PACKED:  # a turn of slack when setting out: a step dearer than the AP left
+            budget -= 1  # ends a turn early, and a trip planned to the last consumable would be given up on the way
+            # (a camp trip, once packed, goes: its test below already had the slack)
         for (x, y), t in cells.items():
             if t not in dist or t == pos or dist[t] >= best_d:
                 continue
@@ -182,8 +238,10 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
         return best
 
     # a camp trip when nothing is in reach of one backpack but would be with the camp's load
+    # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
+    # run to truncation)
     camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and goal(5) < 0
-                 and goal(3 + CAMP_LOAD) >= 0)
+                 and goal(4 + CAMP_LOAD) >= 0)
     if pend in (L.P_SETUP, L.P_PACK):
         return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
     if camp == L.CAMP_PACKED and int(bp[L.E_CONS]) <= 1 and pos != 0 and camp_cons > 0:

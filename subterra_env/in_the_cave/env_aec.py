@@ -167,6 +167,9 @@ class raw_env(AECEnv):
             print(self.render_text())
 
     def _check_action(self, agent: str, action: Any) -> int:
+        if action is not None and type(action) in (int, np.int64) and 0 <= action < NUM_ACTIONS \
+                and self._mask[action]:
+            return int(action)  # the common case, without building the error text
         legal = ", ".join(f"{i} ({ACTION_NAMES[i]!r})" for i in np.flatnonzero(self._mask))
         if action is None:
             raise IllegalActionError(f"{agent} is acting and must choose an action, got None; legal: {legal}")

@@ -1,0 +1,271 @@
+"""Soak In the Cave: many random legal games over mixed settings, the invariant checker after every step.
+
+    python benchmarks/soak_itc.py [--games 100000] [--batch 64] [--check-every 1] [--max-seconds 0] [--out PATH]
+    python benchmarks/soak.py --game in_the_cave ...          # the same, through the Sub Terra soak's entry point
+    python benchmarks/soak_itc.py --replay LANE:SEED          # replay one reported game alone, checked every step
+
+Why: the rule tests cover chosen positions; a long soak finds the rare ones (a refused "legal" action, a broken
+invariant, a game that never ends, memory that keeps growing). Each settings lane (SETTINGS: 2-5 teams, the
+first-game packing with a limited bank, non-default numbers) is one batch of ``--batch`` games on its own
+``ItcCore``; lanes are stepped in turn and every finished slot is refilled with a new seed. Actions are uniform
+among the legal ones, drawn from a per-game stream keyed by (seed, decision number) (``soak.choose_actions``), so
+any reported game replays alone, exactly, from its lane and seed.
+
+After every ``--check-every`` steps each game that was running is checked with
+``subterra_env.in_the_cave.invariants.check`` (token conservation, slot limits, connectivity, depths, ropes,
+exploration tokens, and at the end the scores against a recount). The checker is plain Python (about 1 ms a
+game), so it sets the pace: ``--max-seconds`` stops the run when the time is up, and the report says how many
+games finished. RSS is read at the start, half-way (half the games finished, or half of --max-seconds gone) and at
+the end. Exits non-zero on
+any error; the JSON (default benchmarks/results/soak_itc.json) names each error's lane, settings, seed and step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from subterra_env.in_the_cave import preset
+from subterra_env.in_the_cave.core import layout as L
+from subterra_env.in_the_cave.core.game import ItcCore
+from subterra_env.in_the_cave.invariants import check
+
+
+def _soak_module():
+    """benchmarks/soak.py (not a package): its action stream and memory readings are shared."""
+    name = "benchmarks_soak"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "soak.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+soak = _soak_module()
+
+SETTINGS: tuple[dict[str, Any], ...] = (
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 5},
+    {"num_players": 3, "initial_pack": "fixed", "limited_bank": True},
+    {"num_players": 4, "backpack_slots": 6, "camp_slots": 3, "action_points": 4, "limited_bank": True,
+     "bank_consumables": 20, "bank_ropes": 8, "bank_oxygen": 4, "removed_per_stack": 10, "final_rounds": 2,
+     "max_rounds": 40, "max_free_actions": 8,
+     "fixed_pack": {"consumable": 2, "rope": 1, "oxygen": 1, "camera": 1, "raft": 1}},
+)
+DEFAULT_OUT = Path(__file__).parent / "results" / "soak_itc.json"
+RESULT_NAMES = ("running", "ended", "truncated")
+_MAX_STORED_ERRORS = 100
+
+
+@dataclass
+class Lane:
+    index: int
+    core: ItcCore
+    G: np.ndarray
+    seeds: np.ndarray
+    keys: np.ndarray
+    counted: np.ndarray  # the slot's game counts toward --games and is not tallied yet
+    games: int = 0
+    failed: int = 0
+    steps: int = 0
+    game_steps: int = 0
+    results: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=np.int64))
+
+    def load(self, slots: np.ndarray, seeds: np.ndarray, counted: bool) -> None:
+        self.G[slots] = self.core.init(seeds)
+        self.seeds[slots] = seeds
+        self.keys[slots] = soak.action_keys(seeds)
+        self.counted[slots] = counted
+
+
+def config_of(index: int):
+    return preset("default", **SETTINGS[index])
+
+
+class ItcSoak:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.rss_start = soak.rss_mb()
+        self.next_seed = int(args.seed) << 32
+        self.finished = self.failed = 0
+        self.errors: list[dict[str, Any]] = []
+        self.error_count = 0
+        self.lanes: list[Lane] = []
+        for i in range(len(SETTINGS)):
+            n = min(args.batch, self.budget())
+            seeds = self.new_seeds(args.batch)
+            core = ItcCore(config_of(i))
+            lane = Lane(i, core, core.init(seeds), seeds, soak.action_keys(seeds), np.arange(args.batch) < n)
+            self.lanes.append(lane)
+            for slot in range(args.batch):
+                self.check(lane, slot, "setup")
+
+    def budget(self) -> int:
+        in_flight = sum(int(lane.counted.sum()) for lane in self.lanes)
+        return self.args.games - self.finished - self.failed - in_flight
+
+    def new_seeds(self, n: int) -> np.ndarray:
+        seeds = np.arange(self.next_seed, self.next_seed + n, dtype=np.int64)
+        self.next_seed += n
+        return seeds
+
+    def check(self, lane: Lane, slot: int, during: str) -> bool:
+        errs = check(lane.G[slot], lane.core.config)
+        if errs:
+            self.fail(lane, slot, f"invariants: {errs}", during)
+        return not errs
+
+    def fail(self, lane: Lane, slot: int, message: str, during: str) -> None:
+        self.error_count += 1
+        seed, step = int(lane.seeds[slot]), int(lane.G[slot, L.STEPS])
+        print(f"ERROR lane {lane.index} {SETTINGS[lane.index]} seed {seed} step {step}: {message}",
+              file=sys.stderr, flush=True)
+        if len(self.errors) < _MAX_STORED_ERRORS:
+            self.errors.append({"lane": lane.index, "settings": SETTINGS[lane.index], "seed": seed,
+                                "game_step": step, "during": during, "error": message})
+        if lane.counted[slot]:
+            lane.failed += 1
+            self.failed += 1
+        lane.load(np.array([slot]), self.new_seeds(1), counted=False)  # an uncounted stand-in keeps the batch full
+
+    def advance(self, lane: Lane, check_now: bool) -> None:
+        G = lane.G
+        running = np.flatnonzero(G[:, L.OVER] == L.RUNNING)
+        masks = lane.core.masks(G)
+        actions = soak.choose_actions(lane.keys, G[:, L.STEPS].astype(np.int64), masks)
+        codes = lane.core.step(G, actions)
+        lane.steps += len(running)
+        for slot in running[codes[running] != 0]:  # the mask said legal, the step refused it
+            self.fail(lane, int(slot), f"action {int(actions[slot])} in the mask but refused (code "
+                                       f"{int(codes[slot])})", "step")
+        if check_now:
+            for slot in running:
+                if G[slot, L.STEPS] > 0:  # not a stand-in loaded just above
+                    self.check(lane, int(slot), "check")
+        over = np.flatnonzero(lane.counted & (G[:, L.OVER] != L.RUNNING))
+        lane.counted[over] = False
+        lane.games += len(over)
+        self.finished += len(over)
+        lane.game_steps += int(G[over, L.STEPS].sum())
+        lane.results += np.bincount(G[over, L.OVER], minlength=3)
+        for slot in np.flatnonzero(lane.counted & (G[:, L.STEPS] >= self.args.max_game_steps)):
+            self.fail(lane, int(slot), f"did not end within {self.args.max_game_steps} decisions", "play")
+        free = np.flatnonzero(~lane.counted & (G[:, L.OVER] != L.RUNNING))[:max(self.budget(), 0)]
+        if len(free):
+            lane.load(free, self.new_seeds(len(free)), counted=True)
+            for slot in free:
+                self.check(lane, int(slot), "setup")
+
+    def done(self) -> bool:
+        return self.finished + self.failed >= self.args.games or not any(ln.counted.any() for ln in self.lanes)
+
+    def run(self) -> dict[str, Any]:
+        a = self.args
+        rss_half: float | None = None
+        start = last_print = time.perf_counter()
+        loops, timed_out = 0, False
+        while not self.done():
+            for lane in self.lanes:
+                self.advance(lane, loops % a.check_every == 0)
+            loops += 1
+            now = time.perf_counter()
+            if rss_half is None and (self.finished + self.failed >= a.games / 2
+                                     or (a.max_seconds and now - start >= a.max_seconds / 2)):
+                rss_half = soak.rss_mb()
+            if now - last_print >= a.progress_seconds:
+                last_print = now
+                done = self.finished + self.failed
+                print(f"[{now - start:7.1f}s] {done:>8,}/{a.games:,} games  {done / (now - start):7.1f} games/s  "
+                      f"errors {self.error_count}  RSS {soak.rss_mb():7.1f} MB", flush=True)
+            if a.max_seconds and now - start >= a.max_seconds:
+                timed_out = True
+                break
+        seconds = time.perf_counter() - start
+        steps = sum(lane.steps for lane in self.lanes)
+        games = self.finished + self.failed
+        return {
+            "games": games, "requested": a.games, "finished": self.finished, "failed": self.failed,
+            "stopped_by_max_seconds": timed_out, "errors": self.error_count, "error_list": self.errors,
+            "seconds": seconds, "games_per_s": games / seconds, "steps_total": steps, "steps_per_s": steps / seconds,
+            "batch": a.batch, "check_every": a.check_every, "seed": a.seed, "max_game_steps": a.max_game_steps,
+            "rss_mb": {"start": self.rss_start, "half": rss_half, "end": soak.rss_mb(), "peak": soak.peak_rss_mb()},
+            "lanes": [{"lane": ln.index, "settings": SETTINGS[ln.index], "games": ln.games, "failed": ln.failed,
+                       "steps": ln.steps, "steps_per_game": ln.game_steps / max(ln.games, 1),
+                       "results": dict(zip(RESULT_NAMES[1:], (int(n) for n in ln.results[1:])))}
+                      for ln in self.lanes],
+            "machine": platform.platform(), "python": platform.python_version(), "numpy": np.__version__,
+        }
+
+
+def replay_one(spec: str, max_steps: int) -> int:
+    """--replay LANE:SEED: that game alone as the soak played it, checked every step."""
+    lane, seed = (int(x) for x in spec.split(":"))
+    core = ItcCore(config_of(lane))
+    seeds = np.array([seed], dtype=np.int64)
+    G, keys = core.init(seeds), soak.action_keys(seeds)
+    problem = "; ".join(check(G[0], core.config))
+    while not problem and G[0, L.OVER] == L.RUNNING and G[0, L.STEPS] < max_steps:
+        a = soak.choose_actions(keys, G[:, L.STEPS].astype(np.int64), core.masks(G))
+        if core.step(G, a)[0] != 0:
+            problem = f"action {int(a[0])} refused"
+        problem = problem or "; ".join(check(G[0], core.config))
+    outcome = problem or f"ok, {RESULT_NAMES[int(G[0, L.OVER])]} after {int(G[0, L.STEPS])} steps"
+    print(f"lane {lane} {SETTINGS[lane]} seed {seed} step {int(G[0, L.STEPS])}: {outcome}")
+    return 1 if problem else 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=100_000, help="games to finish (default 100000)")
+    p.add_argument("--batch", type=int, default=64, help="games per settings lane (default 64)")
+    p.add_argument("--check-every", type=int, default=1, help="check the invariants every N steps (default 1)")
+    p.add_argument("--max-seconds", type=float, default=0, help="stop after this long (default 0: no limit)")
+    p.add_argument("--seed", type=int, default=0, help="base of the game seeds")
+    p.add_argument("--max-game-steps", type=int, default=20_000, help="a game past this many decisions fails")
+    p.add_argument("--progress-seconds", type=float, default=30.0)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON report (default {DEFAULT_OUT})")
+    p.add_argument("--replay", metavar="LANE:SEED", help="replay one game alone, checked every step, and exit")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.batch < 1 or args.check_every < 1 or args.max_seconds < 0:
+        p.error("--games, --batch and --check-every must be >= 1, --max-seconds >= 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.replay:
+        return replay_one(args.replay, args.max_game_steps)
+    print(f"In the Cave soak: {args.games:,} games, {len(SETTINGS)} lanes x {args.batch} games, invariants every "
+          f"{args.check_every} step(s)" + (f", at most {args.max_seconds:g} s" if args.max_seconds else ""),
+          flush=True)
+    rep = ItcSoak(args).run()
+    rss = rep["rss_mb"]
+    half = f"{rss['half']:.1f}" if rss["half"] is not None else "not reached"
+    print(f"\ngames {rep['games']:,} of {rep['requested']:,} ({rep['finished']:,} finished, {rep['failed']} failed"
+          f"{', stopped by --max-seconds' if rep['stopped_by_max_seconds'] else ''}) in {rep['seconds']:.1f} s: "
+          f"{rep['games_per_s']:.2f} games/s, {rep['steps_total']:,} steps ({rep['steps_per_s']:,.0f}/s)\n"
+          f"errors {rep['errors']}\nRSS MB start {rss['start']:.1f}, half {half}, end {rss['end']:.1f}, "
+          f"peak {rss['peak']:.1f}")
+    for ln in rep["lanes"]:
+        print(f"  lane {ln['lane']}: {ln['games']:>7,} games, {ln['steps_per_game']:7.1f} steps/game, "
+              f"{ln['results']}  {ln['settings']}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(rep, indent=2))
+    print(f"wrote {args.out}")
+    return 1 if rep["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""benchmarks/soak_itc.py at a small size: every lane plays its games with the checker every step and no error, the
+report is complete, and a broken invariant is reported with a seed that --replay reproduces alone."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def soak_itc() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("benchmarks_soak_itc", BENCH / "soak_itc.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_small_soak_is_clean_and_reports_everything(soak_itc, tmp_path):
+    out = tmp_path / "soak.json"
+    assert soak_itc.main(["--games", "6", "--batch", "1", "--out", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["games"] == rep["finished"] == 6 and rep["failed"] == rep["errors"] == 0
+    assert rep["check_every"] == 1 and not rep["stopped_by_max_seconds"]
+    assert [ln["games"] for ln in rep["lanes"]] == [1] * 6  # one game in each settings lane
+    assert sum(sum(ln["results"].values()) for ln in rep["lanes"]) == 6
+    assert rep["steps_total"] > 6 * 100
+    assert set(rep["rss_mb"]) == {"start", "half", "end", "peak"} and rep["rss_mb"]["half"] is not None
+
+
+def test_a_broken_invariant_names_a_replayable_seed(soak_itc, tmp_path, monkeypatch, capsys):
+    real = soak_itc.check
+
+    def fussy(g, config):  # a checker that objects to every game past its 30th step
+        return ["step 30 reached"] if g[soak_itc.L.STEPS] >= 30 else real(g, config)
+
+    monkeypatch.setattr(soak_itc, "check", fussy)
+    out = tmp_path / "soak.json"
+    assert soak_itc.main(["--games", "2", "--batch", "1", "--out", str(out)]) == 1
+    rep = json.loads(out.read_text())
+    first = rep["error_list"][0]
+    assert rep["failed"] == 2 and first["game_step"] == 30 and first["during"] == "check"
+    assert "step 30 reached" in first["error"]
+    capsys.readouterr()
+    assert soak_itc.main(["--replay", f"{first['lane']}:{first['seed']}"]) == 1
+    assert f"seed {first['seed']} step 30: step 30 reached" in capsys.readouterr().out
+    monkeypatch.setattr(soak_itc, "check", real)
+    assert soak_itc.main(["--replay", f"{first['lane']}:{first['seed']}"]) == 0
+
+
+def test_the_sub_terra_soak_forwards_to_it(tmp_path):
+    spec = importlib.util.spec_from_file_location("benchmarks_soak_fwd", BENCH / "soak.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    out = tmp_path / "soak.json"
+    assert module.main(["--game", "in_the_cave", "--games", "1", "--batch", "1", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["finished"] == 1
