@@ -162,6 +162,26 @@ def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
     return "none"
 
 
+def ability_status(st: State, b: int = 0, cat=None) -> list[str]:
+    """The public state of the cavers' abilities, one phrase each: the Geologist's set-aside tile (named with the
+    catalogue ``cat``; left out without one), the Scout's redraws, the Engineer's explosives, the Leader's Direct.
+    The text board and the terminal game both show these."""
+    out = []
+    if st.aside_tile[b] >= 0 and cat is not None:
+        aside = int(st.aside_tile[b])
+        out.append(f"set aside: {TILE_TYPES[cat.tile_type[aside]]} ({SHAPES[cat.tile_shape[aside]]})")
+    ranks = {int(r) for r in st.c_rank[b]}
+    if 2 in ranks:
+        out.append(f"scout redraws {int(st.scout_redraws[b])}")
+    if 4 in ranks:
+        out.append(f"explosives {int(st.explosives[b])}")
+    if 8 in ranks:
+        out.append(f"leader directed {'yes' if st.direct_used[b] else 'no'}")
+    if st.directing[b] >= 0:
+        out.append(f"acting under Direct of seat {int(st.directing[b])}")
+    return out
+
+
 def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
     """Text map of game b plus a status panel and a legend (see the module docstring).
 
@@ -200,21 +220,8 @@ def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
                  f"tiles left {st.stack.shape[1] - int(st.stack_pos[b])} | ropes left {int(st.ropes_left[b])} | "
                  f"horrors {int((st.h_tile[b] >= 0).sum())} | gas active {'yes' if st.gas_active[b] else 'no'} | "
                  f"out of time {'yes' if st.out_of_time[b] else 'no'}")
-    abilities = []
-    if st.aside_tile[b] >= 0:
-        cat = build(cfg or GameConfig())
-        if cat.max_tiles == st.t_cat.shape[1]:
-            aside = int(st.aside_tile[b])
-            abilities.append(f"set aside: {TILE_TYPES[cat.tile_type[aside]]} ({SHAPES[cat.tile_shape[aside]]})")
-    ranks = {int(r) for r in st.c_rank[b]}
-    if 2 in ranks:
-        abilities.append(f"scout redraws {int(st.scout_redraws[b])}")
-    if 4 in ranks:
-        abilities.append(f"explosives {int(st.explosives[b])}")
-    if 8 in ranks:
-        abilities.append(f"leader directed {'yes' if st.direct_used[b] else 'no'}")
-    if st.directing[b] >= 0:
-        abilities.append(f"acting under Direct of seat {int(st.directing[b])}")
+    cat = build(cfg or GameConfig()) if st.aside_tile[b] >= 0 else None
+    abilities = ability_status(st, b, cat if cat is not None and cat.max_tiles == st.t_cat.shape[1] else None)
     if abilities:
         lines.append(" | ".join(abilities))
     if st.result[b] != RUNNING:

@@ -30,8 +30,9 @@ from subterra_env.config import CAVER_NAMES, TILE_TYPES
 from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, catalogue_tile, pending_text
-from subterra_env.render import BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block
+from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, pending_text
+from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block,
+                                 ability_status)
 from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
@@ -247,14 +248,7 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
     lines.append(f"   tiles left {tiles}   ropes {int(st.ropes_left[b])}   horrors {int((st.h_tile[b] >= 0).sum())}")
     last = int(st.last_card[b])
     lines.append(f"\nlast hazard: {CARD_NAMES[last] if last >= 0 else '-'}")
-    extras = []
-    ranks = {int(r) for r in st.c_rank[b]}
-    if 2 in ranks:
-        extras.append(f"scout redraws {int(st.scout_redraws[b])}")
-    if 4 in ranks:
-        extras.append(f"explosives {int(st.explosives[b])}")
-    if st.aside_tile[b] >= 0:
-        extras.append(f"set aside: {catalogue_tile(core, int(st.aside_tile[b]))}")
+    extras = ability_status(st, b, core.cat)
     if extras:
         lines.append("\n" + "   ".join(extras), style="dim")
     if st.gas_active[b]:
