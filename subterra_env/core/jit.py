@@ -25,9 +25,11 @@ import logging
 import os
 import threading
 import time
+import types
 from pathlib import Path
 
 import numba
+from numba.core import types as nb_types
 from numba.core import event as numba_event
 
 _HERE = Path(__file__).resolve().parent
@@ -77,6 +79,15 @@ def jit(fn=None, *, parallel: bool = False):
     return _jit(fn, parallel=parallel, what=CORE)
 
 
+def _unliteral_call_template(self, args, kws):
+    """A call from compiled code types its constant arguments as literals (``damage(g, hurt, 1, ...)`` as
+    Literal[int](1)), and numba compiles the callee once per distinct constant: one small rule function became
+    dozens of copies, and the cold start paid for each. Typing them as their plain types compiles one copy."""
+    args = tuple(nb_types.unliteral(a) for a in args)
+    kws = {k: nb_types.unliteral(v) for k, v in kws.items()}
+    return type(self).get_call_template(self, args, kws)
+
+
 def _jit(fn, *, parallel: bool, what: str):
     deco = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy")
 
@@ -84,6 +95,7 @@ def _jit(fn, *, parallel: bool, what: str):
         dispatcher = deco(f)
         # numba fixes a function's cache directory when it is decorated: remember it for the notice
         dispatcher._subterra_compile = (what, numba.config.CACHE_DIR)
+        dispatcher.get_call_template = types.MethodType(_unliteral_call_template, dispatcher)
         return dispatcher
 
     return tagged(fn) if fn is not None else tagged
