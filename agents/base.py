@@ -112,7 +112,14 @@ class GameBoundAgent:
     ``act_batch`` check the masks and call it once for all rows."""
 
     needs_observation = False  # observations may be None
+    scenarios: tuple[str, ...] = ("base",)  # the games it knows how to play (GameConfig.scenario)
     view: GameView
+
+    def _check_scenario(self) -> None:
+        scenario = self.view.core.cfg.scenario
+        if scenario not in self.scenarios:
+            raise ValueError(f"{type(self).__name__} plays {self.scenarios}, not the scenario {scenario!r} of its "
+                             "game (its rules and actions are not in its plans yet): use agents.RandomAgent there")
 
     def decide(self, core: Core, st: State, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The actions for games ``games`` of ``st`` (rows of ``masks``: their legal masks), in one call."""
@@ -121,6 +128,7 @@ class GameBoundAgent:
     def act(self, observation: Observation | None, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask).astype(bool)
         check_mask(mask)
+        self._check_scenario()
         return int(self.decide(self.view.core, self.view.state, np.array([self.view.game]), mask[None])[0])
 
     def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
@@ -135,6 +143,7 @@ class GameBoundAgent:
         empty = ~masks.any(axis=1)
         if empty.any():
             check_mask(masks[int(np.argmax(empty))])  # the clear error for a row with no legal action
+        self._check_scenario()
         return self.decide(self.view.core, self.view.state, games, masks)
 
 

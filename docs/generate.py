@@ -21,7 +21,8 @@ if str(ROOT) not in sys.path:  # run as a script: use this checkout's package
 
 from subterra_env.config import GameConfig  # noqa: E402
 from subterra_env.core import actions as A  # noqa: E402
-from subterra_env.core.observe import GRID_CHANNELS, SCALARS  # noqa: E402
+from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, GRID_CHANNELS,  # noqa: E402
+                                       SCALARS)
 
 DOC = ROOT / "docs" / "actions_observation.md"
 
@@ -55,6 +56,10 @@ ACTION_WHEN: dict[str, str] = {
     "demolish N/E/S/W": "Engineer; a side that is not connected, explosives left; then a Cave-in event (R-CAV-4)",
     "dive": "Diver on a water tile: leaves the cave, his turn ends (R-CAV-1)",
     "surface 1..8": "Diver under water at the start of his turn: onto the k-th water tile placed (R-CAV-1)",
+    # Annihilation (ids after the base game's 90)
+    "place bomb": "holding a bomb card, on a bomb tile without a token (R-ANN-6)",
+    "give bomb to caver 1..8": "holding a bomb card; that caver (conscious or not) on your tile (R-ANN-7)",
+    "take bomb from caver 1..8": "that caver is unconscious on your tile and holds a bomb card (R-ANN-7)",
 }
 
 GRID_MEANING: dict[str, str] = {
@@ -68,6 +73,10 @@ GRID_MEANING: dict[str, str] = {
     "revealable cell": "an empty cell that can be revealed (beyond an open side)",
     "explosives sides (bits N=1 E=2 S=4 W=8)": "explosives tokens on the tile's sides, as bits",
     "caver 0..5 health+1": "caver k seats after the observer (k = 0 is the observer) stands here: health + 1",
+    # Annihilation
+    "bomb tile/token": "a bomb tile (in the base planes a normal tile); a bomb token on it (R-ANN-6)",
+    "no-placement zone": "an empty cell around the exit where no tile may be placed (R-ANN-2)",
+    "cave-in die c": "an unstable cave-in tile's third number (R-ANN-3)",
 }
 
 SCALAR_MEANING: dict[str, str] = {
@@ -97,6 +106,10 @@ SCALAR_MEANING: dict[str, str] = {
     "Scout redraws left": "the Scout's redraws left this game",
     "explosives left": "the Engineer's explosives tokens left",
     "Scout redrew this placement": "the Scout has redrawn the tile being placed",
+    # Annihilation
+    "caver 0..5 bomb cards": "bomb cards caver k holds (public)",
+    "bomb tiles not placed": "bomb tiles still in the stack or held (where in the stack is hidden)",
+    "bomb tokens placed": "bomb tokens on the table; fewer than 3 at the end is a defeat (R-ANN-9)",
 }
 
 
@@ -148,14 +161,16 @@ def _ap(kind: int, cfg: GameConfig) -> str:
     return str(int(A.KIND_COST[kind]))
 
 
-def action_table() -> str:
-    """Rows of actions of one kind (and "here" or not), as they lie in ACTION_NAMES."""
+def action_table(first: int = 0, end: int | None = None) -> str:
+    """Rows of actions of one kind (and "here" or not), as they lie in ACTION_NAMES: the base game's ids, or those
+    of ``first..end-1`` (a scenario's)."""
     cfg = GameConfig()
-    rows, start = [], 0
+    end = A.NUM_ACTIONS if end is None else end
+    rows, start = [], first
     here = (A.K_DIG, A.K_EXCAVATE)  # "dig here" / "excavate here" get rows of their own
     key = [(int(k), int(k) in here and int(a) == A.HERE) for k, a in zip(A.ACTION_KIND, A.ACTION_ARG)]
-    for i in range(1, A.NUM_ACTIONS + 1):
-        if i < A.NUM_ACTIONS and key[i] == key[start]:
+    for i in range(first + 1, end + 1):
+        if i < end and key[i] == key[start]:
             continue
         label = _label(list(A.ACTION_NAMES[start:i]))
         rows.append(f"| {_ids(start, i - 1)} | {label} | {_ap(key[start][0], cfg)} | {ACTION_WHEN[label]} |")
@@ -163,8 +178,8 @@ def action_table() -> str:
     return "\n".join(["| ids | name | AP | legal when (rule) |", "|---|---|---|---|"] + rows)
 
 
-def feature_table(names: tuple[str, ...], meaning: dict[str, str], head: str) -> str:
-    rows = [f"| {_ids(a, b)} | {label} | {meaning[label]} |" for a, b, label in _groups(names)]
+def feature_table(names: tuple[str, ...], meaning: dict[str, str], head: str, offset: int = 0) -> str:
+    rows = [f"| {_ids(a + offset, b + offset)} | {label} | {meaning[label]} |" for a, b, label in _groups(names)]
     return "\n".join([f"| {head} | name | content |", "|---|---|---|"] + rows)
 
 
@@ -174,6 +189,10 @@ def tables() -> dict[str, str]:
         "actions": action_table(),
         "grid": feature_table(GRID_CHANNELS, GRID_MEANING, "channels"),
         "scalars": feature_table(SCALARS, SCALAR_MEANING, "index"),
+        "annihilation": "\n\n".join([
+            action_table(A.NUM_ACTIONS, A.num_actions("annihilation")),
+            feature_table(ANNIHILATION_CHANNELS, GRID_MEANING, "channels", len(GRID_CHANNELS)),
+            feature_table(ANNIHILATION_SCALARS, SCALAR_MEANING, "index", len(SCALARS))]),
     }
 
 

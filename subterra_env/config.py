@@ -22,6 +22,12 @@ SHAPES: tuple[str, ...] = ("4", "T", "L", "I", "D")  # crossing, three, corner, 
 
 HAZARDS: tuple[str, ...] = ("tremor", "flood", "cave-in", "gas", "horror")
 DIFFICULTIES: tuple[str, ...] = ("easier", "normal", "advanced", "expert")
+# The expansion scenarios of RULES_VAR.md, one at a time; "base" is the rulebook game (R-VAR).
+SCENARIOS: tuple[str, ...] = ("base", "annihilation", "extraction", "investigation")
+BUILT_SCENARIOS: tuple[str, ...] = ("base", "annihilation")
+# The settings the scenarios added (read only by a scenario's rules): configs recorded before them lack them.
+SCENARIO_SETTINGS: tuple[str, ...] = ("scenario", "unstable_cave_in_numbers", "bomb_seats", "place_bomb_cost",
+                                      "transfer_cost")
 
 # R-TILE catalogue [default]: counts per (type, shape).
 DEFAULT_TILES: dict[str, dict[str, int]] = {
@@ -154,6 +160,18 @@ class GameConfig:
     exit_counts_in_cave: bool = False
     """R-RND-3 option [default off]: cavers on the exit still count as in the cave while conscious."""
 
+    # --- expansion scenarios (RULES_VAR.md)
+    scenario: str = "base"
+    """'base' (the rulebook game) [default] or 'annihilation' (R-ANN); one at a time."""
+    unstable_cave_in_numbers: tuple[tuple[int, ...], ...] = ((1, 2, 3), (4, 5, 6))
+    """R-ANN-3 [default]: the die faces of Annihilation's unstable cave-in tiles (three each)."""
+    bomb_seats: tuple[int, ...] | None = None
+    """R-ANN-5: the seats dealt a bomb card, or None for 3 different seats drawn by the game seed [default]."""
+    place_bomb_cost: int = 1
+    """R-ANN-6 [default]: AP of Place Bomb."""
+    transfer_cost: int = 1
+    """R-ANN-7 [default]: AP of Transfer (give a card, or take one from an unconscious caver)."""
+
     def __post_init__(self) -> None:
         _validate(self)
 
@@ -234,6 +252,7 @@ def _validate(c: GameConfig) -> None:
         raise ConfigError(f"settings skill_target={c.skill_target} and leader_bonus={c.leader_bonus} make {who} pass "
                           "every skill check (a roll of 1 succeeds), so Out of Time never removes it and a game could "
                           "end only by truncation: expected skill_target >= 2 and leader_bonus < skill_target - 1")
+    _validate_scenario(c)
     if c.start_shape not in SHAPES:
         _fail("start_shape", c.start_shape, str(SHAPES))
     if c.exit_shape not in SHAPES:
@@ -287,6 +306,39 @@ def _validate(c: GameConfig) -> None:
         _fail("hazard_deck", deck_size, "at most 128 cards after removals")
 
 
+def _validate_scenario(c: GameConfig) -> None:
+    if c.scenario not in SCENARIOS:
+        _fail("scenario", c.scenario, str(SCENARIOS))
+    if c.scenario not in BUILT_SCENARIOS:
+        raise ConfigError(f"setting 'scenario'={c.scenario!r} is not built yet: built are {BUILT_SCENARIOS} "
+                          "(RULES_VAR.md; issue 18)")
+    for key in ("place_bomb_cost", "transfer_cost"):
+        _check_int(key, getattr(c, key))
+        if not 0 <= getattr(c, key) <= 2:
+            _fail(key, getattr(c, key), "an integer in 0..2")
+    if not isinstance(c.unstable_cave_in_numbers, tuple):
+        object.__setattr__(c, "unstable_cave_in_numbers", tuple(tuple(p) for p in c.unstable_cave_in_numbers))
+    if len(c.unstable_cave_in_numbers) != 2 or any(
+            len(p) != 3 or not all(isinstance(x, int) and 1 <= x <= 6 for x in p) for p in c.unstable_cave_in_numbers):
+        _fail("unstable_cave_in_numbers", c.unstable_cave_in_numbers, "2 triples of die faces 1..6")
+    if c.bomb_seats is not None:
+        if not isinstance(c.bomb_seats, tuple):
+            object.__setattr__(c, "bomb_seats", tuple(c.bomb_seats))
+        if (len(c.bomb_seats) != 3 or len(set(c.bomb_seats)) != 3
+                or not all(isinstance(s, int) and 0 <= s < c.num_cavers for s in c.bomb_seats)):
+            _fail("bomb_seats", c.bomb_seats, f"3 different seats in 0..{c.num_cavers - 1}, or None (seeded)")
+    if c.scenario == "annihilation":
+        n_cave = sum(sum(v.values()) for v in c.tiles.values())
+        if n_cave + 2 - ANNIHILATION_REMOVED < 20:  # the bottom pile must hold the 5 tiles the third bomb joins
+            _fail("tiles", n_cave, f"at least {ANNIHILATION_REMOVED + 18} cave tiles for Annihilation (R-ANN-3 "
+                                   f"removes {ANNIHILATION_REMOVED} of them and the 2 unstable tiles, and splits the "
+                                   "rest into 4 piles of at least 5)")
+
+
+# R-ANN-3: the cave tiles removed unseen before the Annihilation stack is split into piles
+ANNIHILATION_REMOVED = 18
+
+
 def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfig:
     """Build a config from plain data (YAML); unknown keys are errors (listing ``env_keys`` too, the keywords of
     the interface that was called, when given)."""
@@ -297,8 +349,11 @@ def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfi
     d = dict(d)
     if d.get("cavers") is not None:
         d["cavers"] = tuple(d["cavers"])
-    if "cave_in_numbers" in d:
-        d["cave_in_numbers"] = tuple(tuple(p) for p in d["cave_in_numbers"])
+    for key in ("cave_in_numbers", "unstable_cave_in_numbers"):
+        if key in d:
+            d[key] = tuple(tuple(p) for p in d[key])
+    if d.get("bomb_seats") is not None:
+        d["bomb_seats"] = tuple(d["bomb_seats"])
     if "deal" in d:
         d["deal"] = {int(k): v for k, v in d["deal"].items()}
     try:
@@ -356,6 +411,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     "five": {"num_cavers": 5},
     "six": {"num_cavers": 6},
     "classic-four": {"cavers": ("diver", "scout", "medic", "leader")},
+    "annihilation": {"scenario": "annihilation"},
+    "annihilation-five": {"scenario": "annihilation", "num_cavers": 5},
+    "annihilation-six": {"scenario": "annihilation", "num_cavers": 6},
 }
 
 

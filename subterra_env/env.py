@@ -50,7 +50,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
-from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from .core.actions import ACTION_NAMES, IllegalActionError
 from .core.observe import observe
 from .core.state import State
 from .events import Event
@@ -146,6 +146,12 @@ class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
         super().step(action)
 
 
+def env_name(scenario: str = "base") -> str:
+    """The environment's name and version: ``subterra_v1`` for the base game, ``subterra_annihilation_v1`` ... for
+    a scenario (its observation and action space differ, so it is a different environment)."""
+    return "subterra_v1" if scenario == "base" else f"subterra_{scenario}_v1"
+
+
 class raw_env(AECEnv):
     metadata = {"name": "subterra_v1", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
@@ -201,10 +207,13 @@ class raw_env(AECEnv):
         else:
             self.possible_agents = list(CAVER_NAMES)
         self._absent = _Absent(self.possible_agents)
-        space = observation_space(obs_radius, with_mask=True)
+        scenario = self.config.scenario
+        if scenario != "base":  # a scenario is its own environment: its own spaces, its own name (env_name)
+            self.metadata = {**self.metadata, "name": env_name(scenario)}
+        space = observation_space(obs_radius, with_mask=True, scenario=scenario)
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.state_space = state_space(state_radius)
+        self.action_spaces = {a: gymnasium.spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
+        self.state_space = state_space(state_radius, scenario)
         self.state_: State | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -294,7 +303,7 @@ class raw_env(AECEnv):
             return self.empty_observation()
         grid, scalars = observe(self.core.cat, self.state_, np.array([seat], dtype=np.int64), self.obs_radius)
         acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
-        mask = self.episodes.mask[0].astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = self.episodes.mask[0].astype(np.int8) if acting else np.zeros(self.core.num_actions, dtype=np.int8)
         return {"observation": grid[0], "scalars": scalars[0], "action_mask": mask}
 
     def empty_observation(self) -> dict[str, np.ndarray]:

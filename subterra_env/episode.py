@@ -35,7 +35,7 @@ import numpy as np
 
 from .config import GameConfig
 from .core import rng
-from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from .core.actions import ACTION_NAMES, IllegalActionError
 from .core.rules import Core
 from .core.state import RUNNING, State
 from .events import Event, decode, set_logging
@@ -213,7 +213,8 @@ class Episodes:
         self.seed(seed)
         self.seeds = self._next_seeds(np.arange(num_games))  # the seed of each slot's current game
         self.state: State = self.core.init(self.seeds)
-        self._own_mask = np.zeros((num_games, NUM_ACTIONS), dtype=bool)
+        self.num_actions = self.core.num_actions  # the base game's 90, or a scenario's more
+        self._own_mask = np.zeros((num_games, self.num_actions), dtype=bool)
         self._mask = self._own_mask
         self.terminated = np.zeros(num_games, dtype=bool)
         self.truncated = np.zeros(num_games, dtype=bool)
@@ -310,7 +311,7 @@ class Episodes:
     def legal(self, actions: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """(len(slots),) bool: each action is a legal id for its slot (integer ids; nothing is raised)."""
         a = np.asarray(actions).reshape(-1)
-        ok = (a >= 0) & (a < NUM_ACTIONS)
+        ok = (a >= 0) & (a < self.num_actions)
         ok[ok] = self._mask[np.asarray(slots)[ok], a[ok].astype(np.intp)]
         return ok
 
@@ -331,10 +332,10 @@ class Episodes:
         a = a.reshape(n).astype(np.intp)
         if not self.autoreset and (ended := self.over[idx]).any():
             self._game_over(int(idx[np.argmax(ended)]), "slot")
-        bad = (a < 0) | (a >= NUM_ACTIONS)
+        bad = (a < 0) | (a >= self.num_actions)
         if bad.any():
             i = int(np.argmax(bad))
-            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} is out of range 0..{NUM_ACTIONS - 1}")
+            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} is out of range 0..{self.num_actions - 1}")
         illegal = ~self._mask[idx, a]
         if illegal.any():
             i = int(np.argmax(illegal))
@@ -350,7 +351,7 @@ class Episodes:
         if self._over[slot] and not self.autoreset:
             self._game_over(slot, who or "slot")
         row = self._mask[slot]
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS \
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < self.num_actions \
                 and row[action]:
             return int(action)  # the common case, without building the list of legal names
         whom = f" for {who}" if who else (f" for slot {slot}" if self.num_games > 1 else "")
@@ -358,8 +359,8 @@ class Episodes:
         if action is None and who:
             raise IllegalActionError(f"{who} is acting and must choose an action, got None{legal}")
         a = check_action_id(action, whom, legal)
-        if not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(f"action {a}{whom} is out of range 0..{NUM_ACTIONS - 1}{legal}")
+        if not 0 <= a < self.num_actions:
+            raise IllegalActionError(f"action {a}{whom} is out of range 0..{self.num_actions - 1}{legal}")
         raise IllegalActionError(f"action {a} ({ACTION_NAMES[a]!r}) is not legal{whom} now{legal}")
 
     def outcome(self, slot: int) -> str:

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .config import CAVER_NAMES, SHAPES, TILE_TYPES, GameConfig
-from .core.catalogue import BIT, CARD_NAMES, DIR_NAMES, DX, DY, build
+from .core.catalogue import BIT, BOMBS, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, build
 from .core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RESULT_NAMES, RUNNING, State
 from .info import game_info
 
@@ -48,12 +48,12 @@ Colour = tuple[int, int, int]
 
 TYPE_CODES: dict[str, str] = {
     "start": "STA", "exit": "EXT", "normal": "NOR", "water": "WAT", "gas": "GAS", "cave-in": "CAV",
-    "horror": "DEN", "squeeze": "SQZ", "ledge": "LDG", "slide": "SLD", "rough": "ROU",
+    "horror": "DEN", "squeeze": "SQZ", "ledge": "LDG", "slide": "SLD", "rough": "ROU", "bomb": "BMB",
 }
 TYPE_COLOURS: dict[str, Colour] = {
     "start": (205, 205, 205), "exit": (80, 200, 90), "normal": (160, 130, 95), "water": (80, 140, 200),
     "gas": (175, 195, 60), "cave-in": (185, 110, 55), "horror": (140, 75, 165), "squeeze": (125, 125, 140),
-    "ledge": (210, 170, 90), "slide": (95, 185, 185), "rough": (115, 90, 70),
+    "ledge": (210, 170, 90), "slide": (95, 185, 185), "rough": (115, 90, 70), "bomb": (215, 60, 45),
 }
 CAVER_COLOURS: dict[int, Colour] = {  # by rank 1..8 (CAVER_NAMES order)
     1: (0, 220, 255), 2: (255, 255, 0), 3: (255, 140, 0), 4: (0, 255, 120),
@@ -66,7 +66,7 @@ FLOOD_COLOUR: Colour = (30, 80, 230)
 RUBBLE_COLOUR: Colour = (70, 70, 70)
 ROPE_COLOUR: Colour = (245, 225, 120)
 ARROW_COLOUR: Colour = (15, 15, 15)
-assert set(TYPE_CODES) == set(TYPE_COLOURS) == set(TILE_TYPES)
+assert set(TYPE_CODES) == set(TYPE_COLOURS) == set(CORE_TILE_TYPES)
 # the readable frame (render_rgb with status/legend)
 FRAME_CELL = 48  # pixels per tile in the readable frame
 TEXT_COLOUR: Colour = (235, 235, 235)
@@ -128,7 +128,7 @@ def _tile_block(st: State, b: int, t: int) -> list[str]:
             rows[r][0] = " "
         if opened & BIT[1]:
             rows[r][BLOCK_W - 1] = " "
-    rows[1][1:4] = TYPE_CODES[TILE_TYPES[st.t_type[b, t]]]
+    rows[1][1:4] = TYPE_CODES[CORE_TILE_TYPES[st.t_type[b, t]]]
     rows[1][4] = "~" if st.t_flood[b, t] else " "
     rows[1][5] = "*" if st.t_rubble[b, t] else " "
     rows[1][6] = "r" if st.t_rope[b, t] else " "
@@ -138,6 +138,8 @@ def _tile_block(st: State, b: int, t: int) -> list[str]:
         rows[2][1 + i] = _caver_char(int(st.c_rank[b, s]), int(st.c_hp[b, s]))
     n_h = int((st.h_tile[b] == t).sum())
     rows[3][1:1 + n_h] = "H" * n_h
+    if st.t_bomb[b, t]:  # Annihilation: a bomb token placed here (R-ANN-6)
+        rows[3][BLOCK_W - 2] = "B"
     return ["".join(r) for r in rows]
 
 
@@ -146,7 +148,7 @@ def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
     if pend == P_PLACE:
         cid, cat = int(st.pend_tile[b]), build(cfg or GameConfig())
         if 0 <= cid < len(cat.tile_type) and cat.max_tiles == st.t_cat.shape[1]:
-            what = f"{TILE_TYPES[cat.tile_type[cid]]} ({SHAPES[cat.tile_shape[cid]]})"
+            what = f"{CORE_TILE_TYPES[cat.tile_type[cid]]} ({SHAPES[cat.tile_shape[cid]]})"
         else:  # catalogue of another config: the id alone
             what = f"catalogue id {cid}"
         rots = [str(r) for r in range(4) if int(st.pend_rots[b]) & (1 << r)]
@@ -169,7 +171,7 @@ def ability_status(st: State, b: int = 0, cat=None) -> list[str]:
     out = []
     if st.aside_tile[b] >= 0 and cat is not None:
         aside = int(st.aside_tile[b])
-        out.append(f"set aside: {TILE_TYPES[cat.tile_type[aside]]} ({SHAPES[cat.tile_shape[aside]]})")
+        out.append(f"set aside: {CORE_TILE_TYPES[cat.tile_type[aside]]} ({SHAPES[cat.tile_shape[aside]]})")
     ranks = {int(r) for r in st.c_rank[b]}
     if 2 in ranks:
         out.append(f"scout redraws {int(st.scout_redraws[b])}")
@@ -179,6 +181,9 @@ def ability_status(st: State, b: int = 0, cat=None) -> list[str]:
         out.append(f"leader directed {'yes' if st.direct_used[b] else 'no'}")
     if st.directing[b] >= 0:
         out.append(f"acting under Direct of seat {int(st.directing[b])}")
+    if st.c_bombs[b].any() or st.t_bomb[b].any():  # Annihilation (R-ANN-5, R-ANN-6)
+        held = ", ".join(f"{CAVER_NAMES[st.c_rank[b, s] - 1]} {int(n)}" for s, n in enumerate(st.c_bombs[b]) if n)
+        out.append(f"bombs placed {int(st.t_bomb[b].sum())}/{BOMBS}; bomb cards: {held or 'none'}")
     return out
 
 
@@ -237,7 +242,7 @@ def _dim(c: Colour, f: float = 0.4) -> Colour:
 def _draw_tile(st: State, b: int, t: int, cell: int, pieces: bool = True) -> np.ndarray:
     """The (cell, cell, 3) picture of tile t."""
     img = np.empty((cell, cell, 3), dtype=np.uint8)
-    base = np.array(TYPE_COLOURS[TILE_TYPES[st.t_type[b, t]]], dtype=np.float64)
+    base = np.array(TYPE_COLOURS[CORE_TILE_TYPES[st.t_type[b, t]]], dtype=np.float64)
     if st.t_flood[b, t]:
         base = 0.5 * base + 0.5 * np.array(FLOOD_COLOUR)
     img[:] = base.astype(np.uint8)
@@ -382,7 +387,7 @@ def _label_tiles(st: State, b: int, cell: int, draw: Any, ox: int, bbox: tuple[i
     actor = int(st.actor[b])
     for t in np.nonzero(st.t_type[b] >= 0)[0]:
         px, py = ox + (int(st.t_x[b, t]) - x0 + 1) * cell, (int(st.t_y[b, t]) - y0 + 1) * cell
-        kind = TILE_TYPES[st.t_type[b, t]]
+        kind = CORE_TILE_TYPES[st.t_type[b, t]]
         code = TYPE_CODES[kind] + ("~" if st.t_flood[b, t] else "")
         draw.text((px + w + 2, py + w), code, fill=(255, 255, 255) if st.t_flood[b, t] else (15, 15, 15), font=font)
         if kind == "gas" and st.gas_active[b]:

@@ -27,7 +27,6 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from .config import GameConfig
-from .core.actions import NUM_ACTIONS
 from .vector import BatchedGames
 
 
@@ -38,7 +37,7 @@ class SubterraVecEnv(VecEnv):
                  copy_obs: bool = True, **kwargs: Any):
         self.games = BatchedGames(num_envs, config, copy_obs=copy_obs, interface_keys=("seed",), **kwargs)
         self.render_mode = None
-        super().__init__(num_envs, self.games.observation_space, gymnasium.spaces.Discrete(NUM_ACTIONS))
+        super().__init__(num_envs, self.games.observation_space, gymnasium.spaces.Discrete(self.games.num_actions))
         self._actions: np.ndarray | None = None
         if seed is not None:
             self.games.seed(seed)

@@ -16,10 +16,11 @@ Example::
 Map cells are whitespace-separated tokens ``TYPE:SIDES[:MARKS]`` or ``.`` for empty. TYPE is a tile type of
 ``config.TILE_TYPES``; SIDES the open sides (``NESW``); MARKS any of ``~`` flooded, ``*`` rubble, ``r`` rope,
 ``^ > v <`` a ledge or slide arrow (N, E, S, W), two digits for cave-in die numbers, and ``n e s w`` for an
-explosives token on that side (the side is then open too). Coordinates are
+explosives token on that side (the side is then open too); in Annihilation also the type ``bomb``, three digits
+for an unstable cave-in tile and ``B`` for a bomb token. Coordinates are
 ``column,row`` of the map. Tile indices follow reading order with the start tile first (horror spawn ties
 go to the lower index). Caver tokens ``name@x,y`` take options ``hp=N``, ``hidden``, ``dead`` (no position),
-``under`` (the Diver under water, no position).
+``under`` (the Diver under water, no position), ``bombs=N`` (bomb cards held, Annihilation).
 Seats follow the listed order. ``stack`` and ``deck`` list what is left, top first; ``dice`` scripts the next
 die faces (then the game's seeded stream continues). Other keys: ``actor``, ``ap``, ``exerted``, ``round``,
 ``start`` (starting caver), ``gas`` (on/off: entering damage active), ``out-of-time`` (on/off), ``seed``,
@@ -38,7 +39,7 @@ import numpy as np
 from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
 from .core import rng
 from .core.board import relink
-from .core.catalogue import BIT, C_OUT_OF_TIME, X2
+from .core.catalogue import BIT, C_OUT_OF_TIME, CORE_TILE_TYPES, X2
 from .core.rules import Core
 from .core.state import FORCED, State, alloc
 
@@ -105,14 +106,15 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     for i, (x, y, tok) in enumerate(cells):
         parts = tok.split(":")
         ttype = parts[0]
-        if ttype not in TILE_TYPES:
-            raise ScenarioError(f"tile {tok!r} at {x},{y}: type must be one of {TILE_TYPES}")
+        if ttype not in _types(cat):
+            raise ScenarioError(f"tile {tok!r} at {x},{y}: type must be one of {_types(cat)}")
         sides = sum(int(BIT[i_]) for i_, c in enumerate("NESW") if c in (parts[1] if len(parts) > 1 else ""))
         marks = parts[2] if len(parts) > 2 else ""
         dice = tuple(int(c) for c in marks if c.isdigit())
-        cid = _pick_tile(cat, used, TILE_TYPES.index(ttype), _shape_of(sides), dice)
+        cid = _pick_tile(cat, used, CORE_TILE_TYPES.index(ttype), _shape_of(sides), dice)
         st.t_cat[0, i] = cid
-        st.t_type[0, i] = TILE_TYPES.index(ttype)
+        st.t_type[0, i] = CORE_TILE_TYPES.index(ttype)
+        st.t_bomb[0, i] = "B" in marks
         st.t_x[0, i], st.t_y[0, i] = origin + x - start_xy[0], origin + y - start_xy[1]
         st.t_open[0, i] = sides
         st.t_flood[0, i] = "~" in marks
@@ -127,7 +129,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
             st.exit_tile[0] = i
         pos[(x, y)] = i
     st.n_tiles[0] = len(cells)
-    relink(st, np.array([0]))
+    relink(st, np.array([0]), core.params)
 
     def tile_at(ref: str) -> int:
         try:
@@ -154,6 +156,8 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
         for o in opts:
             if o.startswith("hp="):
                 st.c_hp[0, s] = int(o[3:])
+            if o.startswith("bombs="):
+                st.c_bombs[0, s] = int(o[6:])
         st.c_hidden[0, s] = "hidden" in opts
     for h, ref in enumerate(keys.get("horrors", "").split()):
         st.h_tile[0, h] = tile_at(ref)
@@ -233,9 +237,9 @@ def _pick_tile(cat, used: set[int], ttype: int, shape: str | None, dice: tuple[i
     """A catalogue id of this type (and shape, and die numbers) not used yet in the scenario, if any."""
     cands = [i for i in range(len(cat.tile_type)) if cat.tile_type[i] == ttype]
     if not cands:
-        raise ScenarioError(f"the config's catalogue has no {TILE_TYPES[ttype]!r} tile")
-    if len(dice) == 2:
-        exact = [i for i in cands if {int(cat.die_a[i]), int(cat.die_b[i])} == set(dice)]
+        raise ScenarioError(f"the config's catalogue has no {CORE_TILE_TYPES[ttype]!r} tile")
+    if len(dice) in (2, 3):
+        exact = [i for i in cands if {int(cat.die_a[i]), int(cat.die_b[i]), int(cat.die_c[i])} - {0} == set(dice)]
         if not exact:
             raise ScenarioError(f"no cave-in tile with die numbers {dice}")
         cands = exact
@@ -250,9 +254,14 @@ def _pick_tile(cat, used: set[int], ttype: int, shape: str | None, dice: tuple[i
 
 def _stack_tile(cat, used: set[int], tok: str) -> int:
     ttype, _, shape = tok.partition(":")
-    if ttype not in TILE_TYPES or (shape and shape not in SHAPES):
-        raise ScenarioError(f"stack tile {tok!r}: TYPE[:SHAPE] with a type of {TILE_TYPES}, shape of {SHAPES}")
-    return _pick_tile(cat, used, TILE_TYPES.index(ttype), shape or None, ())
+    if ttype not in _types(cat) or (shape and shape not in SHAPES):
+        raise ScenarioError(f"stack tile {tok!r}: TYPE[:SHAPE] with a type of {_types(cat)}, shape of {SHAPES}")
+    return _pick_tile(cat, used, CORE_TILE_TYPES.index(ttype), shape or None, ())
+
+
+def _types(cat) -> tuple[str, ...]:
+    """The tile types a scenario map of this config may name: the base game's, and its scenario's own."""
+    return CORE_TILE_TYPES if cat.scenario else TILE_TYPES
 
 
 def _card(tok: str) -> int:

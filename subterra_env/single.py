@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from .core.actions import ACTION_NAMES, IllegalActionError
 from .episode import check_action_id
 from .vector import BatchedGames
 
@@ -34,7 +34,7 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         self.games = BatchedGames(1, autoreset=False,
                                   interface_keys=("render_mode", "illegal_action", "illegal_reward"), **kwargs)
         self.observation_space = self.games.observation_space
-        self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.action_space = gymnasium.spaces.Discrete(self.games.num_actions)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
@@ -59,8 +59,8 @@ class SubterraSingleAgentEnv(gymnasium.Env):
             raise RuntimeError("step() before reset(): call reset() first")
         games = self.games
         action = check_action_id(action)
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalActionError(f"action {action} is out of range: not in Discrete({NUM_ACTIONS})")
+        if not 0 <= action < self.games.num_actions:
+            raise IllegalActionError(f"action {action} is out of range: not in Discrete({self.games.num_actions})")
         if self.illegal_action == "penalise" and not games.over[0] and not games.mask[0, action]:
             return games.slot_observation(0), self.illegal_reward, False, False, {**self._info(), "illegal_action": True}
         games.check_action(action, 0)  # the episode layer's check: legal now, and the game still runs

@@ -46,10 +46,8 @@ from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
 from .config import GameConfig
-from .core.actions import NUM_ACTIONS
-from .core.observe import NUM_SCALARS
 from .info import INFO_KEYS, batch_info
-from .spaces import grid_shape
+from .spaces import grid_shape, num_scalars
 from .vector import BatchedGames
 
 DONE_KEYS = ("done", "terminated", "truncated")
@@ -74,7 +72,8 @@ class SubterraTorchRLEnv(EnvBase):
         self.games = BatchedGames(num_envs, config, copy_obs=False, interface_keys=("seed", "device"), **kwargs)
         super().__init__(device=device, batch_size=torch.Size([num_envs]))
         self.num_envs = num_envs
-        self._grid_shape = grid_shape(self.games.obs_radius)
+        self._grid_shape = grid_shape(self.games.obs_radius, self.games.config.scenario)
+        self._scalars, self._actions = num_scalars(self.games.config.scenario), self.games.num_actions
         self._pending: dict[str, torch.Tensor] | None = None  # the new games' first observations (see _step)
         self._ended = np.zeros(num_envs, dtype=bool)  # the slots whose game ended in the last step
         self._make_specs()
@@ -89,10 +88,10 @@ class SubterraTorchRLEnv(EnvBase):
                 else Unbounded((b,), dtype=torch.int64) for k in INFO_KEYS}
         self.observation_spec = Composite(
             observation=Bounded(0, 127, (b, *self._grid_shape), dtype=torch.int8),
-            scalars=Bounded(0, 127, (b, NUM_SCALARS), dtype=torch.int8),
-            action_mask=Binary(n=NUM_ACTIONS, shape=(b, NUM_ACTIONS), dtype=torch.bool),
+            scalars=Bounded(0, 127, (b, self._scalars), dtype=torch.int8),
+            action_mask=Binary(n=self._actions, shape=(b, self._actions), dtype=torch.bool),
             **info, shape=(b,))
-        self.action_spec = Categorical(NUM_ACTIONS, shape=(b,), dtype=torch.int64)
+        self.action_spec = Categorical(self._actions, shape=(b,), dtype=torch.int64)
         self.reward_spec = Unbounded(shape=(b, 1), dtype=torch.float32)
         self.done_spec = Composite({k: Categorical(2, (b, 1), dtype=torch.bool) for k in DONE_KEYS}, shape=(b,))
 
@@ -101,8 +100,8 @@ class SubterraTorchRLEnv(EnvBase):
         """Fresh (uninitialised) output tensors; the core writes into their numpy views."""
         b = self.num_envs
         return {"observation": torch.empty((b, *self._grid_shape), dtype=torch.int8),
-                "scalars": torch.empty((b, NUM_SCALARS), dtype=torch.int8),
-                "action_mask": torch.empty((b, NUM_ACTIONS), dtype=torch.bool)}
+                "scalars": torch.empty((b, self._scalars), dtype=torch.int8),
+                "action_mask": torch.empty((b, self._actions), dtype=torch.bool)}
 
     def _views(self, obs: dict[str, torch.Tensor]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return obs["observation"].numpy(), obs["scalars"].numpy(), obs["action_mask"].numpy()

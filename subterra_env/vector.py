@@ -23,10 +23,9 @@ import gymnasium
 import numpy as np
 
 from .config import GameConfig, from_dict, to_dict
-from .core.actions import NUM_ACTIONS
-from .core.observe import NUM_SCALARS, observe
+from .core.observe import observe
 from .episode import EPISODE_KEYWORDS, Episodes, SlotSnapshot
-from .spaces import grid_shape, observation_space
+from .spaces import grid_shape, num_scalars, observation_space
 
 __all__ = ["BatchedGames", "BatchStep", "SlotSnapshot", "SubterraVectorEnv", "VECTOR_KEYWORDS"]
 
@@ -66,13 +65,15 @@ class BatchedGames(Episodes):
         self.num_envs = num_envs
         self.render_mode = None
         self.obs_radius = obs_radius
-        self.observation_space = observation_space(obs_radius)
+        scenario = self.config.scenario
+        self.observation_space = observation_space(obs_radius, scenario=scenario)
         self.copy_obs = copy_obs
         # Two observation buffers used in turn (see copy_obs); _grid / _scalars name the current one.
-        self._buffers = [(np.zeros((num_envs, *grid_shape(obs_radius)), dtype=np.int8),
-                          np.zeros((num_envs, NUM_SCALARS), dtype=np.int8)) for _ in range(2)]
+        grid, k = grid_shape(obs_radius, scenario), num_scalars(scenario)
+        self._buffers = [(np.zeros((num_envs, *grid), dtype=np.int8), np.zeros((num_envs, k), dtype=np.int8))
+                         for _ in range(2)]
         self._grid, self._scalars = self._buffers[0]
-        self._no_finals = (np.zeros((0, *grid_shape(obs_radius)), dtype=np.int8), np.zeros((0, NUM_SCALARS), np.int8))
+        self._no_finals = (np.zeros((0, *grid), dtype=np.int8), np.zeros((0, k), np.int8))
 
     def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """New games in every slot (``Episodes.reset``); returns the first observations."""
@@ -189,7 +190,7 @@ class SubterraVectorEnv(gymnasium.vector.VectorEnv):
         self.render_mode = None
         self.num_envs = num_envs
         self.single_observation_space = self.games.observation_space
-        self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space = gymnasium.spaces.Discrete(self.games.num_actions)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
 

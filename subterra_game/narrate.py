@@ -23,7 +23,7 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, DIR_NAMES, ROT_MASK, X2
+from subterra_env.core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, ROT_MASK, X2
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
@@ -70,7 +70,7 @@ def _parse_action_table(doc: str) -> dict[int, tuple[str, str, str]]:
 
 
 ACTION_HELP: dict[int, tuple[str, str, str]] = _parse_action_table(A.__doc__ or "")
-assert set(ACTION_HELP) == set(range(A.NUM_ACTIONS)), "the action table in core/actions.py misses ids"
+assert set(ACTION_HELP) == set(range(A.NUM_ACTIONS_ALL)), "the action table in core/actions.py misses ids"
 
 
 def action_cost(core: Core, action: int) -> str:
@@ -101,7 +101,7 @@ def tile_name(st: State, t: int, g: int = 0) -> str:
     """``the water tile (flooded) at E1``."""
     if t < 0:
         return "no tile"
-    kind = TILE_TYPES[st.t_type[g, t]]
+    kind = CORE_TILE_TYPES[st.t_type[g, t]]
     marks = [m for m, on in (("flooded", st.t_flood[g, t]), ("rubble", st.t_rubble[g, t]),
                              ("rope", st.t_rope[g, t])) if on]
     extra = f" ({', '.join(marks)})" if marks else ""
@@ -117,7 +117,7 @@ def catalogue_tile(core: Core, cid: int) -> str:
     """``gas (L)`` for a catalogue id."""
     if cid < 0 or cid >= len(core.cat.tile_type):
         return "no tile"
-    return f"{TILE_TYPES[core.cat.tile_type[cid]]} ({SHAPES[core.cat.tile_shape[cid]]})"
+    return f"{CORE_TILE_TYPES[core.cat.tile_type[cid]]} ({SHAPES[core.cat.tile_shape[cid]]})"
 
 
 def _caver(st: State, s: int, g: int = 0) -> str:
@@ -182,13 +182,19 @@ def action_detail(core: Core, st: State, action: int, g: int = 0) -> str:
             return f"blast the {DIR_WORDS[arg]} wall ({int(st.explosives[g])} explosives left), then a cave-in"
         if kind == A.K_DIG or kind == A.K_EXCAVATE:
             return "the rubble on your tile"
+        if kind in (A.K_GIVE, A.K_TAKE):
+            s = _seat_of_rank(st, arg, g)
+            return (f"one of your {int(st.c_bombs[g, int(st.actor[g])])} bomb cards to the {CAVER_NAMES[arg - 1]}"
+                    if kind == A.K_GIVE else f"the unconscious {CAVER_NAMES[arg - 1]}'s bomb card "
+                                             f"({int(st.c_bombs[g, s])} held)")
         return {A.K_END: "", A.K_EXERT: "skill check at turn end: -1 health if failed",
                 A.K_RUN: f"then up to {core.cfg.run_steps} move steps, one at a time", A.K_STOP: "end the run here",
                 A.K_HIDE: "skill check: if passed, horrors ignore you this round",
                 A.K_ROPE: "skill check: if passed, a rope on this ledge/slide",
                 A.K_GEAR: "a rope on this ledge/slide, no skill check",
                 A.K_SPRINT: f"then up to {core.cfg.sprint_steps} move steps",
-                A.K_DIVE: "leave the cave under water; surface next turn"}.get(kind, "")
+                A.K_DIVE: "leave the cave under water; surface next turn",
+                A.K_PLACE_BOMB: "a bomb token on this bomb tile, for one of your bomb cards"}.get(kind, "")
     except (IndexError, ValueError):  # never let a label break the game
         return ""
 
@@ -291,9 +297,9 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
         return Event("tile", f"{name} draws a {catalogue_tile(core, e.value)}: discarded, it would close the cave "
                              "(R-CON-4)")
     if k == "place":
-        if TILE_TYPES[a.t_type[g, e.tile]] == "exit":
+        if CORE_TILE_TYPES[a.t_type[g, e.tile]] == "exit":
             return Event("result", f"THE EXIT is found at {where(a, e.tile, g)}! Get every caver onto it.")
-        return Event("tile", f"a {TILE_TYPES[a.t_type[g, e.tile]]} tile is placed at {where(a, e.tile, g)} "
+        return Event("tile", f"a {CORE_TILE_TYPES[a.t_type[g, e.tile]]} tile is placed at {where(a, e.tile, g)} "
                              f"(open {_sides(int(a.t_open[g, e.tile]))})")
     if k == "move":
         if int(a.exit_tile[g]) == e.tile:
@@ -355,8 +361,13 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "round":
         return Event("round", f"--- round {e.value} begins; {name} starts ---")
     if k == "result":
+        bombs = "; a bomb tile has no bomb: DEFEAT (R-ANN-9)" if RULE_IDS[e.rule] == "R-ANN-9" else ""
         return Event("result", f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
-                               "escaped)")
+                               f"escaped{bombs})")
+    if k == "bomb":
+        return Event("result", f"{name} places a BOMB on {where(a, e.tile, g)} ({e.value} of 3 placed)")
+    if k == "transfer":
+        return Event("info", f"{name} passes a bomb card to {_caver(a, e.value, g)}")
     return None
 
 

@@ -361,7 +361,7 @@ def test_random_games_take_each_ability_action():  # R-CAV-3, R-CAV-5..8
         np.add.at(taken, action[live], 1)
         core.step(st, action)
     assert (st.result != RUNNING).all()
-    kinds = {name: int(taken[ACTION_KIND == k].sum()) for name, k in [
+    kinds = {name: int(taken[ACTION_KIND[:NUM_ACTIONS] == k].sum()) for name, k in [
         ("gear", K_GEAR), ("bandage", K_BANDAGE), ("sprint", K_SPRINT), ("repel", K_REPEL), ("excavate", K_EXCAVATE),
         ("direct", K_DIRECT)]}
     assert all(n > 0 for n in kinds.values()), kinds

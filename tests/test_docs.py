@@ -13,7 +13,7 @@ import pytest
 
 from subterra_env.config import GameConfig
 from subterra_env.core import actions
-from subterra_env.core.observe import GRID_CHANNELS, SCALARS
+from subterra_env.core.observe import ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, GRID_CHANNELS, SCALARS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -46,7 +46,8 @@ def test_tables_literally():
                 "| 18-23 | caver 0..5 rank | rank of caver k (0 = no such seat): who is who |",
                 "| 48 | Scout redrew this placement |"):
         assert row in text, row
-    assert len(actions.ACTION_NAMES) == 90 and (len(GRID_CHANNELS), len(SCALARS)) == (34, 49)
+    assert actions.NUM_ACTIONS == 90 and (len(GRID_CHANNELS), len(SCALARS)) == (34, 49)
+    assert len(actions.ACTION_NAMES) == 107  # the scenarios' ids follow the base game's
     # every id, channel and scalar index appears in exactly one row
     for table, n in ((gen.action_table(), 90), (gen.tables()["grid"], 34), (gen.tables()["scalars"], 49)):
         covered = []
@@ -57,10 +58,13 @@ def test_tables_literally():
 
 
 def test_every_explanation_is_used():
-    labels = {row.split(" | ")[1] for row in gen.action_table().splitlines()[2:]}
+    scenario = gen.action_table(actions.NUM_ACTIONS, actions.num_actions("annihilation"))
+    labels = {row.split(" | ")[1] for t in (gen.action_table(), scenario) for row in t.splitlines()[2:]}
     assert labels == set(gen.ACTION_WHEN)
-    assert {lab for _, _, lab in gen._groups(GRID_CHANNELS)} == set(gen.GRID_MEANING)
-    assert {lab for _, _, lab in gen._groups(SCALARS)} == set(gen.SCALAR_MEANING)
+    assert {lab for names in (GRID_CHANNELS, ANNIHILATION_CHANNELS) for _, _, lab in gen._groups(names)} == set(
+        gen.GRID_MEANING)
+    assert {lab for names in (SCALARS, ANNIHILATION_SCALARS) for _, _, lab in gen._groups(names)} == set(
+        gen.SCALAR_MEANING)
 
 
 def test_a_renamed_action_or_feature_fails(monkeypatch):

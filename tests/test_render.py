@@ -191,7 +191,7 @@ def test_rgb_frame_has_a_status_strip_and_legend(scene):
     for rank in (1, 2, 6, 8):  # a swatch per caver, dimmed when knocked out or devoured
         want = CAVER_COLOURS[rank] if rank in (1, 2) else tuple(int(c * 0.4) for c in CAVER_COLOURS[rank])
         assert want in colours(strip)
-    assert all(TYPE_COLOURS[k] in colours(strip) for k in TYPE_COLOURS)  # the legend
+    assert all(TYPE_COLOURS[k] in colours(strip) for k in TILE_TYPES)  # the legend (the base game's types)
     assert not any(m in colours(frame) for m in MEDAL_COLOURS.values())  # no result yet
     over = scene.copy()
     over.result[0], over.actor[0] = 3, -1

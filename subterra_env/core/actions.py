@@ -34,6 +34,15 @@ R-CAV) are appended at the end, so existing ids never move.
 | 81 | dive | 2 | Diver on a water tile (R-CAV-1) |
 | 82-89 | surface 1..8 | 1 | Diver under water, at the start of his turn: on the k-th water tile placed |
 
+Scenario actions (RULES_VAR.md) come after these; the base game's env (``subterra_v1``) sees only ids 0..89
+(``NUM_ACTIONS``), a scenario's env the first ``num_actions(scenario)``:
+
+| ids | name | AP | legal when |
+|---|---|---|---|
+| 90 | place bomb | 1 | Annihilation: holding a bomb card, on a bomb tile without a token (R-ANN-6) |
+| 91-98 | give bomb to caver 1..8 | 1 | Annihilation: holding a bomb card; that caver on your tile (R-ANN-7) |
+| 99-106 | take bomb from caver 1..8 | 1 | Annihilation: that caver unconscious on your tile, holding one (R-ANN-7) |
+
 While a caver acts under the Leader's Direct, only its 1-AP actions are legal (and the decisions they lead
 to); "end turn" declines and hands the turn back to the Leader.
 """
@@ -50,7 +59,9 @@ from .catalogue import DIR_NAMES
 # The cavers' abilities (R-CAV), appended so the ids above never move.
 K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT, K_REDRAW, K_PICK, K_DEMOLISH, K_DIVE, K_SURFACE = \
     range(15, 26)
-NUM_KINDS = 26
+# The scenarios' actions (RULES_VAR.md), after every base id.
+K_PLACE_BOMB, K_GIVE, K_TAKE = range(26, 29)
+NUM_KINDS = 29
 
 HERE = 4  # the argument of "dig here" and "excavate here" (directions are 0..3)
 _table: list[tuple[int, int, str]] = []  # (kind, argument, name)
@@ -96,7 +107,15 @@ _add(K_DIVE, [0], "dive")  # Diver (R-CAV-1)
 for _k in range(1, 9):
     _table.append((K_SURFACE, _k, f"surface {_k}"))  # on the k-th water tile placed
 
-NUM_ACTIONS = len(_table)
+NUM_ACTIONS = len(_table)  # the base game's action space (subterra_v1): these ids never move
+assert NUM_ACTIONS == 90
+_add(K_PLACE_BOMB, [0], "place bomb")  # R-ANN-6
+for _rank in range(1, 9):
+    _table.append((K_GIVE, _rank, f"give bomb to caver {_rank}"))  # R-ANN-7
+for _rank in range(1, 9):
+    _table.append((K_TAKE, _rank, f"take bomb from caver {_rank}"))  # R-ANN-7
+NUM_ACTIONS_ALL = len(_table)  # every id the compiled rules know
+_SCENARIO_ACTIONS = {"base": NUM_ACTIONS, "annihilation": NUM_ACTIONS_ALL}
 ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
 ACTION_ARG = np.array([a for _, a, _ in _table], dtype=np.int8)
 ACTION_NAMES: tuple[str, ...] = tuple(n for _, _, n in _table)
@@ -107,6 +126,7 @@ KIND_COST = np.zeros(NUM_KINDS, dtype=np.int8)
 KIND_COST[[K_REVEAL, K_MOVE, K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT]] = 1
 KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE, K_DEMOLISH, K_DIVE]] = 2
 KIND_COST[K_SURFACE] = 1
+KIND_COST[[K_PLACE_BOMB, K_GIVE, K_TAKE]] = 1  # [default]s; the config's place_bomb_cost and transfer_cost
 EXERT_BONUS = 1  # AP that Exert adds for the rest of the turn (R-ACT-2)
 
 
@@ -124,6 +144,12 @@ A_GEAR, A_BANDAGE, A_SPRINT, A_REPEL = first(K_GEAR), first(K_BANDAGE), first(K_
 A_EXCAVATE_HERE, A_EXCAVATE, A_DIRECT = _ID["excavate here"], _ID["excavate N"], first(K_DIRECT)
 A_REDRAW, A_PICK, A_DEMOLISH, A_DIVE, A_SURFACE = first(K_REDRAW), first(K_PICK), first(K_DEMOLISH), first(K_DIVE), \
     first(K_SURFACE)
+A_PLACE_BOMB, A_GIVE, A_TAKE = first(K_PLACE_BOMB), first(K_GIVE), first(K_TAKE)  # give to rank r: A_GIVE + r - 1
+
+
+def num_actions(scenario: str = "base") -> int:
+    """Size of a scenario's action space: the base ids, then the ids that scenario adds."""
+    return _SCENARIO_ACTIONS[scenario]
 
 
 class IllegalActionError(ValueError):
@@ -139,7 +165,7 @@ def action_id(name: str) -> int:
 
 
 def describe(action: int) -> str:
-    return ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else f"<invalid action {action}>"
+    return ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS_ALL else f"<invalid action {action}>"
 
 
 def caver_of_heal(action: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, T_EXIT, T_LEDGE, T_SLIDE
+from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, SC_ANNIHILATION, T_BOMB, T_EXIT, T_LEDGE, T_SLIDE
 from .events import E_DISCARD, E_DRAW, R_CLOSED, R_REVEAL, log
 from .jit import jit
 from .state import CELL_SLOTS, MAX_TILES, State
@@ -50,6 +50,33 @@ def index_cell(g, t):
     while g.cells[i] >= 0:
         i = (i + 1) & (CELL_SLOTS - 1)
     g.cells[i] = t
+
+
+@jit
+def in_zone(g, P, x, y):
+    """R-ANN-2: the empty cell (x, y) is in Annihilation's no-placement zone: one of the 8 cells around the exit,
+    except those across an open side of the start tile. No tile is placed there and a side facing it is not an
+    open side (R-CON-4)."""
+    e = g.exit_tile
+    if P.scenario != SC_ANNIHILATION or e < 0:
+        return False
+    dx, dy = x - g.t_x[e], y - g.t_y[e]
+    return -1 <= dx <= 1 and -1 <= dy <= 1 and not open_beside_start(g, x, y)
+
+
+@jit
+def open_beside_start(g, x, y):
+    """The cell is across an open side of the start tile (tile 0): R-ANN-2 leaves such cells outside the zone."""
+    for d in range(4):
+        if (g.t_open[0] & BIT[d]) != 0 and g.t_x[0] + DX[d] == x and g.t_y[0] + DY[d] == y:
+            return True
+    return False
+
+
+@jit
+def free_cell(g, P, x, y):
+    """A tile may be placed in cell (x, y): it is empty and not barred (R-ANN-2)."""
+    return tile_at(g, x, y) < 0 and not in_zone(g, P, x, y)
 
 
 @jit
@@ -99,7 +126,7 @@ def place(g, P, cat_id, x, y, rot):
         if mine and back:
             g.t_nbr[i, d] = nb
             g.t_nbr[nb, OPPOSITE[d]] = i
-        if mine and nb < 0:
+        if mine and nb < 0 and not in_zone(g, P, x + DX[d], y + DY[d]):
             change += 1
         if back:
             change -= 1
@@ -117,7 +144,8 @@ def legal_rotations(g, P, cat_id, x, y, d):
     A rotation must open toward the revealer (or an explosives token faces it: any rotation connects, R-CAV-4);
     ledges and slides point their arrow away (rotation = d); identical orientations are offered once (the lowest
     rotation); rotations that would leave the cave with no open side are withheld while another keeps it open
-    (R-CON-4), except that the exit is never discarded [default]. 0 means the tile must be discarded.
+    (R-CON-4), except that the exit (R-CON-4 [default]) and a bomb tile (R-ANN-4) are never discarded. 0 means the
+    tile must be discarded.
     """
     base_open = g.open_sides
     empty_bits = 0
@@ -125,7 +153,7 @@ def legal_rotations(g, P, cat_id, x, y, d):
         nb = tile_at(g, x + DX[e], y + DY[e])
         if faces_back(g, nb, e):
             base_open -= 1
-        if nb < 0:
+        if nb < 0 and not in_zone(g, P, x + DX[e], y + DY[e]):
             empty_bits |= BIT[e]
     back_dir = OPPOSITE[d]
     through_token = blasted_back(g, tile_at(g, x + DX[back_dir], y + DY[back_dir]), back_dir)
@@ -147,7 +175,7 @@ def legal_rotations(g, P, cat_id, x, y, d):
             ok_bits |= BIT[r]
             if base_open + POPCOUNT[m & empty_bits] > 0:
                 keep_bits |= BIT[r]
-    if keep_bits == 0 and P.exit_never_discarded and ttype == T_EXIT:
+    if keep_bits == 0 and ((P.exit_never_discarded and ttype == T_EXIT) or ttype == T_BOMB):
         return ok_bits
     return keep_bits
 
@@ -207,27 +235,36 @@ def distances_from(g, source, max_steps, dist, queue):
                 tail += 1
 
 
-def relink(st: State, g: np.ndarray) -> None:
+def relink(st: State, g: np.ndarray, params: np.ndarray) -> None:
     """Rebuild the cell index, connections and the open-side count of games g from their tile arrays (t_x, t_y,
-    t_open, n_tiles): for states written field by field (scenarios, checks)."""
-    link_tiles(st.packed, np.ascontiguousarray(np.atleast_1d(g), dtype=np.int64))
+    t_open, n_tiles): for states written field by field (scenarios, checks). ``params``: the config's record."""
+    link_tiles(st.packed, params, np.ascontiguousarray(np.atleast_1d(g), dtype=np.int64))
 
 
 @jit
-def link_tiles(states, games):
+def count_open_sides(g, P):
+    """Open sides of the cave facing a cell where a tile may be placed (R-CON-4, R-ANN-2)."""
+    n = 0
+    for t in range(g.n_tiles):
+        for d in range(4):
+            if (g.t_open[t] & BIT[d]) != 0 and free_cell(g, P, g.t_x[t] + DX[d], g.t_y[t] + DY[d]):
+                n += 1
+    return n
+
+
+@jit
+def link_tiles(states, params, games):
     for i in range(games.shape[0]):
         g = states[games[i]]
         g.cells[:] = -1
         for t in range(g.n_tiles):
             index_cell(g, t)
-        g.open_sides = 0
         for t in range(g.n_tiles):
             for d in range(4):
                 nb = tile_beyond(g, t, d)
                 mine = (g.t_open[t] & BIT[d]) != 0
                 g.t_nbr[t, d] = nb if mine and faces_back(g, nb, d) else -1
-                if mine and nb < 0:
-                    g.open_sides += 1
+        g.open_sides = count_open_sides(g, params[0])
 
 
 @jit

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..config import HAZARDS, SHAPES, TILE_TYPES, GameConfig
+from ..config import ANNIHILATION_REMOVED, HAZARDS, SHAPES, TILE_TYPES, GameConfig
 
 N, E, S, W = range(4)
 DIR_NAMES = ("N", "E", "S", "W")
@@ -21,6 +21,13 @@ OPPOSITE = np.array([2, 3, 0, 1], dtype=np.int8)
 
 T_START, T_EXIT, T_NORMAL, T_WATER, T_GAS, T_CAVE_IN, T_HORROR, T_SQUEEZE, T_LEDGE, T_SLIDE, T_ROUGH = range(11)
 assert TILE_TYPES[T_ROUGH] == "rough" and TILE_TYPES[T_CAVE_IN] == "cave-in"
+# Scenario tiles (RULES_VAR.md), after the base types so the base observation's type planes never move.
+T_BOMB = 11  # R-ANN-3: a bomb tile, otherwise a normal tile
+CORE_TILE_TYPES: tuple[str, ...] = TILE_TYPES + ("bomb",)
+# Scenarios as the compiled rules number them (config.SCENARIOS order).
+SC_BASE, SC_ANNIHILATION = 0, 1
+BOMBS = 3  # R-ANN-3, R-ANN-5: bomb tiles and bomb cards
+SCENARIO_SHAPE = "T"  # RULES_VAR [default]: the new tiles' shape (unstable cave-ins and bombs)
 
 SHAPE_MASK = {"4": 0b1111, "T": 0b0111, "L": 0b0011, "I": 0b0101, "D": 0b0001}  # base orientation
 assert set(SHAPE_MASK) == set(SHAPES)
@@ -48,17 +55,23 @@ assert HAZARDS == ("tremor", "flood", "cave-in", "gas", "horror")
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Per-config constant tables. Cave tiles are ids 0..n-1, then the exit (n) and the start (n+1)."""
+    """Per-config constant tables. Cave tiles are ids 0..n-1, then the exit (n) and the start (n+1).
 
-    n_cave: int  # cave tiles in the stack besides the exit
+    Annihilation (R-ANN-3) adds the 2 unstable cave-in tiles and then the 3 bomb tiles to the cave tiles (so the
+    bombs are ids n-3..n-1), and its stack is not every cave tile: ``stack_size`` counts what is dealt."""
+
+    n_cave: int  # cave tile ids (the catalogue besides the exit and the start)
     tile_type: np.ndarray  # (K,) int8
     tile_mask: np.ndarray  # (K,) uint8 base open sides
     tile_shape: np.ndarray  # (K,) int8 index into SHAPES
     die_a: np.ndarray  # (K,) int8 cave-in numbers, 0 = none
     die_b: np.ndarray
+    die_c: np.ndarray  # the third number of an unstable cave-in tile (R-ANN-3), 0 = none
     deck_pool: np.ndarray  # (P,) int8 card codes after difficulty removals, before shuffling
     deal_size: int
-    max_tiles: int  # tiles that can be on the table: start + stack
+    max_tiles: int  # tiles that can be on the table: start + exit + stack
+    stack_size: int  # tiles dealt into the stack (the exit included in the base game)
+    scenario: int = SC_BASE
 
     @property
     def exit_id(self) -> int:
@@ -66,10 +79,6 @@ class Catalogue:
 
     @property
     def start_id(self) -> int:
-        return self.n_cave + 1
-
-    @property
-    def stack_size(self) -> int:
         return self.n_cave + 1
 
 
@@ -81,7 +90,18 @@ def build(cfg: GameConfig) -> Catalogue:
             n = cfg.tiles.get(ttype, {}).get(shape, 0)
             types += [TILE_TYPES.index(ttype)] * n
             shapes += [SHAPES.index(shape)] * n
+    dice = [(a, b, 0) for a, b in cfg.cave_in_numbers]
+    scenario = SC_ANNIHILATION if cfg.scenario == "annihilation" else SC_BASE
+    if scenario == SC_ANNIHILATION:  # R-ANN-3: 2 unstable cave-in tiles, then the 3 bomb tiles (ids n-3..n-1)
+        n_plain = len(types) + len(cfg.unstable_cave_in_numbers)
+        types += [T_CAVE_IN] * len(cfg.unstable_cave_in_numbers) + [T_BOMB] * BOMBS
+        shapes += [SHAPES.index(SCENARIO_SHAPE)] * (len(cfg.unstable_cave_in_numbers) + BOMBS)
+        dice += [tuple(t) for t in cfg.unstable_cave_in_numbers]
+        rest = n_plain - ANNIHILATION_REMOVED
+        stack_size = rest + BOMBS
     n_cave = len(types)
+    if scenario == SC_BASE:
+        stack_size = n_cave + 1
     types += [T_EXIT, T_START]
     shapes += [SHAPES.index(cfg.exit_shape), SHAPES.index(cfg.start_shape)]
     tile_type = np.array(types, dtype=np.int8)
@@ -89,9 +109,10 @@ def build(cfg: GameConfig) -> Catalogue:
     tile_mask = np.array([SHAPE_MASK[SHAPES[s]] for s in shapes], dtype=np.uint8)
     die_a = np.zeros(len(types), dtype=np.int8)
     die_b = np.zeros(len(types), dtype=np.int8)
+    die_c = np.zeros(len(types), dtype=np.int8)
     cave_ins = np.nonzero(tile_type == T_CAVE_IN)[0]
-    for i, (a, b) in zip(cave_ins, cfg.cave_in_numbers):
-        die_a[i], die_b[i] = a, b
+    for i, (a, b, c) in zip(cave_ins, dice):
+        die_a[i], die_b[i], die_c[i] = a, b, c
 
     pool: list[int] = []
     removals = cfg.removals[cfg.difficulty]
@@ -102,5 +123,6 @@ def build(cfg: GameConfig) -> Catalogue:
     pool += severe[removals.get("x2", 0):]
     return Catalogue(
         n_cave=n_cave, tile_type=tile_type, tile_mask=tile_mask, tile_shape=tile_shape, die_a=die_a, die_b=die_b,
-        deck_pool=np.array(pool, dtype=np.int8), deal_size=cfg.deal_size, max_tiles=n_cave + 2,
+        die_c=die_c, deck_pool=np.array(pool, dtype=np.int8), deal_size=cfg.deal_size,
+        max_tiles=stack_size + (2 if scenario == SC_ANNIHILATION else 1), stack_size=stack_size, scenario=scenario,
     )

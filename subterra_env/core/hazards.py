@@ -78,7 +78,8 @@ def cave_in(g, P):
     log(g, E_ROLL, -1, -1, roll, R_CAVE_IN, roll)
     for t in range(g.n_tiles):
         c = g.t_cat[t]
-        if g.t_type[t] == T_CAVE_IN and not g.t_rubble[t] and (P.die_a[c] == roll or P.die_b[c] == roll):
+        if g.t_type[t] == T_CAVE_IN and not g.t_rubble[t] and (P.die_a[c] == roll or P.die_b[c] == roll
+                                                                  or P.die_c[c] == roll):  # R-ANN-3: unstable
             g.t_rubble[t] = 2  # 2 marks "hit by this roll"; set to 1 below
     hurt = 0
     for s in range(g.n_seats):
@@ -155,6 +156,7 @@ def hazard_phase(g, P):
                 g.c_under[s] = 0
                 g.c_tile[s] = -1
                 g.c_hp[s] = 0
+                g.c_bombs[s] = 0  # R-ANN-8: a devoured caver's cards are lost with it
     horror_contact(g)
 
 

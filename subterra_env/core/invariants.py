@@ -23,7 +23,7 @@ import numpy as np
 from ..config import GameConfig
 from .actions import EXERT_BONUS
 from .board import unindexed_tiles
-from .catalogue import BIT, DX, DY, OPPOSITE, T_EXIT, build
+from .catalogue import BIT, BOMBS, DX, DY, OPPOSITE, T_BOMB, T_EXIT, build
 from .effects import RANK_DIVER
 from .state import RUNNING, State
 
@@ -79,7 +79,8 @@ def _dead_end_discards(cfg: GameConfig, st: State) -> np.ndarray:
     """
     held = (st.pend_tile >= 0).astype(np.int64) + (st.aside_tile >= 0)
     scout = cfg.scout_redraws - st.scout_redraws.astype(np.int64)
-    return st.stack_pos.astype(np.int64) - (st.n_tiles.astype(np.int64) - 1) - held - scout
+    not_drawn = 2 if cfg.scenario == "annihilation" else 1  # the start tile, and Annihilation's exit (R-ANN-1)
+    return st.stack_pos.astype(np.int64) - (st.n_tiles.astype(np.int64) - not_drawn) - held - scout
 
 
 def _games_of(st: State, games: np.ndarray) -> np.ndarray:
@@ -203,9 +204,53 @@ def _results(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     game still has a conscious caver (R-RND-3)."""
     running = st.result == RUNNING
     left_behind = (~on_exit(st, np.arange(st.batch_size))).sum(1)
-    scored = (st.result == np.maximum(3 - left_behind, 0)) & (st.actor == -1)
+    medal = np.maximum(3 - left_behind, 0)
+    if cfg.scenario == "annihilation":  # R-ANN-9: defeat while a bomb tile lacks its token
+        medal = np.where(st.t_bomb.sum(1) < BOMBS, 0, medal)
+    scored = (st.result == medal) & (st.actor == -1)
     conscious = ((st.c_hp > 0) & ~st.c_dead).any(1)
     return np.where(running, ~conscious, ~scored)
+
+
+def _bombs(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
+    """Annihilation: bomb tokens only on placed bomb tiles; cards held >= 0; cards + tokens <= 3 (R-ANN-5, R-ANN-6);
+    a devoured caver holds none (R-ANN-8). Zero everywhere in the base game."""
+    inside = np.arange(st.t_cat.shape[1])[None, :] < st.n_tiles[:, None]
+    bad = (st.t_bomb & ~(inside & (st.t_type == T_BOMB))).any(1) | (st.c_bombs < 0).any(1)
+    bad |= st.c_bombs.sum(1) + st.t_bomb.sum(1) > (BOMBS if cfg.scenario == "annihilation" else 0)
+    return bad | (st.c_dead & (st.c_bombs != 0)).any(1)
+
+
+def _bomb_tiles_kept(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
+    """R-ANN-4: every bomb tile is placed, held (drawn, set aside) or still in the stack."""
+    if cfg.scenario != "annihilation":
+        return np.zeros(st.batch_size, dtype=bool)
+    cat = build(cfg)
+    later = np.arange(st.stack.shape[1])[None, :] >= st.stack_pos[:, None]
+    kept = (st.t_type == T_BOMB).sum(1) + ((cat.tile_type[np.maximum(st.stack, 0)] == T_BOMB) & later).sum(1)
+    kept += (st.pend_tile >= 0) & (cat.tile_type[np.maximum(st.pend_tile, 0)] == T_BOMB)
+    kept += (st.aside_tile >= 0) & (cat.tile_type[np.maximum(st.aside_tile, 0)] == T_BOMB)
+    return kept != BOMBS
+
+
+def _zone_empty(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
+    """R-ANN-2: no tile in the no-placement zone (the cells around the exit but the start and the cells across
+    the start tile's open sides)."""
+    if cfg.scenario != "annihilation":
+        return np.zeros(st.batch_size, dtype=bool)
+    rows = np.arange(st.batch_size)
+    e = np.maximum(st.exit_tile, 0)
+    ex, ey = st.t_x[rows, e].astype(np.int64), st.t_y[rows, e].astype(np.int64)
+    dx, dy = st.t_x.astype(np.int64) - ex[:, None], st.t_y.astype(np.int64) - ey[:, None]
+    inside = np.arange(st.t_cat.shape[1])[None, :] < st.n_tiles[:, None]
+    near = inside & (np.abs(dx) <= 1) & (np.abs(dy) <= 1) & ((dx != 0) | (dy != 0))
+    sx, sy = st.t_x[:, :1].astype(np.int64), st.t_y[:, :1].astype(np.int64)  # the start tile
+    beside = np.zeros_like(near)
+    for d in range(4):
+        across = (st.t_x == sx + DX[d]) & (st.t_y == sy + DY[d]) & ((st.t_open[:, :1] & BIT[d]) != 0)
+        beside |= across
+    start = np.arange(st.t_cat.shape[1])[None, :] == 0
+    return (near & ~beside & ~start).any(1)
 
 
 # ---------------------------------------------------------------------------------------------- step checks
@@ -219,6 +264,12 @@ def _tiles_never_return(cfg: GameConfig, before: State, after: State) -> np.ndar
     kept = np.where(np.arange(before.t_cat.shape[1])[None, :] < n, after.t_cat == before.t_cat, True).all(1)
     return ((after.n_tiles < before.n_tiles) | (after.stack_pos < before.stack_pos) | ~kept
             | (_dead_end_discards(cfg, after) < _dead_end_discards(cfg, before)))
+
+
+def _bombs_never_grow(cfg: GameConfig, before: State, after: State) -> np.ndarray:
+    """Bomb cards and tokens are only moved or spent: their total never grows, and a token is never removed."""
+    total = lambda s: s.c_bombs.sum(1) + s.t_bomb.sum(1)  # noqa: E731
+    return (total(after) > total(before)) | (before.t_bomb & ~after.t_bomb).any(1)
 
 
 def _results_final(cfg: GameConfig, before: State, after: State) -> np.ndarray:
@@ -241,11 +292,15 @@ STATE_CHECKS: tuple[tuple[str, str, StateCheck], ...] = (
     ("caver positions", "cavers on placed tiles unless devoured or under water (then tile -1)", _caver_positions),
     ("masks", "running: the acting caver has a legal action; ended: no legal action", _masks),
     ("results", "ended: result = max(3 - cavers off the exit, 0); running: a conscious caver", _results),
+    ("bombs", "bomb tokens on bomb tiles; 0 <= cards, cards + tokens <= 3, none held by the devoured", _bombs),
+    ("bomb tiles kept", "every bomb tile placed, held or in the stack (R-ANN-4)", _bomb_tiles_kept),
+    ("zone empty", "no tile in the no-placement zone around the exit (R-ANN-2)", _zone_empty),
 )
 STEP_CHECKS: tuple[tuple[str, str, StepCheck], ...] = (
     ("hazard cards never increase", "hazard cards left never increase", _cards_never_grow),
     ("tiles never return", "placed tiles, draws and dead-end discards are never undone", _tiles_never_return),
     ("results final", "an ended game keeps its result", _results_final),
+    ("bombs never grow", "bomb cards + tokens never increase; tokens stay", _bombs_never_grow),
 )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .actions import NUM_ACTIONS
 from .effects import on_exit
 from .hazards import cards_in_deck
 from .jit import jit
@@ -22,7 +21,7 @@ from .turns import step_game
 @jit
 def legal_action(g, P, action, m):
     """The action is legal for this running game (m: a scratch mask row)."""
-    if action < 0 or action >= NUM_ACTIONS:
+    if action < 0 or action >= P.num_actions:
         return False
     legal_mask(g, P, m)
     return m[action]

@@ -8,9 +8,10 @@ from __future__ import annotations
 from .abilities import water_tile
 from .actions import (A_BANDAGE, A_DEMOLISH, A_DIG, A_DIG_HERE, A_DIRECT, A_DIVE, A_END, A_EXCAVATE, A_EXCAVATE_HERE,
                       A_EXERT, A_EXPLORE, A_GEAR, A_HEAL, A_HIDE, A_MOVE, A_PICK, A_REDRAW, A_REPEL, A_REVEAL,
-                      A_ROPE, A_ROTATE, A_RUN, A_SPRINT, A_SQUEEZE, A_STEP, A_STOP, A_SURFACE, A_SWIM)
-from .board import tile_beyond
-from .catalogue import BIT, OPPOSITE, T_LEDGE, T_SLIDE, T_SQUEEZE, T_WATER
+                      A_ROPE, A_ROTATE, A_RUN, A_SPRINT, A_SQUEEZE, A_STEP, A_STOP, A_SURFACE, A_SWIM, A_PLACE_BOMB,
+                      A_GIVE, A_TAKE)
+from .board import in_zone, tile_beyond
+from .catalogue import BIT, DX, DY, OPPOSITE, SC_ANNIHILATION, T_BOMB, T_LEDGE, T_SLIDE, T_SQUEEZE, T_WATER
 from .effects import (RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER,
                       RANK_MEDIC)
 from .jit import jit
@@ -18,7 +19,8 @@ from .placing import scout_can_redraw
 from .state import P_NONE, P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING
 
 # Bits of the direction masks returned by ``around``.
-_HAS, _PASSABLE, _FLOODED, _RUBBLE, _SQUEEZE, _HORROR, _WALK, _EMPTY, _REVEALABLE = range(9)
+_HAS, _PASSABLE, _FLOODED, _RUBBLE, _SQUEEZE, _HORROR, _WALK, _EMPTY, _REVEALABLE, _ZONE = range(10)
+_BITS = 10  # bits per direction
 
 
 @jit
@@ -32,7 +34,7 @@ def leave_blocked(g, tile, d):
 
 
 @jit
-def around(g, tile, rank):
+def around(g, P, tile, rank):
     """What lies in each direction of the tile, as 4-bit masks packed 4 bits per property (see _HAS ...)."""
     out = 0
     for d in range(4):
@@ -58,23 +60,25 @@ def around(g, tile, rank):
                 bits |= 1 << _WALK
         if tile_beyond(g, tile, d) < 0:
             bits |= 1 << _EMPTY
+            if in_zone(g, P, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d]):
+                bits |= 1 << _ZONE  # R-ANN-2: no tile is placed there
             # Reveal targets: an open side facing an empty cell (R-CON-4), not barred by a ledge (R-TILE-7).
-            if (g.t_open[tile] & BIT[d]) != 0 and not barred:
+            elif (g.t_open[tile] & BIT[d]) != 0 and not barred:
                 bits |= 1 << _REVEALABLE
-        out |= bits << (9 * d)
+        out |= bits << (_BITS * d)
     return out
 
 
 @jit
 def has(dirs, d, prop):
-    return (dirs >> (9 * d + prop)) & 1 != 0
+    return (dirs >> (_BITS * d + prop)) & 1 != 0
 
 
 @jit
 def walk_any(g, P):
     """The acting caver can take a Move step in some direction (R-ACT-6)."""
     seat = max(g.actor, 0)
-    dirs = around(g, max(g.c_tile[seat], 0), g.c_rank[seat])
+    dirs = around(g, P, max(g.c_tile[seat], 0), g.c_rank[seat])
     for d in range(4):
         if has(dirs, d, _WALK):
             return True
@@ -91,7 +95,7 @@ def legal_mask(g, P, m):
     seat = max(g.actor, 0)
     tile = max(g.c_tile[seat], 0)  # a Diver under water decides only where to surface
     rank = g.c_rank[seat]
-    dirs = around(g, tile, rank)
+    dirs = around(g, P, tile, rank)
     ap = g.ap
     normal = g.pend == P_NONE
     running = g.pend == P_RUN
@@ -135,7 +139,7 @@ def legal_mask(g, P, m):
         m[A_REPEL + d] = one and rank == RANK_BODYGUARD and (has(dirs, d, _HORROR) or (has(dirs, d, _HAS) and lax))
         m[A_EXCAVATE + d] = one and rank == RANK_GEOLOGIST and (has(dirs, d, _RUBBLE) or (has(dirs, d, _HAS) and lax))
         closed = (g.t_open[tile] & BIT[d]) == 0  # R-CAV-4: demolish a side that is not connected
-        target = not has(dirs, d, _HAS) and (not has(dirs, d, _EMPTY) or closed)
+        target = not has(dirs, d, _HAS) and (not has(dirs, d, _EMPTY) or closed) and not has(dirs, d, _ZONE)
         m[A_DEMOLISH + d] = two and rank == RANK_ENGINEER and g.explosives > 0 and target
     m[A_EXCAVATE_HERE] = one and rank == RANK_GEOLOGIST and (g.t_rubble[tile] or lax)  # R-CAV-3
     if one and rank == RANK_LEADER and not g.direct_used and not directed:  # R-CAV-8, once per turn
@@ -149,3 +153,18 @@ def legal_mask(g, P, m):
     if g.pend == P_SURFACE:
         for k in range(8):
             m[A_SURFACE + k] = water_tile(g, k + 1) >= 0
+    if P.scenario == SC_ANNIHILATION:  # the row is wider only in a scenario (P.num_actions)
+        bomb_mask(g, P, m, seat, tile, normal)
+
+
+@jit
+def bomb_mask(g, P, m, seat, tile, normal):
+    """Annihilation's actions: Place Bomb (R-ANN-6), Transfer a bomb card (R-ANN-7)."""
+    holding = g.c_bombs[seat] > 0
+    m[A_PLACE_BOMB] = (normal and g.ap >= P.cost[A_PLACE_BOMB] and holding and g.t_type[tile] == T_BOMB
+                       and not g.t_bomb[tile])
+    moving = normal and g.ap >= P.cost[A_GIVE]
+    for s in range(g.n_seats):
+        here = s != seat and g.c_tile[s] == tile and not g.c_dead[s]
+        m[A_GIVE + g.c_rank[s] - 1] = moving and holding and here
+        m[A_TAKE + g.c_rank[s] - 1] = moving and here and g.c_hp[s] == 0 and g.c_bombs[s] > 0

@@ -8,6 +8,11 @@ The grid holds what differs from cell to cell (tiles, markers, horrors, cavers);
 turn, counts, who is who), once each rather than as constant planes. ``GRID_CHANNELS`` and ``SCALARS`` name every
 entry; their order is the tensor order. Each section below writes one block and the offsets are asserted.
 Version history: v0 (env ``subterra_v0``) put the 49 scalars into constant planes of the grid: (83, W, W).
+
+A scenario's observation is the base one with that scenario's planes and scalars after it (``grid_channels``,
+``scalars_of``): Annihilation adds ``ANNIHILATION_CHANNELS`` and ``ANNIHILATION_SCALARS`` (RULES_VAR.md's public
+information: the zone, bomb tiles and tokens, the unstable tiles' third number, bomb cards per caver, bomb tiles
+not yet placed). In the base planes a bomb tile shows as a normal tile and zone cells are never revealable.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ import numpy as np
 from numba import prange
 
 from ..config import TILE_TYPES
-from .catalogue import BIT, DX, DY, Catalogue
+from .board import open_beside_start
+from .catalogue import BIT, BOMBS, DX, DY, SC_ANNIHILATION, T_NORMAL, Catalogue
 from .hazards import cards_in_deck
 from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
 from .state import State
@@ -68,27 +74,47 @@ _DIRECTED, _UNDER_DIRECT = _S["Leader has directed this turn"], _S["acting under
 _TYPE0, _FLOODED, _ARROW0, _DIE_A = _C["type start"], _C["flooded"], _C["arrow N"], _C["cave-in die a"]
 _HORRORS, _REVEALABLE = _C["horrors"], _C["revealable cell"]
 _BLAST = _C["explosives sides (bits N=1 E=2 S=4 W=8)"]
+_N_TYPES = len(TILE_TYPES)
+
+# Annihilation (R-ANN), after the base entries.
+ANNIHILATION_CHANNELS: tuple[str, ...] = ("bomb tile", "bomb token", "no-placement zone", "cave-in die c")
+ANNIHILATION_SCALARS: tuple[str, ...] = (
+    tuple(f"caver {k} bomb cards" for k in range(MAX_SEATS)) + ("bomb tiles not placed", "bomb tokens placed"))
+_BOMB_PLANE = NUM_GRID_CHANNELS
+_BOMB_CARDS0 = NUM_SCALARS
+
+
+def grid_channels(scenario: str = "base") -> tuple[str, ...]:
+    """Names of a scenario's grid planes, in tensor order."""
+    return GRID_CHANNELS + (ANNIHILATION_CHANNELS if scenario == "annihilation" else ())
+
+
+def scalars_of(scenario: str = "base") -> tuple[str, ...]:
+    """Names of a scenario's scalars, in tensor order."""
+    return SCALARS + (ANNIHILATION_SCALARS if scenario == "annihilation" else ())
 
 
 def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out: np.ndarray | None = None,
             scalars_out: np.ndarray | None = None, centre: np.ndarray | None = None, threads: int | None = None,
             ) -> tuple[np.ndarray, np.ndarray]:
-    """(grid (B, 34, 2R+1, 2R+1), scalars (B, 49)) int8 observations of the given seat of every game.
+    """(grid (B, 34, 2R+1, 2R+1), scalars (B, 49)) int8 observations of the given seat of every game (a
+    scenario's catalogue: (B, len(grid_channels(s)), ...), (B, len(scalars_of(s)))).
 
     Written into ``grid_out`` / ``scalars_out`` (C-contiguous int8) when given. The window is centred on the
     observer's tile, or on the tile index ``centre`` per game when given (the global ``raw_env.state()`` is
     centred on the start tile). A devoured or diving observer sees from the start tile. Batches of at least
     PARALLEL_MIN_BATCH games are spread over ``threads`` numba threads (None: every core; 1: serial)."""
     b, w = st.batch_size, 2 * radius + 1
+    c, k = _sizes(cat)
     if grid_out is None:
-        grid_out = np.empty((b, NUM_GRID_CHANNELS, w, w), dtype=np.int8)
-    elif grid_out.shape != (b, NUM_GRID_CHANNELS, w, w) or grid_out.dtype != np.int8 or not grid_out.flags.c_contiguous:
-        raise ValueError(f"grid_out must be a C-contiguous int8 array of shape {(b, NUM_GRID_CHANNELS, w, w)}, "
+        grid_out = np.empty((b, c, w, w), dtype=np.int8)
+    elif grid_out.shape != (b, c, w, w) or grid_out.dtype != np.int8 or not grid_out.flags.c_contiguous:
+        raise ValueError(f"grid_out must be a C-contiguous int8 array of shape {(b, c, w, w)}, "
                          f"got {grid_out.dtype} {grid_out.shape}")
     if scalars_out is None:
-        scalars_out = np.empty((b, NUM_SCALARS), dtype=np.int8)
-    elif scalars_out.shape != (b, NUM_SCALARS) or scalars_out.dtype != np.int8 or not scalars_out.flags.c_contiguous:
-        raise ValueError(f"scalars_out must be a C-contiguous int8 array of shape {(b, NUM_SCALARS)}, got "
+        scalars_out = np.empty((b, k), dtype=np.int8)
+    elif scalars_out.shape != (b, k) or scalars_out.dtype != np.int8 or not scalars_out.flags.c_contiguous:
+        raise ValueError(f"scalars_out must be a C-contiguous int8 array of shape {(b, k)}, got "
                          f"{scalars_out.dtype} {scalars_out.shape}")
     seats = _per_game(seats, b)
     centres = _no_centre(b) if centre is None else _per_game(centre, b)
@@ -102,6 +128,13 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
         raise ValueError(f"game {bad}: seat {seats[bad]} is out of range 0..{st.num_seats - 1} or centre "
                          f"{centres[bad]} is not a tile on the table")
     return grid_out, scalars_out
+
+
+def _sizes(cat: Catalogue) -> tuple[int, int]:
+    """(grid planes, scalars) of the catalogue's scenario."""
+    if cat.scenario == SC_ANNIHILATION:
+        return NUM_GRID_CHANNELS + len(ANNIHILATION_CHANNELS), NUM_SCALARS + len(ANNIHILATION_SCALARS)
+    return NUM_GRID_CHANNELS, NUM_SCALARS
 
 
 def _per_game(values, b: int) -> np.ndarray:
@@ -129,10 +162,11 @@ _TABLES: dict[int, tuple[Catalogue, np.ndarray]] = {}
 
 
 def _tables(cat: Catalogue) -> np.ndarray:
-    """(4, K) int64: tile type, shape, cave-in die a and b per catalogue id (built once per catalogue)."""
+    """(5, K) int64: tile type, shape, cave-in die a, b and c per catalogue id (built once per catalogue)."""
     hit = _TABLES.get(id(cat))
     if hit is None or hit[0] is not cat:
-        hit = _TABLES[id(cat)] = (cat, np.stack([cat.tile_type, cat.tile_shape, cat.die_a, cat.die_b]).astype(np.int64))
+        hit = _TABLES[id(cat)] = (cat, np.stack([cat.tile_type, cat.tile_shape, cat.die_a, cat.die_b, cat.die_c]
+                                                ).astype(np.int64))
     return hit[1]
 
 
@@ -184,7 +218,7 @@ def observe_game(g, tables, stack_size, seat, centre, radius, out, sc):
         for d in range(4):
             if opened & BIT[d]:
                 out[1 + d, y, x] = 1
-        out[_TYPE0 + g.t_type[t], y, x] = 1
+        out[_TYPE0 + (g.t_type[t] if g.t_type[t] < _N_TYPES else T_NORMAL), y, x] = 1  # a bomb: a normal tile
         out[_FLOODED, y, x] = g.t_flood[t]
         out[_FLOODED + 1, y, x] = g.t_rubble[t]
         out[_FLOODED + 2, y, x] = g.t_rope[t]
@@ -242,6 +276,36 @@ def observe_game(g, tables, stack_size, seat, centre, radius, out, sc):
         sc[_ASIDE] = tables[0, g.aside_tile] + 1
         sc[_ASIDE + 1] = tables[1, g.aside_tile] + 1
     sc[_ASIDE + 2], sc[_ASIDE + 3], sc[_ASIDE + 4] = g.scout_redraws, g.explosives, g.pend_redrawn
+    if out.shape[0] > NUM_GRID_CHANNELS:  # a scenario's arrays (observe() sizes them by the catalogue)
+        observe_annihilation(g, tables, seat, x0, y0, w, out, sc)
+
+
+@jit
+def observe_annihilation(g, tables, seat, x0, y0, w, out, sc):
+    """Annihilation's planes and scalars (R-ANN-1..6); zone cells are not revealable."""
+    bombs_on_table, tokens = 0, 0
+    for t in range(g.n_tiles):
+        is_bomb = tables[0, g.t_cat[t]] == _N_TYPES  # catalogue.T_BOMB, the first type after the base ones
+        bombs_on_table += is_bomb
+        tokens += g.t_bomb[t]
+        x, y = g.t_x[t] - x0, g.t_y[t] - y0
+        if 0 <= x < w and 0 <= y < w:
+            out[_BOMB_PLANE, y, x] = is_bomb
+            out[_BOMB_PLANE + 1, y, x] = g.t_bomb[t]
+            out[_BOMB_PLANE + 3, y, x] = tables[4, g.t_cat[t]]
+    e = g.exit_tile
+    if e >= 0:
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                x, y = g.t_x[e] + dx - x0, g.t_y[e] + dy - y0
+                if 0 <= x < w and 0 <= y < w and out[0, y, x] == 0 and not open_beside_start(g, x + x0, y + y0):
+                    out[_BOMB_PLANE + 2, y, x] = 1
+                    out[_REVEALABLE, y, x] = 0
+    n = g.n_seats
+    for k in range(n):
+        sc[_BOMB_CARDS0 + k] = g.c_bombs[(seat + k) % n]
+    sc[_BOMB_CARDS0 + MAX_SEATS] = BOMBS - bombs_on_table
+    sc[_BOMB_CARDS0 + MAX_SEATS + 1] = tokens
 
 
 def split_state(flat: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:

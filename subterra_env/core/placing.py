@@ -7,7 +7,7 @@ direction (R-CAV-2) and the Geologist's Intuition (R-CAV-3) as decision points o
 from __future__ import annotations
 
 from .board import actor_tile, draw_for_reveal, place, rotations_for
-from .catalogue import DX, DY, POPCOUNT
+from .catalogue import DX, DY, POPCOUNT, T_BOMB
 from .effects import RANK_GEOLOGIST, RANK_SCOUT, enter_tile
 from .events import E_DISCARD, E_PLACE, R_PLACE, R_SCOUT, log
 from .jit import jit
@@ -61,9 +61,11 @@ def pick(g, P, which):
 
 @jit
 def scout_can_redraw(g, P):
-    """Sense of direction is on offer: Scout placing, uses left, not yet redrawn, not the exit, tiles left."""
+    """Sense of direction is on offer: Scout placing, uses left, not yet redrawn, not the exit, not a bomb tile
+    (R-ANN-4), tiles left."""
     return (g.c_rank[g.actor] == RANK_SCOUT and g.pend == P_PLACE and g.scout_redraws > 0 and not g.pend_redrawn
-            and g.stack_pos < P.stack_size and (g.pend_tile != P.exit_id or P.scout_may_discard_exit))
+            and g.stack_pos < P.stack_size and (g.pend_tile != P.exit_id or P.scout_may_discard_exit)
+            and P.tile_type[g.pend_tile] != T_BOMB)
 
 
 @jit

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..config import GameConfig
 from . import kernels, rng, setup
-from .actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from .actions import ACTION_NAMES, IllegalActionError
 from .catalogue import build
 from .jit import PARALLEL_MIN_BATCH, parallel_section
 from .params import params_of
@@ -35,7 +35,7 @@ class Core:
         self.cfg = cfg or GameConfig()
         self.cat = build(self.cfg)
         self.params = params_of(self.cfg)
-        self.num_actions = NUM_ACTIONS
+        self.num_actions = int(self.params["num_actions"][0])  # the base ids, and a scenario's own
         self.cost = self.params["cost"][0].astype(np.int8)
         if threads is not None and not 1 <= int(threads) <= numba.config.NUMBA_NUM_THREADS:
             raise ValueError(f"threads={threads!r} is out of range 1..{numba.config.NUMBA_NUM_THREADS}")
@@ -69,9 +69,9 @@ class Core:
         Written into ``out`` when given (a C-contiguous (B, A) bool array)."""
         b = st.batch_size
         if out is None:
-            out = np.empty((b, NUM_ACTIONS), dtype=np.bool_)
-        elif out.shape != (b, NUM_ACTIONS) or out.dtype != np.bool_ or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a C-contiguous ({b}, {NUM_ACTIONS}) bool array, got {out.dtype} "
+            out = np.empty((b, self.num_actions), dtype=np.bool_)
+        elif out.shape != (b, self.num_actions) or out.dtype != np.bool_ or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous ({b}, {self.num_actions}) bool array, got {out.dtype} "
                              f"{out.shape}")
         if self._parallel(b):
             with parallel_section(self.threads):
@@ -108,7 +108,8 @@ class Core:
             a = int(acts[first_bad])
             legal = self.legal_mask(st.take([first_bad]))[0]
             names = [f"{i} {ACTION_NAMES[i]}" for i in np.flatnonzero(legal)]
-            what = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < NUM_ACTIONS else f"{a} (out of range 0..{NUM_ACTIONS - 1})"
+            what = (f"{a} ({ACTION_NAMES[a]})" if 0 <= a < self.num_actions
+                    else f"{a} (out of range 0..{self.num_actions - 1})")
             raise IllegalActionError(f"game {first_bad}: action {what} is not legal for the acting caver; legal: "
                                      f"{names}; no game was changed")
 
@@ -120,6 +121,6 @@ class Core:
         if b not in self._scratch:
             if len(self._scratch) > 8:
                 self._scratch.clear()
-            self._scratch[b] = (np.zeros((b, NUM_ACTIONS), dtype=np.bool_), np.zeros(b, dtype=np.bool_))
+            self._scratch[b] = (np.zeros((b, self.num_actions), dtype=np.bool_), np.zeros(b, dtype=np.bool_))
         return self._scratch[b]
 

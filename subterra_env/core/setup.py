@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import place
-from .catalogue import C_OUT_OF_TIME
+from .board import count_open_sides, place
+from .catalogue import BIT, BOMBS, C_OUT_OF_TIME, DX, DY, OPPOSITE, ROT_MASK, SC_ANNIHILATION
 from .effects import RANK_GEOLOGIST
 from .jit import jit
 from .rng import draw_one, mix_one
@@ -19,6 +19,8 @@ from .state import MAX_STACK
 from .turns import begin_turn
 
 SALT_CAVERS, SALT_SEATS, SALT_STACK, SALT_EXIT, SALT_DECK = 11, 12, 13, 14, 15
+SALT_BOMB_PILES, SALT_BOMB_SEATS, SALT_EXIT_SIDE = 16, 17, 18  # Annihilation (R-ANN-1, R-ANN-3, R-ANN-5)
+ANN_REMOVED = 18  # R-ANN-3: config.ANNIHILATION_REMOVED
 _ZERO = np.uint64(0)
 
 
@@ -81,6 +83,80 @@ def build_stack(g, P, order, draws):
 
 
 @jit
+def seeded_below(g, salt, i, n):
+    """A seeded integer in 0..n-1: the i-th draw of the game's stream salted for one purpose."""
+    return np.int64(draw_one(mix_one(g.key ^ np.uint64(salt)), np.uint64(i)) % np.uint64(n))
+
+
+@jit
+def insert_into_stack(g, pos, end, cat_id):
+    """Put cat_id at stack position pos, shifting stack[pos:end] down by one."""
+    for k in range(end, pos, -1):
+        g.stack[k] = g.stack[k - 1]
+    g.stack[pos] = cat_id
+
+
+@jit
+def build_annihilation_stack(g, P, order, draws):
+    """R-ANN-3: the cave and unstable tiles shuffled, the top 18 removed unseen, the rest split top to bottom into
+    piles P1..P4 (a remainder one each to the first piles); a bomb shuffled into P2, one into P3, and the third
+    among the bottom 5 tiles of P4; restacked P1..P4."""
+    permutation(g.key, SALT_STACK, P.n_plain, order, draws)
+    rest = P.n_plain - ANN_REMOVED
+    for k in range(rest):
+        g.stack[k] = order[ANN_REMOVED + k]
+    # pile p starts at start[p] in the final stack; each bomb before it shifts it by one
+    size1 = rest // 4 + (1 if rest % 4 > 0 else 0)
+    size2 = rest // 4 + (1 if rest % 4 > 1 else 0)
+    size3 = rest // 4 + (1 if rest % 4 > 2 else 0)
+    p2 = size1
+    insert_into_stack(g, p2 + seeded_below(g, SALT_BOMB_PILES, 0, size2 + 1), rest, P.n_plain)
+    p3 = size1 + size2 + 1
+    insert_into_stack(g, p3 + seeded_below(g, SALT_BOMB_PILES, 1, size3 + 1), rest + 1, P.n_plain + 1)
+    end = rest + 2  # the last tile of P4 is at end - 1; the third bomb goes among its bottom 5: 6 places
+    insert_into_stack(g, end - 5 + seeded_below(g, SALT_BOMB_PILES, 2, 6), end, P.n_plain + 2)
+
+
+@jit
+def deal_bomb_cards(g, P, order, draws):
+    """R-ANN-5: one bomb card to each of 3 different cavers, the seats drawn by the seed (or the fixed list)."""
+    if P.bomb_seats[0] >= 0:
+        for i in range(BOMBS):
+            g.c_bombs[P.bomb_seats[i]] = 1
+        return
+    permutation(g.key, SALT_BOMB_SEATS, g.n_seats, order, draws)
+    for i in range(BOMBS):
+        g.c_bombs[order[i]] = 1
+
+
+@jit
+def place_annihilation_exit(g, P):
+    """R-ANN-1: the exit beside the start tile, across one of its open sides drawn by the seed, opening toward
+    it; then the open sides are counted again (the no-placement zone around the exit bars its cells, R-ANN-2)."""
+    sides = g.t_open[0]
+    n_open = 0
+    for d in range(4):
+        if sides & BIT[d]:
+            n_open += 1
+    k = seeded_below(g, SALT_EXIT_SIDE, 0, n_open)
+    side = -1
+    for d in range(4):
+        if sides & BIT[d]:
+            if k == 0:
+                side = d
+                break
+            k -= 1
+    back = OPPOSITE[side]
+    rot = 0
+    for r in range(4):
+        if ROT_MASK[P.tile_mask[P.exit_id], r] & BIT[back]:
+            rot = r
+            break
+    place(g, P, P.exit_id, g.t_x[0] + DX[side], g.t_y[0] + DY[side], rot)
+    g.open_sides = count_open_sides(g, P)
+
+
+@jit
 def deal_hazards(g, P, order, draws):
     """R-SET-5: shuffle the pool, deal deal_size cards, Out of Time at the bottom."""
     permutation(g.key, SALT_DECK, P.pool_size, order, draws)
@@ -94,7 +170,11 @@ def setup_game(g, P, key, order, draws):
     """A new game in the slot g: every field back to its empty value, then the setup rules."""
     g.key = key
     deal_cavers(g, P, order, draws)
-    build_stack(g, P, order, draws)
+    if P.scenario == SC_ANNIHILATION:
+        build_annihilation_stack(g, P, order, draws)
+        deal_bomb_cards(g, P, order, draws)
+    else:
+        build_stack(g, P, order, draws)
     deal_hazards(g, P, order, draws)
     g.ropes_left = P.rope_tokens
     g.scout_redraws = P.scout_redraws
@@ -105,6 +185,8 @@ def setup_game(g, P, key, order, draws):
             g.stack_pos = 1
     centre = P.stack_size + 1  # R-SET-3: the start tile at the centre, every caver on it
     place(g, P, P.start_id, centre, centre, 0)
+    if P.scenario == SC_ANNIHILATION:
+        place_annihilation_exit(g, P)
     for s in range(g.n_seats):
         g.c_tile[s] = 0
     begin_turn(g, P, g.start_seat)
@@ -114,7 +196,7 @@ def setup_game(g, P, key, order, draws):
 def setup_games(states, params, games, keys, empty):
     """Set up games[i] with keys[i]; ``empty``: a (1,) record array holding the empty values of every field."""
     P = params[0]
-    order = np.empty(max(MAX_STACK, P.pool_size, 8), dtype=np.int64)
+    order = np.empty(max(MAX_STACK, P.pool_size, P.n_plain, 8), dtype=np.int64)
     draws = np.empty(order.shape[0], dtype=np.uint64)
     for i in range(games.shape[0]):
         b = games[i]

@@ -31,6 +31,9 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
       c_hide_streak (B, S) int8 consecutive rounds with a Hide (variant)
     horrors:
       h_tile   (B, H)    int8   tile index, -1 = empty slot; slots kept oldest first
+    scenarios (RULES_VAR.md; zero in the base game, and outside its state hash):
+      t_bomb   (B, T)    bool   a bomb token on the tile (R-ANN-6)
+      c_bombs  (B, S)    int8   bomb cards the caver holds (R-ANN-5, R-ANN-7)
     stack, deck and turn: see the scalar fields below.
 """
 
@@ -117,6 +120,9 @@ class State:
     # end
     result: np.ndarray  # (B,) int8 RUNNING or index into RESULT_NAMES
     steps: np.ndarray  # (B,) int32 decisions taken
+    # scenarios
+    t_bomb: np.ndarray
+    c_bombs: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -265,15 +271,25 @@ FIELDS: tuple[tuple[str, object, tuple, int], ...] = (
     ("directing", np.int8, (), -1), ("saved_ap", np.int8, (), 0), ("pend_redrawn", bool, (), 0),
     ("scout_redraws", np.int8, (), 0), ("explosives", np.int8, (), 0), ("aside_tile", np.int8, (), -1),
     ("result", np.int8, (), RUNNING), ("steps", np.int32, (), 0),
+    ("t_bomb", bool, ("T",), 0), ("c_bombs", np.int8, ("S",), 0),
 )
+# Fields only a scenario uses: the base game's state hash leaves them out, so its recorded hashes stay valid.
+SCENARIO_FIELDS: tuple[str, ...] = ("t_bomb", "c_bombs")
 _MAX = {"S": MAX_SEATS, "T": MAX_TILES, "K": MAX_STACK, "D": MAX_DECK}
 assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State)]
 # What a game's state hash covers, in order (tests/golden/record.py, records.state_hash): the fields, with the grid
 # (a field of the numpy engine, a property computed from the tiles now) where that engine had it, so hashes of
 # recorded games stay valid.
 _AFTER_BLAST = [f[0] for f in FIELDS].index("t_blast") + 1
+_BASE_END = len(FIELDS) - len(SCENARIO_FIELDS)
 HASH_FIELDS: tuple[str, ...] = tuple(f[0] for f in FIELDS[:_AFTER_BLAST]) + ("grid",) + tuple(
-    f[0] for f in FIELDS[_AFTER_BLAST:])
+    f[0] for f in FIELDS[_AFTER_BLAST:_BASE_END])
+assert tuple(f[0] for f in FIELDS[_BASE_END:]) == SCENARIO_FIELDS
+
+
+def hash_fields(scenario: str = "base") -> tuple[str, ...]:
+    """The fields a game's state hash covers: the base game's, and a scenario's own after them."""
+    return HASH_FIELDS if scenario == "base" else HASH_FIELDS + SCENARIO_FIELDS
 CELL_SLOTS = 128  # slots of the cell index: a power of two, about twice the most tiles (MAX_TILES)
 
 

@@ -11,12 +11,15 @@ from .abilities import (clear_rubble, demolish, direct, dive, finish_direct, fix
                         start_run, surface)
 from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIVE, K_END, K_EXCAVATE, K_EXERT,
                       K_EXPLORE, K_GEAR, K_HEAL, K_HIDE, K_MOVE, K_PICK, K_REDRAW, K_REPEL, K_REVEAL, K_ROPE,
-                      K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM)
+                      K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM, K_PLACE_BOMB, K_GIVE,
+                      K_TAKE)
 from .board import actor_tile
+from .catalogue import BOMBS, SC_ANNIHILATION
 from .effects import check_one, damage, enter_tile, horror_contact, move_horrors, on_exit
 from .hazards import end_phase, hazard_phase
-from .events import (E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TURN, R_CLIMBER, R_DIG, R_EXERT, R_GEOLOGIST,
-                     R_HEAL, R_HIDE, R_MEDIC, R_NONE, R_RESULT, R_ROPE, clear_log, log)
+from .events import (E_BOMB, E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TRANSFER, E_TURN, R_ANN_RESULT,
+                     R_CLIMBER, R_DIG, R_EXERT, R_GEOLOGIST, R_HEAL, R_HIDE, R_MEDIC, R_NONE, R_PLACE_BOMB, R_RESULT,
+                     R_ROPE, R_TRANSFER, clear_log, log)
 from .jit import jit
 from .moves import walk_any
 from .placing import pick, place_pending, redraw, start_reveal
@@ -95,7 +98,37 @@ def apply_action(g, P, kind, arg):
         dive(g)
     elif kind == K_SURFACE:  # R-CAV-1
         surface(g, arg)
+    elif kind == K_PLACE_BOMB or kind == K_GIVE or kind == K_TAKE:
+        bomb_action(g, kind, arg)
     return False
+
+
+@jit
+def bomb_action(g, kind, arg):
+    """Annihilation: Place Bomb (R-ANN-6) puts a token on the bomb tile for a card; Transfer (R-ANN-7) moves one
+    bomb card to the caver of rank arg, or takes one from that (unconscious) caver."""
+    me = g.actor
+    if kind == K_PLACE_BOMB:
+        tile = actor_tile(g)
+        g.c_bombs[me] -= 1
+        g.t_bomb[tile] = 1
+        log(g, E_BOMB, me, tile, bombs_placed(g), R_PLACE_BOMB, 0)  # value: tokens placed so far
+        return
+    other = seat_of_rank(g, arg)
+    giver, taker = (me, other) if kind == K_GIVE else (other, me)
+    g.c_bombs[giver] -= 1
+    g.c_bombs[taker] += 1
+    log(g, E_TRANSFER, giver, g.c_tile[me], taker, R_TRANSFER, 0)  # value: the receiving seat
+
+
+@jit
+def bombs_placed(g):
+    """Bomb tokens on the table (R-ANN-6)."""
+    n = 0
+    for t in range(g.n_tiles):
+        if g.t_bomb[t]:
+            n += 1
+    return n
 
 
 @jit
@@ -207,6 +240,10 @@ def check_end(g, P):
         over = not anyone_in_cave
     if over:
         g.result = max(3 - left_behind, 0)
-        log(g, E_RESULT, -1, -1, g.result, R_RESULT, g.n_seats - left_behind)  # die column: cavers out
+        why = R_RESULT
+        if P.scenario == SC_ANNIHILATION and bombs_placed(g) < BOMBS:  # R-ANN-9: a bomb tile without a token
+            g.result = 0
+            why = R_ANN_RESULT
+        log(g, E_RESULT, -1, -1, g.result, why, g.n_seats - left_behind)  # die column: cavers out
         g.actor = -1
         g.pend = P_NONE

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from subterra_env.config import GameConfig, from_dict, to_dict
+from subterra_env.config import SCENARIO_SETTINGS, GameConfig, from_dict, to_dict
 from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING, State
@@ -76,8 +76,13 @@ def jsonable(x: Any) -> Any:
 
 
 def config_json(cfg: GameConfig) -> dict[str, Any]:
-    """Every setting of a config (``to_dict``) as JSON data; ``config_from_json`` inverts it."""
-    return jsonable(to_dict(cfg))
+    """Every setting of a config (``to_dict``) as JSON data; ``config_from_json`` inverts it. The scenario
+    settings are left out for the base game (the fixture was recorded before they existed; they are unread there)."""
+    data = to_dict(cfg)
+    if cfg.scenario == "base":
+        defaults = to_dict(GameConfig())
+        data = {k: v for k, v in data.items() if k not in SCENARIO_SETTINGS or v != defaults[k]}
+    return jsonable(data)
 
 
 def config_from_json(data: Mapping[str, Any]) -> GameConfig:

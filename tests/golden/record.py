@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import GameConfig, from_dict, to_dict
-from subterra_env.core.state import HASH_FIELDS, State
+from subterra_env.core.state import HASH_FIELDS, SCENARIO_FIELDS, State
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -40,7 +40,8 @@ FORMAT = 1  # bump when the fixture's layout or the hash definition changes
 HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclass order, with the grid (derived "
              "from the tiles since the compiled core) after t_blast: the ASCII header "
              "'{name}:{dtype.str}:{per-game shape, dims joined by x};' then the field's bytes for that game in C "
-             "order; digest read as a little-endian uint64")
+             "order; digest read as a little-endian uint64. A scenario's fields (t_bomb, c_bombs) follow the same way "
+             "only when one of them is nonzero (never in the base game)")
 
 
 def hashed_fields() -> list[str]:
@@ -85,22 +86,31 @@ def state_hashes(st: State) -> np.ndarray:
     batch it sits in: ``state_hashes(st)[i] == state_hashes(st.take([i]))[0]``.
     """
     b = st.batch_size
+    rows, extra = (_byte_rows(st, names) for names in (hashed_fields(), SCENARIO_FIELDS))
+    set_ = [any(getattr(st, name)[i].any() for name in SCENARIO_FIELDS) for i in range(b)]
+    return np.array([int.from_bytes(hashlib.blake2b(np.concatenate([row, more]).data if on else row.data,
+                                                    digest_size=8).digest(), "little")
+                     for row, more, on in zip(rows, extra, set_)], dtype=np.uint64)
+
+
+def _byte_rows(st: State, names) -> np.ndarray:
+    """(B, n) uint8: each game's header-and-bytes of the named fields."""
+    b = st.batch_size
     parts = []
-    for name in hashed_fields():
+    for name in names:
         arr = getattr(st, name)
         head = np.frombuffer(_field_header(name, arr), dtype=np.uint8)
         parts.append(np.broadcast_to(head, (b, len(head))))
         parts.append(np.ascontiguousarray(arr).reshape(b, -1).view(np.uint8))
-    rows = np.concatenate(parts, axis=1)
-    return np.array([int.from_bytes(hashlib.blake2b(row.data, digest_size=8).digest(), "little") for row in rows],
-                    dtype=np.uint64)
+    return np.concatenate(parts, axis=1)
 
 
 def state_hash_reference(st: State) -> int:
     """The same hash for a B=1 state, written plainly (one hashlib update per field): the spec for other cores."""
     assert st.batch_size == 1
     h = hashlib.blake2b(digest_size=8)
-    for name in hashed_fields():
+    scenario = any(getattr(st, name)[0].any() for name in SCENARIO_FIELDS)  # set only in a scenario game
+    for name in hashed_fields() + (list(SCENARIO_FIELDS) if scenario else []):
         arr = getattr(st, name)
         h.update(_field_header(name, arr))
         h.update(np.ascontiguousarray(arr[0]).tobytes())

@@ -1,0 +1,113 @@
+"""The Annihilation scenario through every interface: its own spaces and name, PettingZoo's and Gymnasium's
+checkers, and the base game's spaces unchanged beside it."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import subterra_env
+from subterra_env.core.observe import GRID_CHANNELS, ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, grid_channels, scalars_of
+from subterra_env.single import SubterraSingleAgentEnv
+from subterra_env.vector import SubterraVectorEnv
+
+
+def test_pettingzoo_api_test() -> None:
+    api_test(subterra_env.env(scenario="annihilation"), num_cycles=1000)
+
+
+def test_pettingzoo_seed_test() -> None:
+    seed_test(lambda: subterra_env.env(scenario="annihilation"), num_cycles=200)
+
+
+def test_gymnasium_check_env() -> None:
+    check_env(SubterraSingleAgentEnv(obs_radius=3, illegal_action="penalise", scenario="annihilation"),
+              skip_render_check=True)
+
+
+def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
+    env = subterra_env.env(scenario="annihilation", obs_radius=3)
+    base = subterra_env.env(obs_radius=3)
+    assert env.metadata["name"] == "subterra_annihilation_v1" and base.metadata["name"] == "subterra_v1"
+    assert env.action_space("diver").n == 107 and base.action_space("diver").n == 90
+    space = env.observation_space("diver")
+    assert space["observation"].shape == (38, 7, 7) and space["scalars"].shape == (57,)
+    assert space["action_mask"].shape == (107,)
+    assert base.observation_space("diver")["observation"].shape == (34, 7, 7)
+    assert grid_channels("annihilation")[34:] == ANNIHILATION_CHANNELS
+    assert scalars_of("annihilation")[49:] == ANNIHILATION_SCALARS
+
+
+def test_observation_shows_the_zone_the_bomb_cards_and_the_bombs_to_place() -> None:  # R-ANN-1, R-ANN-2, R-ANN-5
+    env = subterra_env.env(scenario="annihilation", obs_radius=2, agent_names="seat")
+    env.reset(seed=0)  # the exit south of the start; bomb cards with seats 0, 1 and 3
+    obs = env.observe("caver_0")
+    grid, sc = obs["observation"], obs["scalars"]
+    zone = grid[36]
+    # window 5x5 centred on the start (2, 2); the exit at (2, 3); zone: its sides and the row below it
+    assert zone.tolist() == [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 1, 0, 1, 0], [0, 1, 1, 1, 0]]
+    assert grid[GRID_CHANNELS.index("type exit"), 3, 2] == 1
+    revealable = grid[GRID_CHANNELS.index("revealable cell")]
+    assert revealable.tolist() == [[0, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 1, 0, 1, 0], [0, 0, 0, 0, 0],
+                                   [0, 0, 0, 0, 0]]  # the start's three sides away from the exit, none in the zone
+    assert grid[34:36].sum() == 0  # no bomb tile on the table yet
+    assert sc[49:55].tolist() == [1, 1, 0, 1, 0, 0] and sc[55:].tolist() == [3, 0]
+    assert env.observe("caver_2")["scalars"][49:53].tolist() == [0, 1, 1, 1]  # relative seats
+
+
+def test_vector_env_steps_the_scenario() -> None:
+    venv = SubterraVectorEnv(4, scenario="annihilation", obs_radius=2)
+    obs, _ = venv.reset(seed=3)
+    assert obs["observation"].shape == (4, 38, 5, 5) and obs["scalars"].shape == (4, 57)
+    assert venv.action_masks().shape == (4, 107)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+        obs, rewards, terminated, truncated, info = venv.step(acts)
+    assert obs["scalars"].shape == (4, 57) and rewards.shape == (4,)
+    venv.close()
+
+
+def test_the_heuristic_refuses_a_scenario_game_and_random_play_works() -> None:
+    import pytest
+
+    from agents import HeuristicAgent, RandomAgent
+
+    env = subterra_env.env(scenario="annihilation")
+    env.reset(seed=1)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    with pytest.raises(ValueError, match="not the scenario 'annihilation'"):
+        HeuristicAgent(env).act(None, mask)
+    assert mask[RandomAgent(seed=0).act(env.observe(agent), mask)] == 1
+
+
+BOMB_MAP = """map:
+  .          exit:S      .
+  .          start:NESW  bomb:W
+cavers: diver@2,1:bombs=1 medic@2,1:hp=0:bombs=1 scout@1,1:bombs=1 leader@1,1
+"""
+
+
+def test_events_narration_and_text_board_show_the_bombs() -> None:  # R-ANN-6, R-ANN-7
+    from subterra_env.core.actions import action_id
+    from subterra_game.narrate import describe_action, narrate
+
+    env = subterra_env.env(scenario="annihilation", agent_names="seat", record_events=True,
+                           render_mode="ansi")
+    env.reset(seed=0, options={"scenario": BOMB_MAP})
+    core, before = env.core, env.state_.copy()
+    take = action_id("take bomb from caver 6")
+    assert describe_action(core, env.state_, take) == "take bomb from caver 6: the unconscious medic's bomb card (1 held)"
+    env.step(take)
+    assert [e.kind for e in env.last_events] == ["transfer"]
+    lines = [e.text for e in narrate(core, before, env.state_, take)]
+    assert "medic passes a bomb card to diver" in lines
+    before = env.state_.copy()
+    env.step(action_id("place bomb"))
+    assert [(e.kind, e.value) for e in env.last_events] == [("bomb", 1)]
+    assert "diver places a BOMB on" in " ".join(e.text for e in narrate(core, before, env.state_,
+                                                                          action_id("place bomb")))
+    board = env.render()
+    assert "BMB" in board and "bombs placed 1/3; bomb cards: diver 1, scout 1" in board
