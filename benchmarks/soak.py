@@ -1,11 +1,13 @@
 """Soak test: many random legal games over mixed settings, the rules' invariants checked every step.
 
     python benchmarks/soak.py [--games 100000] [--batch 2048] [--check-every 1] [--seed 0] [--out PATH]
+    python benchmarks/soak.py --lanes scenarios       # only the expansion scenarios' lanes (or --lanes 0 3 8)
     python benchmarks/soak.py --replay LANE:SEED      # replay one reported game alone, checked every step
     python benchmarks/soak.py --game in_the_cave ...  # In the Cave's soak instead (benchmarks/soak_itc.py)
 
 Why: the rule tests cover chosen situations; a long soak finds the rare ones (a crash, a broken invariant, a
-game that never ends, memory that keeps growing). Each settings lane (SETTINGS) is one batch of `--batch` games
+game that never ends, memory that keeps growing). Each settings lane (LANES: the base game's SETTINGS, which
+the golden trajectories also record, then the built scenarios') is one batch of `--batch` games
 on its own Core; lanes are stepped in turn and every finished slot is refilled at once with a new seed
 (``state.put(idx, core.init(seeds))``), so batches stay full until the last games drain. Actions are drawn
 uniformly among the legal ones from a per-game stream keyed by (seed, decision number), so any reported game
@@ -50,6 +52,12 @@ SETTINGS: tuple[dict[str, Any], ...] = (
      "gas_enter_damage": 3, "cave_in_damage": 4},
     {"num_cavers": 5, "cavers": ("diver", "scout", "geologist", "engineer", "bodyguard")},
 )
+# The expansion scenarios' lanes (RULES_VAR.md): after SETTINGS, so the golden groups (soak0..) keep their numbers.
+SCENARIO_LANES: tuple[dict[str, Any], ...] = (
+    {"scenario": "annihilation"},
+    {"scenario": "annihilation", "num_cavers": 6, "difficulty": "expert", "seat_order": "random"},
+)
+LANES: tuple[dict[str, Any], ...] = SETTINGS + SCENARIO_LANES
 DEFAULT_OUT = Path(__file__).parent / "results" / "soak.json"
 _ACTION_SALT = np.uint64(0xA11C7)  # separates the action stream from the game's own dice stream
 _MAX_STORED_ERRORS = 100
@@ -143,7 +151,7 @@ class Lane:
 
     @property
     def settings(self) -> dict[str, Any]:
-        return SETTINGS[self.index]
+        return LANES[self.index]
 
     def load(self, slots: np.ndarray, seeds: np.ndarray, counted: bool) -> None:
         """Start new games in the given slots (checked right after setup)."""
@@ -169,7 +177,7 @@ class Lane:
 
 def new_lane(index: int, seeds: np.ndarray, counted: np.ndarray) -> Lane:
     """A lane of the given settings index playing `seeds`; `counted` marks the games that count."""
-    core = Core(GameConfig(**SETTINGS[index]))
+    core = Core(GameConfig(**LANES[index]))
     st = core.init(seeds)
     lane = Lane(index, core, st, core.legal_mask(st), seeds.copy(), action_keys(seeds), counted.copy())
     check_invariants(core.cfg, None, st, lane.mask)
@@ -188,7 +196,7 @@ class Soak:
         self.errors: list[dict[str, Any]] = []
         self.error_count = 0
         self.lanes: list[Lane] = []
-        for i in range(len(SETTINGS)):
+        for i in args.lanes:
             n = min(args.batch, self.budget())
             counted = np.arange(args.batch) < n
             self.lanes.append(new_lane(i, self.new_seeds(args.batch), counted))
@@ -374,7 +382,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--progress-seconds", type=float, default=5.0)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON report (default {DEFAULT_OUT})")
     p.add_argument("--replay", metavar="LANE:SEED", help="replay one game alone, checked every step, and exit")
+    p.add_argument("--lanes", nargs="+", default=["all"],
+                   help=f"lanes to run: indices 0..{len(LANES) - 1} of LANES, 'base' (SETTINGS), 'scenarios' "
+                        "(SCENARIO_LANES) or 'all' [default]")
     args = p.parse_args(argv)
+    named = {"all": range(len(LANES)), "base": range(len(SETTINGS)),
+             "scenarios": range(len(SETTINGS), len(LANES))}
+    try:
+        args.lanes = sorted({i for x in args.lanes for i in (named[x] if x in named else [int(x)])})
+    except ValueError:
+        p.error(f"--lanes {args.lanes}: expected lane indices, 'all', 'base' or 'scenarios'")
+    if not args.lanes or not all(0 <= i < len(LANES) for i in args.lanes):
+        p.error(f"--lanes: indices 0..{len(LANES) - 1}")
     if args.games < 1 or args.batch < 1 or args.check_every < 1:
         p.error("--games, --batch and --check-every must be >= 1")
     return args
@@ -383,9 +402,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def replay_one(spec: str, max_steps: int) -> int:
     """--replay LANE:SEED: play that game alone as the soak did, checked every step; print how it ends."""
     lane, seed = (int(x) for x in spec.split(":"))
-    error = replay(GameConfig(**SETTINGS[lane]), [seed], max_steps)
+    error = replay(GameConfig(**LANES[lane]), [seed], max_steps)
     outcome = "ok" if error is None else f"{type(error).__name__}: {error}"
-    print(f"lane {lane} {SETTINGS[lane]} seed {seed}: {outcome}")
+    print(f"lane {lane} {LANES[lane]} seed {seed}: {outcome}")
     if error is not None:
         traceback.print_exception(error)
     return 0 if error is None else 1
@@ -403,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.replay:
         return replay_one(args.replay, args.max_game_steps)
-    print(f"soak: {args.games:,} games, {len(SETTINGS)} settings lanes x {args.batch} games, "
+    print(f"soak: {args.games:,} games, {len(args.lanes)} settings lanes x {args.batch} games, "
           f"invariants every {args.check_every} step(s)", flush=True)
     rep = Soak(args).run()
     print_table(rep)

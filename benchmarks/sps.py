@@ -29,6 +29,8 @@ play):
                (``TORCHRL_BATCHES``, whatever ``--batches``), stepped with ``step_and_maybe_reset`` as TorchRL's
                rollouts and collectors do, and TorchRL's ``PettingZooWrapper(subterra_env.env(), use_mask=True)``
                (one game, ``rand_action`` under its masks), when torchrl is installed (``pip install -e .[torchrl]``)
+    scenarios  each built expansion scenario (RULES_VAR.md; now Annihilation): its AEC env, and the core
+               "step+mask+obs" at B = 1 and B = 4096 (or the largest B), beside the base game's core rows
     itc        In the Cave (``subterra_env.in_the_cave``): its AEC env ``in_the_cave_v0`` (2 teams, one game), and its
                compiled ``ItcCore`` "step+mask" (``masks`` + ``step``, single-threaded) at B = 1 and B = 4096 (or
                the largest B); finished or truncated games are replaced in place by new ones inside the timer
@@ -66,10 +68,11 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig
-from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS, observe
+from subterra_env.core.observe import observe
 from subterra_env.core.jit import PARALLEL_MIN_BATCH
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
+from subterra_env.spaces import grid_shape, num_scalars
 
 # One timed call: returns (env-steps taken, games finished) during the call, and optionally the seconds of the
 # call that count (a stepper that keeps part of its work out of the timer); without them the call's wall time.
@@ -222,9 +225,9 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     st = core.init(np.arange(next_seed, next_seed + batch))
     next_seed += batch
     policy = RandomLegal(np.random.default_rng(seed), batch)
-    w = 2 * OBS_RADIUS + 1
-    grid = np.zeros((batch, NUM_GRID_CHANNELS, w, w), dtype=np.int8) if with_obs else None
-    scalars = np.zeros((batch, NUM_SCALARS), dtype=np.int8)
+    scenario = core.cfg.scenario  # a scenario's observation has more planes and scalars
+    grid = np.zeros((batch, *grid_shape(OBS_RADIUS, scenario)), dtype=np.int8) if with_obs else None
+    scalars = np.zeros((batch, num_scalars(scenario)), dtype=np.int8)
     mask = np.zeros((batch, core.num_actions), dtype=bool)
 
     def step() -> tuple[int, int]:
@@ -457,7 +460,8 @@ def pettingzoo_classic(module: str, env_id: str, **kwargs: Any) -> Callable[[], 
 
 
 # ---------------------------------------------------------------------------------------------- rows
-KINDS = ("aec", "core", "heuristic", "vector", "torchrl", "itc", "reference")
+KINDS = ("aec", "core", "heuristic", "vector", "torchrl", "scenarios", "itc", "reference")
+SCENARIO_ROWS = ("annihilation",)  # the built scenarios (config.BUILT_SCENARIOS but "base")
 
 
 def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, seed: int,
@@ -492,6 +496,14 @@ def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, se
         for b in TORCHRL_BATCHES:
             rows.append(row("torchrl", "TorchRL env (native)", b, partial(torchrl_stepper, b, seed)))
         rows.append(row("torchrl", "TorchRL PettingZooWrapper", 1, partial(torchrl_pettingzoo_stepper, seed)))
+    if "scenarios" in kinds:
+        for name in SCENARIO_ROWS:
+            cfg = GameConfig(scenario=name)
+            rows.append(row("scenarios", f"{name} AEC env (PettingZoo)", 1,
+                            partial(aec_stepper, partial(subterra_env.env, scenario=name), seed)))
+            for b in sorted({1, 4096 if 4096 in batches else max(batches)}):
+                rows.append(row("scenarios", f"{name} core step+mask+obs", b,
+                                partial(core_stepper, b, True, seed, config=cfg)))
     if "itc" in kinds:
         rows.append(row("itc", "in_the_cave AEC env (PettingZoo)", 1, partial(aec_stepper, itc_env, seed)))
         for b in sorted({1, 4096 if 4096 in batches else max(batches)}):

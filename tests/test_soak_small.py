@@ -42,7 +42,7 @@ def test_small_soak_passes(soak: ModuleType, tmp_path: Path) -> None:
     assert REPORT_FIELDS <= set(rep)
     assert rep["errors"] == 0 and rep["error_list"] == [] and rep["failed"] == 0
     assert rep["games"] == rep["finished"] == 300 == sum(lane["games"] for lane in rep["lanes"])
-    assert len(rep["lanes"]) == len(soak.SETTINGS) and all(lane["games"] > 0 for lane in rep["lanes"])
+    assert len(rep["lanes"]) == len(soak.LANES) and all(lane["games"] > 0 for lane in rep["lanes"])
     assert rep["steps_total"] > 300 * 50 and rep["games_per_s"] > 0
     assert set(rep["rss_mb"]) == {"start", "after_warmup", "end", "growth_after_warmup", "peak"}
     assert all(sum(lane["results"].values()) == lane["games"] for lane in rep["lanes"])

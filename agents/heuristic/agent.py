@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.actions import NUM_ACTIONS
 from subterra_env.core.jit import PARALLEL_MIN_BATCH, parallel_section
 from subterra_env.core.rules import Core
 from subterra_env.core.state import State
@@ -67,6 +66,8 @@ class HeuristicAgent(GameBoundAgent):
     experiments; ``threads``: None uses numba's thread pool for batches of 64 rows or more, 1 never."""
 
 
+    scenarios = ("base", "annihilation")  # Annihilation: deliver the bombs, then go out
+
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, threads: int | None = None,
                  **weights: float):
         self.view: GameView = game_view(source, slot)
@@ -82,8 +83,8 @@ class HeuristicAgent(GameBoundAgent):
         if len(games) and (games.min() < 0 or games.max() >= st.batch_size):
             raise IndexError(f"games {games} out of range 0..{st.batch_size - 1}")
         masks = np.ascontiguousarray(masks, dtype=np.bool_)
-        if masks.shape != (len(games), NUM_ACTIONS):
-            raise ValueError(f"masks must have shape ({len(games)}, {NUM_ACTIONS}), got {masks.shape}")
+        if masks.shape != (len(games), core.num_actions):
+            raise ValueError(f"masks must have shape ({len(games)}, {core.num_actions}), got {masks.shape}")
         out = np.empty(len(games), dtype=np.int64)
         boards, plans = self._scratch.get(len(games))
         if len(games) >= PARALLEL_MIN_BATCH and self.threads != 1:

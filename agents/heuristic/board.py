@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.board import tile_at, tile_beyond
+from subterra_env.core.board import free_cell, tile_at, tile_beyond
 from subterra_env.core.catalogue import (
-    C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, DX, DY, OPPOSITE, T_CAVE_IN, T_EXIT, T_GAS, T_HORROR, T_LEDGE,
-    T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER, X2,
+    BOMBS, C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, DX, DY, OPPOSITE, SC_ANNIHILATION, T_BOMB, T_CAVE_IN, T_EXIT,
+    T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER, X2,
 )
 from subterra_env.core.effects import (
     RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER, RANK_SCOUT,
@@ -29,18 +29,24 @@ INF = 1e9
 FAR = 99  # a step count beyond any range
 E_WALK, E_SWIM, E_SQUEEZE, E_BLAST = 0, 1, 2, 3  # what a caver does to cross an edge of a path
 NT = MAX_TILES
+N_TYPES = T_BOMB + 1  # tile types the rules know (the base game's and the scenarios')
 
 # One decision's tables. Crossings (adjacency) are per caver: cnt[u] entries (v, side, ap, health penalty, kind).
 BOARD = np.dtype([
-    ("front", np.uint8, (NT, 4)),  # open side facing an empty cell
+    ("front", np.uint8, (NT, 4)),  # open side facing an empty cell where a tile may go (R-CON-4, R-ANN-2)
     ("opened", np.uint8, (NT, 4)),
     ("is_horror", np.uint8, (NT,)),
     ("hdist", np.int64, (NT,)),  # steps from the nearest horror (FAR beyond 8)
-    ("mix", np.int64, (11,)),  # tile types not placed yet (public: the box less the cave)
+    ("mix", np.int64, (N_TYPES,)),  # tile types not placed yet (public: the box less the cave)
     ("odds", np.float64, (5,)),  # chance of each basic hazard on a card
     ("seat_of", np.int64, (9,)),  # seat by rank, -1 = not playing
     ("n", np.int64), ("seats", np.int64), ("guard", np.int64), ("tiles_left", np.int64), ("cards_left", np.int64),
     ("ko_extra", np.float64), ("haz_scale", np.float64),
+    # the exit the acting caver heads for: the exit tile; in Annihilation, while the bombs can still all be placed
+    # (R-ANN-9), only for a caver without a bomb card once every bomb tile is on the table (nothing left to find
+    # or carry), -1 otherwise (it plans as if the exit were hidden: it explores for the bomb tiles)
+    ("exit", np.int64),
+    ("bombs_open", np.int64),  # Annihilation: placed bomb tiles without a token
 ], align=True)
 
 
@@ -54,7 +60,7 @@ def init_board(g, P, wt, bd):
         for d in range(4):
             op = (np.int64(g.t_open[t]) >> d) & 1
             bd.opened[t, d] = op
-            bd.front[t, d] = 1 if op == 1 and tile_beyond(g, t, d) < 0 else 0
+            bd.front[t, d] = 1 if op == 1 and free_cell(g, P, g.t_x[t] + DX[d], g.t_y[t] + DY[d]) else 0
         bd.is_horror[t] = 0
     for i in range(3):
         if g.h_tile[i] >= 0:
@@ -78,19 +84,43 @@ def init_board(g, P, wt, bd):
             elif c == code + X2:
                 k += 2
         bd.odds[code] = k / total
-    for tt in range(11):
+    for tt in range(N_TYPES):
         bd.mix[tt] = 0
     for i in range(P.n_cave):
         bd.mix[P.tile_type[i]] += 1
     for t in range(1, n):
         bd.mix[P.tile_type[g.t_cat[t]]] -= 1
-    for tt in range(11):
+    for tt in range(N_TYPES):
         bd.mix[tt] = max(bd.mix[tt], 0)
+    team_goal(g, P, bd)
     horror_steps(g, bd)
     bd.guard = -1
     s = bd.seat_of[RANK_BODYGUARD]
     if s >= 0 and g.c_hp[s] > 0 and not g.c_dead[s]:
         bd.guard = g.c_tile[s]
+
+
+@jit
+def team_goal(g, P, bd):
+    """bd.exit and bd.bombs_open (see BOARD) for the acting caver: the base game heads for the exit once it is
+    placed; Annihilation first finds the bomb tiles and delivers the bombs (R-ANN-6, R-ANN-9)."""
+    bd.exit = g.exit_tile
+    bd.bombs_open = 0
+    if P.scenario != SC_ANNIHILATION:
+        return
+    tokens, held, on_table = 0, 0, 0
+    for t in range(bd.n):
+        tokens += g.t_bomb[t]
+        if g.t_type[t] == T_BOMB:
+            on_table += 1
+            if not g.t_bomb[t]:
+                bd.bombs_open += 1
+    for s in range(g.n_seats):
+        held += g.c_bombs[s]
+    if tokens >= BOMBS or tokens + held < BOMBS:  # done, or lost: out
+        return
+    if on_table < BOMBS or g.c_bombs[max(g.actor, 0)] > 0:
+        bd.exit = -1
 
 
 @jit
@@ -281,7 +311,7 @@ def new_tile_danger(g, P, bd, s):
     (active gas, rough terrain)."""
     total = 0
     d = 0.0
-    for tt in range(11):
+    for tt in range(N_TYPES):
         k = bd.mix[tt]
         if k <= 0:
             continue
@@ -307,7 +337,7 @@ def adjacency(g, P, bd, s, through_horrors, av, ad, aa, ap, ak, cnt):
     rank = g.c_rank[s]
     climber = rank == RANK_CLIMBER
     # the Engineer's Demolish (exit placed): blast through to a placed neighbour that is not connected
-    blaster = rank == RANK_ENGINEER and g.explosives > 0 and g.exit_tile >= 0
+    blaster = rank == RANK_ENGINEER and g.explosives > 0 and bd.exit >= 0
     for u in range(bd.n):
         c = 0
         for d in range(4):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from subterra_env.core.actions import NUM_ACTIONS
 from subterra_env.core.moves import legal_mask
 from subterra_env.core.state import RUNNING
 from subterra_env.core.turns import step_game
@@ -53,7 +52,7 @@ def play_game(g, P, wt, bd, pl, mask, max_steps, max_round):
 @jit
 def play_serial(states, params, wt, boards, plans, max_steps, max_round, taken):
     P = params[0]
-    mask = np.zeros(NUM_ACTIONS, np.bool_)
+    mask = np.zeros(P.num_actions, np.bool_)
     for b in range(states.shape[0]):
         taken[b] = play_game(states[b], P, wt, boards[0], plans[0], mask, max_steps, max_round)
 
@@ -62,6 +61,6 @@ def play_serial(states, params, wt, boards, plans, max_steps, max_round, taken):
 def play_parallel(states, params, wt, boards, plans, max_steps, max_round, taken):
     chunks = boards.shape[0]
     for c in prange(chunks):
-        mask = np.zeros(NUM_ACTIONS, np.bool_)
+        mask = np.zeros(params[0].num_actions, np.bool_)
         for b in range(c, states.shape[0], chunks):
             taken[b] = play_game(states[b], params[0], wt, boards[c], plans[c], mask, max_steps, max_round)

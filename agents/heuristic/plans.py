@@ -24,7 +24,7 @@ import numpy as np
 from subterra_env.core.actions import (
     A_BANDAGE, A_DIRECT, A_DIVE, A_END, A_EXERT, A_EXPLORE, A_HEAL, A_HIDE, A_REVEAL,
 )
-from subterra_env.core.catalogue import T_WATER
+from subterra_env.core.catalogue import T_BOMB, T_WATER
 from subterra_env.core.effects import RANK_CLIMBER, RANK_DIVER, RANK_GEOLOGIST, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
 
 from .board import (
@@ -101,11 +101,11 @@ def only_target(pl, n, t):
 def worth_reviving(g, P, bd, wt, pl, k, reach):
     """Exit placed: only while a rescuer reach AP away can revive teammate k and he can still walk out before Out
     of Time (about pace AP per turn)."""
-    if g.exit_tile < 0:
+    if bd.exit < 0:
         return True
     if g.out_of_time:
         return False
-    only_target(pl, bd.n, g.exit_tile)
+    only_target(pl, bd.n, bd.exit)
     caver_field(g, P, bd, pl, k, 0.0, pl.back)
     b = pl.back[g.c_tile[k]]
     return b < INF and (reach + P.heal_cost + b) / wt[PACE] <= bd.cards_left - 0.5
@@ -122,7 +122,7 @@ def victim(g, P, bd, wt, pl):
             continue
         u = g.c_tile[k]
         mine = pl.cost[u]
-        if mine >= INF or (g.exit_tile < 0 and mine > wt[RESCUE_RANGE]) or not worth_reviving(
+        if mine >= INF or (bd.exit < 0 and mine > wt[RESCUE_RANGE]) or not worth_reviving(
                 g, P, bd, wt, pl, k, pl.apc[u]):
             continue
         closer = False
@@ -138,6 +138,16 @@ def victim(g, P, bd, wt, pl):
         if not closer and mine < best:
             best, target = mine, u
     return target
+
+
+@jit
+def nearest_open_bomb(g, bd, pl):
+    """The placed bomb tile without a token that the acting caver reaches cheapest (pl.cost), -1 if none."""
+    best, u = INF, -1
+    for t in range(bd.n):
+        if g.t_type[t] == T_BOMB and not g.t_bomb[t] and pl.cost[t] < best:
+            best, u = pl.cost[t], t
+    return u
 
 
 @jit
@@ -158,11 +168,17 @@ def init_plans(g, P, bd, wt, pl, s, free):
         pl.target, pl.bonus, pl.need = v, wt[REVIVE], float(P.heal_cost)
         only_target(pl, n, v)
         caver_field(g, P, bd, pl, s, hp_w, pl.goal)
-    elif g.exit_tile >= 0:
-        only_target(pl, n, g.exit_tile)
+    elif bd.exit >= 0:
+        only_target(pl, n, bd.exit)
         caver_field(g, P, bd, pl, s, hp_w, pl.goal)  # the goal field too, if the exit can be reached
         if pl.goal[pl.t0] < INF:
-            pl.target, pl.bonus = g.exit_tile, wt[ESCAPE]
+            pl.target, pl.bonus = bd.exit, wt[ESCAPE]
+    elif bd.bombs_open > 0 and g.c_bombs[s] > 0:  # Annihilation: carry a bomb card to the nearest open bomb tile
+        u = nearest_open_bomb(g, bd, pl)
+        if u >= 0:
+            only_target(pl, n, u)
+            caver_field(g, P, bd, pl, s, hp_w, pl.goal)
+            pl.target, pl.bonus, pl.need = u, wt[ESCAPE], float(P.place_bomb_cost)
     pl.goto = pl.target >= 0
     pl.can_draw = can_draw(g, bd, g.c_rank[s]) and not pl.goto
     pl.surface_to = INF  # the Diver: AP from the best water tile to surface on to the goal
@@ -396,9 +412,9 @@ def should_exert(g, P, bd, wt, pl, val):
     val2, kind2, v2, _, _ = best_plan(g, P, bd, wt, pl, np.int64(g.ap) + 1)
     hp = g.c_hp[s]
     if pl.goto:
-        if v2 == g.exit_tile and kind2 == PK_END and val2 > val:
+        if v2 == bd.exit and kind2 == PK_END and val2 > val:
             return True  # the check comes at the end of the turn, on the exit: no damage
-        urgent = g.exit_tile >= 0 and (g.out_of_time or bd.cards_left <= wt[URGENT_CARDS])
+        urgent = bd.exit >= 0 and (g.out_of_time or bd.cards_left <= wt[URGENT_CARDS])
         return hp >= (2 if urgent else wt[EXIT_EXERT_HP]) and val2 > val + 0.5
     if kind2 != PK_DRAW or hp < wt[EXERT_HP]:
         return False
@@ -464,12 +480,12 @@ def direct(g, P, bd, wt, mask, own_value):
             continue
         t = g.c_tile[k]
         val = 0.0
-        if g.exit_tile < 0:
+        if bd.exit < 0:
             if can_draw(g, bd, r) and n_revealable(g, bd, t) > 0:
                 val = wt[TILE]
         else:
             for d in range(4):
-                if g.t_nbr[t, d] == g.exit_tile and step_pure(g, bd, k, t, d, 0):
+                if g.t_nbr[t, d] == bd.exit and step_pure(g, bd, k, t, d, 0):
                     val = wt[ESCAPE]
             if val == 0.0:
                 val = 0.8 * wt[TIME_W]

@@ -1,7 +1,9 @@
 """One decision of the heuristic: the entry point for each kind of pending decision, the overrides that come before
 any plan, and a safe legal fallback. Whole-turn plans are valued in ``plans``.
 
-Overrides, in order: a caver on the exit ends his turn (the Leader first directs a teammate onward); the Bodyguard
+Overrides, in order: a caver on the exit ends his turn (the Leader first directs a teammate onward); in
+Annihilation a bomb card holder on an open bomb tile places the bomb (R-ANN-6) and a caver beside an unconscious
+card holder takes the card (R-ANN-7); the Bodyguard
 repels an adjacent horror (R-CAV-7); a knocked-out teammate on this tile is revived (the Medic bandages, R-CAV-6);
 the Medic bandages a hurt teammate here; a caver on 1 health heals himself while the exit is hidden (a knock-out
 costs his turns and a teammate's AP).
@@ -12,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from subterra_env.core.actions import (
-    A_BANDAGE, A_END, A_HEAL, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, NUM_ACTIONS,
+    A_BANDAGE, A_END, A_HEAL, A_PLACE_BOMB, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, A_TAKE,
 )
+from subterra_env.core.catalogue import SC_ANNIHILATION
 from subterra_env.core.catalogue import T_WATER
 from subterra_env.core.effects import RANK_BODYGUARD, RANK_MEDIC
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
@@ -31,7 +34,7 @@ def decide(g, P, wt, bd, pl, mask):
     """The heuristic's action for game g (mask: its legal actions); always legal."""
     init_board(g, P, wt, bd)
     a = choose(g, P, wt, bd, pl, mask)
-    if a < 0 or a >= NUM_ACTIONS or not mask[a]:
+    if a < 0 or a >= mask.shape[0] or not mask[a]:
         a = fallback(mask)
     return a
 
@@ -65,7 +68,7 @@ def fallback(mask):
         for a in range(lo, lo + width):
             if mask[a]:
                 return a
-    for a in range(NUM_ACTIONS):
+    for a in range(mask.shape[0]):
         if mask[a]:
             return a
     return -1
@@ -74,10 +77,12 @@ def fallback(mask):
 @jit
 def turn(g, P, wt, bd, pl, mask):
     s = np.int64(g.actor)
-    if g.exit_tile >= 0 and g.c_tile[s] == g.exit_tile:
+    if bd.exit >= 0 and g.c_tile[s] == bd.exit:
         a = direct(g, P, bd, wt, mask, -INF) if g.directing < 0 else -1
         return a if a >= 0 else A_END
-    a = repel(g, mask)
+    a = bombs(g, P, mask)
+    if a < 0:
+        a = repel(g, mask)
     if a < 0:
         a = revive_here(g, P, bd, wt, pl, mask)
     if a < 0:
@@ -118,11 +123,11 @@ def surface(g, P, wt, bd, pl, mask):
     fronts = 0
     for t in range(n):
         pl.targets[t] = INF
-        if g.exit_tile < 0 and n_revealable(g, bd, t) > 0:
+        if bd.exit < 0 and n_revealable(g, bd, t) > 0:
             pl.targets[t] = 0.0
             fronts += 1
-    if g.exit_tile >= 0:
-        pl.targets[g.exit_tile] = 0.0
+    if bd.exit >= 0:
+        pl.targets[bd.exit] = 0.0
     elif fronts == 0:
         pl.targets[0] = 0.0
     goal = pl.goal
@@ -143,6 +148,20 @@ def surface(g, P, wt, bd, pl, mask):
 
 
 # ---------------------------------------------------------------------------------------------- overrides
+@jit
+def bombs(g, P, mask):
+    """Annihilation: place a bomb here (R-ANN-6), else take the bomb card of an unconscious teammate here, who
+    cannot carry it (R-ANN-7)."""
+    if P.scenario != SC_ANNIHILATION:
+        return -1
+    if mask[A_PLACE_BOMB]:
+        return A_PLACE_BOMB
+    for r in range(8):
+        if mask[A_TAKE + r]:
+            return A_TAKE + r
+    return -1
+
+
 @jit
 def repel(g, mask):
     if g.c_rank[g.actor] != RANK_BODYGUARD:
@@ -178,9 +197,9 @@ def patch_up(g, bd, wt, mask):
                     mask[A_BANDAGE + g.c_rank[j] - 1]:
                 if k < 0 or g.c_hp[j] < g.c_hp[k]:
                     k = j
-        if k >= 0 and (g.exit_tile < 0 or g.c_hp[k] <= 1):
+        if k >= 0 and (bd.exit < 0 or g.c_hp[k] <= 1):
             return A_BANDAGE + g.c_rank[k] - 1
-    if g.exit_tile >= 0 or g.directing >= 0:
+    if bd.exit >= 0 or g.directing >= 0:
         return -1
     if g.c_hp[s] == 1 and g.c_max[s] > 1 and wt[HEAL_AT_1] > 0:
         heal = A_HEAL + g.c_rank[s] - 1
