@@ -86,9 +86,10 @@ def _step_toward(mask: np.ndarray, side: int, ap_full: bool) -> int | None:
 
 
 # a camp trip (the nearest goal is beyond one backpack of consumables): the camp carries 4 more, the backpack
-# camera, raft, 3 consumables and a rope (8 slots with the packed camp)
-CAMP_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 3), (A.A_TAKE + 1, 1))
+# raft, 4 consumables and a rope (8 slots with the packed camp): the camera stays home, range matters more then
+CAMP_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 4), (A.A_TAKE + 1, 1))
 CAMP_LOAD = 4
+CAMP_TRIP_CONS = 4 + CAMP_LOAD  # consumables on a camp trip
 
 
 def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool) -> int:
@@ -257,7 +258,7 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # grows away from home, and the random team hardly explores). Left alone the game runs to truncation, so the
     # team goes anyway: it walks while its consumables last, then crawls home exhausted (R-ITC-TURN-3)
     beyond = (tiles_left > 1 and not g[L.END_TRIG] and bool(others)
-              and 2 * others[0] + 1 > ap - 1 + TURN_AP * (3 + CAMP_LOAD) - 2)
+              and 2 * others[0] + 1 > ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
 
     def goal(budget: int, fetch_camp: bool = False) -> int:
         """The nearest space worth going to whose trip there, its action and back fits ``reach(budget)`` and the
@@ -284,7 +285,7 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
     # run to truncation)
     camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and goal(5) < 0
-                 and goal(3 + CAMP_LOAD) >= 0)
+                 and goal(CAMP_TRIP_CONS) >= 0)
     if pend in (L.P_SETUP, L.P_PACK):
         return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
     if camp == L.CAMP_PACKED and int(bp[L.E_CONS]) <= 1 and pos != 0 and camp_cons > 0:
