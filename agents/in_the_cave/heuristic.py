@@ -157,8 +157,8 @@ def _best_placement(g: np.ndarray, P: np.ndarray, mask: np.ndarray, cells: dict,
         if close:
             after = left - _facing(g, cells, x, y) + n
             key = (after == 0 and not may_finish, n)  # lower is better
-        else:
-            key = (-n,)
+        else:  # ties: the cell nearest home, so the cave stays compact and its exits within a trip's reach
+            key = (-n, abs(x) + abs(y))
         if best_key is None or key < best_key:
             best, best_key = a, key
     return best
