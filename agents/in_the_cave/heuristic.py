@@ -56,9 +56,10 @@ def _entry_cost(g: np.ndarray | list[int], t: int, nb: int, d: int, raft: bool, 
 
 
 def _bfs(g: np.ndarray | list[int], cells: dict, start: int, raft: bool = True, oxygen: bool = True,
-         ropes: int = 99) -> tuple[dict[int, int], dict[int, int]]:
+         ropes: int = 99, unit: bool = False) -> tuple[dict[int, int], dict[int, int]]:
     """Cheapest AP from ``start`` to every tile the team can walk to with its kit (water needs its raft or
-    oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by."""
+    oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by; ``unit``: spaces
+    instead of AP, every connection allowed (crawling)."""
     dist, first = {start: 0}, {start: -1}
     heap = [(0, start)]
     while heap:
@@ -66,7 +67,7 @@ def _bfs(g: np.ndarray | list[int], cells: dict, start: int, raft: bool = True, 
         if c > dist[t]:
             continue
         for d, nb in neighbours(g, cells, t):
-            step = _entry_cost(g, t, nb, d, raft, oxygen, ropes)
+            step = 1 if unit else _entry_cost(g, t, nb, d, raft, oxygen, ropes)
             if step < 0 or (nb in dist and dist[nb] <= c + step):
                 continue
             dist[nb] = c + step
@@ -90,6 +91,17 @@ def _step_toward(mask: np.ndarray, side: int, ap_full: bool) -> int | None:
 CAMP_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 4), (A.A_TAKE + 1, 1))
 CAMP_LOAD = 4
 CAMP_TRIP_CONS = 4 + CAMP_LOAD  # consumables on a camp trip
+
+
+def _crawl_home(g: np.ndarray, r: list, cells: dict, pos: int, mask: np.ndarray, end: int) -> int:
+    """Exhausted (R-ITC-TURN-3): a crawl moves one space a turn whatever it costs to walk, so it takes the path
+    home with the fewest spaces, not the cheapest in AP."""
+    hops, _ = _bfs(r, cells, 0, ropes=99, unit=True)
+    best, best_h = end, hops.get(pos, 99)
+    for d, nb in neighbours(r, cells, pos):
+        if mask[A.A_CRAWL + d] and hops.get(nb, 99) < best_h:
+            best, best_h = A.A_CRAWL + d, hops[nb]
+    return best
 
 
 def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool) -> int:
@@ -301,6 +313,8 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     going_home = pos != 0 and ((home_dist.get(pos, 99) > reach(cons) + 1 and not beyond)
                                or rounds_left <= need_home + 1
                                or bool(g[L.EXHAUSTED]))
+    if g[L.EXHAUSTED] and pos != 0:
+        return _crawl_home(g, r, cells, pos, mask, end)
     if going_home:
         a = _step_toward(mask, first[0], ap_full) if 0 in first else None
         return a if a is not None else end
