@@ -361,7 +361,7 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "round":
         return Event("round", f"--- round {e.value} begins; {name} starts ---")
     if k == "result":
-        bombs = "; a bomb tile has no bomb: DEFEAT (R-ANN-9)" if RULE_IDS[e.rule] == "R-ANN-9" else ""
+        bombs = "; a bomb tile has no bomb (R-ANN-9)" if e.rule == "R-ANN-9" else ""
         return Event("result", f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
                                f"escaped{bombs})")
     if k == "bomb":

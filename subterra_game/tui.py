@@ -26,8 +26,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from subterra_env.config import CAVER_NAMES, TILE_TYPES
-from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY
+from subterra_env.config import CAVER_NAMES
+from subterra_env.core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, DX, DY
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, pending_text
@@ -46,11 +46,11 @@ WALL_RGB = (138, 138, 138)
 TERM_BG: dict[str, tuple[int, int, int]] = {
     "start": (108, 108, 108), "exit": (0, 135, 0), "normal": (68, 68, 68), "water": (0, 95, 175),
     "gas": (95, 135, 0), "cave-in": (135, 95, 0), "horror": (95, 0, 95), "squeeze": (95, 95, 135),
-    "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0),
+    "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0), "bomb": (175, 0, 0),
 }
 FLOODED_BG = (0, 0, 135)
 TERM_CAVER = {**CAVER_COLOURS, 7: (95, 135, 255)}  # the image's dark blue Bodyguard is hard to read on black
-assert set(TERM_BG) == set(TILE_TYPES)
+assert set(TERM_BG) == set(CORE_TILE_TYPES)
 GUTTER = 4  # columns of the row ruler left of the map
 
 RULES_SUMMARY = """\
@@ -78,7 +78,7 @@ def _bg(st: State, b: int, t: int) -> tuple[int, int, int]:
 
 
 def _type_name(st: State, b: int, t: int) -> str:
-    return TILE_TYPES[st.t_type[b, t]]
+    return CORE_TILE_TYPES[st.t_type[b, t]]
 
 
 def _frontier(st: State, b: int) -> set[tuple[int, int]]:
@@ -179,7 +179,7 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
         gx, gy = int(st.t_x[b, t]) + int(DX[d]), int(st.t_y[b, t]) + int(DY[d])
         if x0 <= gx <= x1 and y0 <= gy <= y1:  # the drawn tile, waiting for its rotation
             cx, cy = (gx - x0) * BLOCK_W, (gy - y0) * BLOCK_H
-            code = TYPE_CODES[TILE_TYPES[core.cat.tile_type[int(st.pend_tile[b])]]]
+            code = TYPE_CODES[CORE_TILE_TYPES[core.cat.tile_type[int(st.pend_tile[b])]]]
             for i, ch in enumerate(f"{code}?"):
                 chars[cy + 2][cx + 3 + i] = ch
                 styles[cy + 2][cx + 3 + i] = "bold reverse" if colour else None

@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.config import CAVER_NAMES, TILE_TYPES
+from subterra_env.config import CAVER_NAMES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY, ROT_MASK
+from subterra_env.core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, DX, DY, ROT_MASK
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from ..narrate import action_cost, action_detail, pending_text, where
 from subterra_env.info import game_info
+from subterra_env.render import ability_status
 
 # Action kinds whose argument (0..3) is a direction: the page puts them on the neighbouring cell.
 DIRECTED = {A.K_REVEAL, A.K_EXPLORE, A.K_MOVE, A.K_STEP, A.K_SWIM, A.K_SQUEEZE, A.K_DIG, A.K_REPEL, A.K_EXCAVATE,
@@ -50,9 +51,9 @@ def tiles(st: State, g: int = 0) -> list[dict[str, Any]]:
     for t in np.nonzero(st.t_type[g] >= 0)[0]:
         t = int(t)
         x, y = _rel(st, t, g)
-        out.append({"i": t, "x": x, "y": y, "type": TILE_TYPES[int(st.t_type[g, t])], "open": int(st.t_open[g, t]),
+        out.append({"i": t, "x": x, "y": y, "type": CORE_TILE_TYPES[int(st.t_type[g, t])], "open": int(st.t_open[g, t]),
                     "flood": bool(st.t_flood[g, t]), "rubble": bool(st.t_rubble[g, t]), "rope": bool(st.t_rope[g, t]),
-                    "arrow": int(st.t_arrow[g, t]), "where": where(st, t, g)})
+                    "arrow": int(st.t_arrow[g, t]), "bomb": bool(st.t_bomb[g, t]), "where": where(st, t, g)})
     return out
 
 
@@ -65,7 +66,7 @@ def cavers(st: State, labels: Sequence[str], humans: set[int], g: int = 0) -> li
         out.append({"seat": s, "rank": rank, "caver": CAVER_NAMES[rank - 1], "player": labels[s],
                     "human": s in humans, "tile": t, "x": x, "y": y, "hp": int(st.c_hp[g, s]),
                     "max": int(st.c_max[g, s]), "dead": bool(st.c_dead[g, s]), "under": bool(st.c_under[g, s]),
-                    "hidden": bool(st.c_hidden[g, s]),
+                    "hidden": bool(st.c_hidden[g, s]), "bombs": int(st.c_bombs[g, s]),
                     "on_exit": bool(st.exit_tile[g] >= 0 and t == int(st.exit_tile[g]))})
     return out
 
@@ -92,7 +93,7 @@ def action_target(st: State, action: int, g: int = 0) -> tuple[int, int] | None:
     if kind in (A.K_DIG, A.K_EXCAVATE):  # here
         return x, y
     if kind == A.K_SURFACE:  # onto the k-th water tile placed
-        water = [int(t) for t in np.flatnonzero(st.t_type[g] == TILE_TYPES.index("water"))]
+        water = [int(t) for t in np.flatnonzero(st.t_type[g] == CORE_TILE_TYPES.index("water"))]
         return _rel(st, water[arg - 1], g) if arg <= len(water) else None
     return None
 
@@ -121,7 +122,7 @@ def placing(core: Core, st: State, g: int = 0) -> dict[str, Any] | None:
     x, y = _rel(st, here, g)
     d = int(st.pend_dir[g])
     return {"x": x + int(DX[d]), "y": y + int(DY[d]),
-            "type": TILE_TYPES[int(core.cat.tile_type[int(st.pend_tile[g])])]}
+            "type": CORE_TILE_TYPES[int(core.cat.tile_type[int(st.pend_tile[g])])]}
 
 
 def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
@@ -142,6 +143,7 @@ def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
             "ropes_left": int(st.ropes_left[g]), "horrors": int((st.h_tile[g] >= 0).sum()),
             "last_hazard": CARD_NAMES[last] if last >= 0 else None, "warnings": warnings,
             "pending": pending_text(core, st, g) if actor >= 0 else "",
+            "status": ability_status(st, g, core.cat),  # abilities' counters and a scenario's progress (bombs)
             "result": RESULT_NAMES[code] if code != RUNNING else None, "escaped": escaped}
 
 
