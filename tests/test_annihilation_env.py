@@ -153,3 +153,23 @@ def test_the_terminal_and_browser_tables_draw_the_bombs() -> None:  # R-ANN-6
     assert [(t["where"], t["bomb"]) for t in view["tiles"] if t["type"] == "bomb"] == [("W2 S1", True)]
     assert [c["bombs"] for c in view["cavers"]] == [0, 0, 1, 1]
     assert view["team"]["status"][-1] == "bombs placed 1/3; bomb cards: engineer 1, leader 1"
+
+
+def test_a_scenario_game_is_recorded_replayed_and_turned_into_samples(tmp_path) -> None:
+    """A heuristic Annihilation table's record (its actions reach the scenario's ids 90+) replays to the same final
+    state, and behaviour-cloning samples have the scenario's shapes."""
+    from subterra_env.config import preset
+    from subterra_game import play
+    from subterra_game.records import load_record, replay_record, to_samples
+
+    s = play.Session(preset("annihilation"), 4, play.seat_plan(None, [], "heuristic", True))
+    while not s.over:
+        seat = int(s.env.state_.actor[0])
+        s.apply(s.bots[seat].act(s.env, seat), "heuristic")
+    doc = load_record(s.save(tmp_path / "ann.json"))
+    assert max(a["action"] for a in doc["actions"]) >= 90 and doc["settings"]["scenario"] == "annihilation"
+    assert int(replay_record(doc, keep_states=False).env.state_.result[0]) == 1  # bronze, as played
+    samples = to_samples(doc, obs_radius=3)
+    n = len(doc["actions"])
+    assert samples["observation"].shape == (n, 38, 7, 7) and samples["scalars"].shape == (n, 57)
+    assert samples["action_mask"].shape == (n, 107)
