@@ -23,7 +23,8 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import BIT, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, ROT_MASK, X2
+from subterra_env.core.catalogue import (BIT, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, ROT_MASK,
+                                         X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
@@ -82,6 +83,20 @@ def action_cost(core: Core, action: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- places and tiles
+def frontier_cells(st: State, g: int = 0) -> set[tuple[int, int]]:
+    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), as grid (x, y)."""
+    cells = set()
+    grid = st.grid_of(g)
+    for t in np.nonzero(st.t_type[g] >= 0)[0]:
+        x, y = int(st.t_x[g, t]), int(st.t_y[g, t])
+        for d in range(4):
+            nx, ny = x + int(DX[d]), y + int(DY[d])
+            if int(st.t_open[g, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
+                    and grid[ny, nx] < 0:
+                cells.add((nx, ny))
+    return cells
+
+
 def where(st: State, t: int, g: int = 0) -> str:
     """A tile's cell relative to the start tile: ``start``, ``E2``, ``W1 S3``."""
     if t < 0:

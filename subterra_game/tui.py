@@ -27,10 +27,10 @@ from rich.table import Table
 from rich.text import Text
 
 from subterra_env.config import CAVER_NAMES
-from subterra_env.core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, DX, DY
+from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, pending_text
+from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text
 from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block,
                                  ability_status)
 from subterra_env.info import game_info
@@ -81,20 +81,6 @@ def _type_name(st: State, b: int, t: int) -> str:
     return CORE_TILE_TYPES[st.t_type[b, t]]
 
 
-def _frontier(st: State, b: int) -> set[tuple[int, int]]:
-    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile)."""
-    cells = set()
-    grid = st.grid_of(b)
-    for t in np.nonzero(st.t_type[b] >= 0)[0]:
-        x, y = int(st.t_x[b, t]), int(st.t_y[b, t])
-        for d in range(4):
-            nx, ny = x + int(DX[d]), y + int(DY[d])
-            if int(st.t_open[b, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
-                    and grid[ny, nx] < 0:
-                cells.add((nx, ny))
-    return cells
-
-
 def _ruler(delta: int, pos: str, neg: str) -> str:
     return "0" if delta == 0 else f"{pos if delta > 0 else neg}{abs(delta)}"
 
@@ -106,7 +92,7 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
     tiles = np.nonzero(st.t_type[b] >= 0)[0]
     if not len(tiles):
         return Text("(no tiles placed)")
-    front = _frontier(st, b)
+    front = frontier_cells(st, b)
     xs = [int(st.t_x[b, t]) for t in tiles] + [c[0] for c in front]
     ys = [int(st.t_y[b, t]) for t in tiles] + [c[1] for c in front]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)

@@ -15,10 +15,10 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, DX, DY, ROT_MASK
+from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ROT_MASK
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from ..narrate import action_cost, action_detail, pending_text, where
+from ..narrate import action_cost, action_detail, frontier_cells, pending_text, where
 from subterra_env.info import game_info
 from subterra_env.render import ability_status
 
@@ -32,18 +32,9 @@ def _rel(st: State, t: int, g: int = 0) -> tuple[int, int]:
 
 
 def frontier(st: State, g: int = 0) -> list[tuple[int, int]]:
-    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), relative."""
-    grid = st.grid_of(g)
+    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), relative to the start."""
     sx, sy = int(st.t_x[g, 0]), int(st.t_y[g, 0])
-    cells: set[tuple[int, int]] = set()
-    for t in np.nonzero(st.t_type[g] >= 0)[0]:
-        x, y = int(st.t_x[g, t]), int(st.t_y[g, t])
-        for d in range(4):
-            nx, ny = x + int(DX[d]), y + int(DY[d])
-            if int(st.t_open[g, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
-                    and grid[ny, nx] < 0:
-                cells.add((nx - sx, ny - sy))
-    return sorted(cells)
+    return sorted((x - sx, y - sy) for x, y in frontier_cells(st, g))
 
 
 def tiles(st: State, g: int = 0) -> list[dict[str, Any]]:
