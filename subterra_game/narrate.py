@@ -23,6 +23,7 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
+from subterra_env.core.board import in_zone
 from subterra_env.core.catalogue import (BIT, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, ROT_MASK,
                                          X2)
 from subterra_env.core.events import RULE_IDS
@@ -83,16 +84,20 @@ def action_cost(core: Core, action: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- places and tiles
-def frontier_cells(st: State, g: int = 0) -> set[tuple[int, int]]:
-    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), as grid (x, y)."""
+def frontier_cells(st: State, g: int = 0, core: Core | None = None) -> set[tuple[int, int]]:
+    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), as grid (x, y); with the
+    game's ``core``, not the cells of Annihilation's no-placement zone (R-ANN-2: a side facing one is not open)."""
     cells = set()
     grid = st.grid_of(g)
+    zone = core is not None and core.cfg.scenario == "annihilation"
+    if zone:  # the rule's own test, run on this game's record (attribute access, as the compiled code reads it)
+        rec, par = st.packed.view(np.recarray)[g], core.params.view(np.recarray)[0]
     for t in np.nonzero(st.t_type[g] >= 0)[0]:
         x, y = int(st.t_x[g, t]), int(st.t_y[g, t])
         for d in range(4):
             nx, ny = x + int(DX[d]), y + int(DY[d])
             if int(st.t_open[g, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
-                    and grid[ny, nx] < 0:
+                    and grid[ny, nx] < 0 and not (zone and in_zone.py_func(rec, par, nx, ny)):
                 cells.add((nx, ny))
     return cells
 

@@ -92,7 +92,7 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
     tiles = np.nonzero(st.t_type[b] >= 0)[0]
     if not len(tiles):
         return Text("(no tiles placed)")
-    front = frontier_cells(st, b)
+    front = frontier_cells(st, b, core)
     xs = [int(st.t_x[b, t]) for t in tiles] + [c[0] for c in front]
     ys = [int(st.t_y[b, t]) for t in tiles] + [c[1] for c in front]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)

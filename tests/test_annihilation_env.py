@@ -153,6 +153,9 @@ def test_the_terminal_and_browser_tables_draw_the_bombs() -> None:  # R-ANN-6
     assert [(t["where"], t["bomb"]) for t in view["tiles"] if t["type"] == "bomb"] == [("W2 S1", True)]
     assert [c["bombs"] for c in view["cavers"]] == [0, 0, 1, 1]
     assert view["team"]["status"][-1] == "bombs placed 1/3; bomb cards: engineer 1, leader 1"
+    # R-ANN-2: the cells beside the exit (0, -1) are no frontier: a side facing the zone is not open
+    assert [(c["x"], c["y"]) for c in view["frontier"]] == [(-4, -2), (-4, 1), (-3, -2), (-3, 2), (-2, -2), (-2, 3),
+                                                            (-1, 4), (1, 3), (1, 4)]
 
 
 def test_a_scenario_game_is_recorded_replayed_and_turned_into_samples(tmp_path) -> None:

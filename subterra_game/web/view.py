@@ -31,10 +31,10 @@ def _rel(st: State, t: int, g: int = 0) -> tuple[int, int]:
     return int(st.t_x[g, t]) - int(st.t_x[g, 0]), int(st.t_y[g, t]) - int(st.t_y[g, 0])
 
 
-def frontier(st: State, g: int = 0) -> list[tuple[int, int]]:
+def frontier(st: State, g: int = 0, core: Core | None = None) -> list[tuple[int, int]]:
     """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), relative to the start."""
     sx, sy = int(st.t_x[g, 0]), int(st.t_y[g, 0])
-    return sorted((x - sx, y - sy) for x, y in frontier_cells(st, g))
+    return sorted((x - sx, y - sy) for x, y in frontier_cells(st, g, core))
 
 
 def tiles(st: State, g: int = 0) -> list[dict[str, Any]]:
@@ -141,6 +141,6 @@ def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
 def board_view(core: Core, st: State, mask: np.ndarray, labels: Sequence[str], humans: set[int],
                max_cycles: int) -> dict[str, Any]:
     """Everything the page draws for one moment of the game."""
-    return {"tiles": tiles(st), "frontier": [{"x": x, "y": y} for x, y in frontier(st)],
+    return {"tiles": tiles(st), "frontier": [{"x": x, "y": y} for x, y in frontier(st, 0, core)],
             "cavers": cavers(st, labels, humans), "horrors": horrors(st), "placing": placing(core, st),
             "team": team(core, st, max_cycles), "legal": legal_actions(core, st, mask) if st.actor[0] >= 0 else []}
