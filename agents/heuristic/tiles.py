@@ -8,13 +8,16 @@ import numpy as np
 from subterra_env.core.actions import A_PICK, A_ROTATE
 from subterra_env.core.board import tile_at
 from subterra_env.core.catalogue import (
-    DX, DY, OPPOSITE, ROT_MASK, T_CAVE_IN, T_EXIT, T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER,
+    CORE_TILE_TYPES, DX, DY, OPPOSITE, ROT_MASK, T_CAVE_IN, T_EXIT, T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SLIDE,
+    T_SQUEEZE, T_WATER,
 )
 
 from .jit import jit
 
-# How much worse than a normal tile each type is to have in the cave (in open-side units), by tile type.
-TYPE_COST = np.zeros(11, dtype=np.float64)
+# How much worse than a normal tile each type is to have in the cave (in open-side units), by tile type: every type
+# the rules know, the scenarios' too (a bomb tile costs nothing). Compiled code does not check bounds: a type beyond
+# the table would read whatever lies after it (it did, for the bomb tile: a cold compile and a cached one differed).
+TYPE_COST = np.zeros(len(CORE_TILE_TYPES), dtype=np.float64)
 for _t, _c in ((T_HORROR, 2.5), (T_GAS, 0.6), (T_CAVE_IN, 0.6), (T_WATER, 0.4), (T_ROUGH, 0.4), (T_SQUEEZE, 0.8),
                (T_LEDGE, 0.8), (T_SLIDE, 0.8)):
     TYPE_COST[_t] = _c

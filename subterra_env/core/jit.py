@@ -79,12 +79,22 @@ def jit(fn=None, *, parallel: bool = False):
     return _jit(fn, parallel=parallel, what=CORE)
 
 
+def _plain(t):
+    """The type a rule function is compiled for, whatever its caller passes: a constant's plain type, and a
+    narrower integer (a record field's int8 or int16, a uint8 die) widened to int64."""
+    t = nb_types.unliteral(t)
+    if isinstance(t, nb_types.Integer) and t.bitwidth < 64:
+        return nb_types.int64
+    return t
+
+
 def _unliteral_call_template(self, args, kws):
     """A call from compiled code types its constant arguments as literals (``damage(g, hurt, 1, ...)`` as
-    Literal[int](1)), and numba compiles the callee once per distinct constant: one small rule function became
-    dozens of copies, and the cold start paid for each. Typing them as their plain types compiles one copy."""
-    args = tuple(nb_types.unliteral(a) for a in args)
-    kws = {k: nb_types.unliteral(v) for k, v in kws.items()}
+    Literal[int](1)), and its record fields as their own widths, and numba compiles the callee once per distinct
+    constant or width: one small rule function became dozens of copies, and the cold start paid for each. Typing
+    them as plain int64 (``_plain``) compiles one copy; the call casts each argument up, never losing a value."""
+    args = tuple(_plain(a) for a in args)
+    kws = {k: _plain(v) for k, v in kws.items()}
     return type(self).get_call_template(self, args, kws)
 
 
