@@ -143,3 +143,12 @@ def test_sb3_and_torchrl_adapters_take_the_scenario() -> None:
     check_env_specs(env)
     td = env.reset()
     assert tuple(td["observation"].shape) == (2, 37, 5, 5) and tuple(td["action_mask"].shape) == (2, 107)
+def test_the_heuristic_and_random_agents_play_the_scenario_env() -> None:
+    from agents import HeuristicAgent, RandomAgent
+
+    env = subterra_env.env(scenario="extraction")
+    env.reset(seed=1)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    assert mask[HeuristicAgent(env).act(None, mask)] == 1
+    assert mask[RandomAgent(seed=0).act(env.observe(agent), mask)] == 1
