@@ -236,7 +236,8 @@ def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
     last = int(st.last_card[b])
     lines.append(f"hazard cards left {cards_left} | last hazard: {CARD_NAMES[last] if last >= 0 else '-'} | "
                  f"tiles left {st.stack.shape[1] - int(st.stack_pos[b])} | ropes left {int(st.ropes_left[b])} | "
-                 f"horrors {int((st.h_tile[b] >= 0).sum())}{_leapers(st, b)} | gas active {'yes' if st.gas_active[b] else 'no'} | "
+                 f"horrors {int((st.h_tile[b] >= 0).sum())}{_leapers(st, b)} | "
+                 f"gas active {'yes' if st.gas_active[b] else 'no'} | "
                  f"out of time {'yes' if st.out_of_time[b] else 'no'}")
     cat = build(cfg or GameConfig()) if st.aside_tile[b] >= 0 else None
     abilities = ability_status(st, b, cat if cat is not None and cat.max_tiles == st.t_cat.shape[1] else None)

@@ -23,8 +23,8 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, ROT_MASK,
-                                        X2)
+from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES,
+                                        ROT_MASK, X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
@@ -232,7 +232,8 @@ def pending_text(core: Core, st: State, g: int = 0) -> str:
 # What a rule ID did, for "loses 1 health to ..." and "the ... check".
 CAUSE_TEXT: dict[str, str] = {
     "R-ACT-2": "the failed exert check", "R-TILE-9": "the rough terrain", "R-HZ-3": "the gas",
-    "R-HOR-5": "a horror", "R-EXT-6": "a leaper's slash", "R-HZ-1": "the tremor", "R-HZ-2": "the flood", "R-HZ-4": "the cave-in",
+    "R-HOR-5": "a horror", "R-EXT-6": "a leaper's slash", "R-HZ-1": "the tremor", "R-HZ-2": "the flood",
+    "R-HZ-4": "the cave-in",
 }
 CHECK_TEXT: dict[str, str] = {
     "R-ACT-2": "exert", "R-TILE-9": "rough terrain", "R-ACT-14": "hide", "R-ACT-13": "rope", "R-HZ-1": "tremor",

@@ -119,7 +119,8 @@ def test_events_narration_and_text_board_show_leapers_slashes_sanctuary_and_bios
     lines = " ".join(e.text for e in narrate(core, before, env.state_, move))
     assert "a leaper SLASHES diver" in lines and "(3 -> 1) to a leaper's slash" in lines
     take = action_id("take card from caver 6")
-    assert describe_action(core, env.state_, take) == "take card from caver 6: the unconscious medic's biosample (1 held)"
+    assert describe_action(core, env.state_, take) == ("take card from caver 6: the unconscious medic's biosample "
+                                                       "(1 held)")
     before = env.state_.copy()
     env.step(take)
     assert "diver passes a biosample to" not in " ".join(e.text for e in narrate(core, before, env.state_, take))
