@@ -115,9 +115,14 @@ class GameBoundAgent:
     scenarios: tuple[str, ...] = ("base",)  # the games it knows how to play (GameConfig.scenario)
     view: GameView
 
+    @classmethod
+    def plays(cls, scenario: str) -> bool:
+        """Whether this agent knows how to play games of ``scenario`` (``GameConfig.scenario``)."""
+        return scenario in cls.scenarios
+
     def _check_scenario(self) -> None:
         scenario = self.view.core.cfg.scenario
-        if scenario not in self.scenarios:
+        if not self.plays(scenario):
             raise ValueError(f"{type(self).__name__} plays {self.scenarios}, not the scenario {scenario!r} of its "
                              "game (its rules and actions are not in its plans yet): use agents.RandomAgent there")
 

@@ -23,8 +23,9 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES,
-                                        ROT_MASK, X2)
+from subterra_env.core.board import in_zone
+from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY,
+                                         ROT_MASK, X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
@@ -84,6 +85,24 @@ def action_cost(core: Core, action: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- places and tiles
+def frontier_cells(st: State, g: int = 0, core: Core | None = None) -> set[tuple[int, int]]:
+    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), as grid (x, y); with the
+    game's ``core``, not the cells of Annihilation's no-placement zone (R-ANN-2: a side facing one is not open)."""
+    cells = set()
+    grid = st.grid_of(g)
+    zone = core is not None and core.cfg.scenario == "annihilation"
+    if zone:  # the rule's own test, run on this game's record (attribute access, as the compiled code reads it)
+        rec, par = st.packed.view(np.recarray)[g], core.params.view(np.recarray)[0]
+    for t in np.nonzero(st.t_type[g] >= 0)[0]:
+        x, y = int(st.t_x[g, t]), int(st.t_y[g, t])
+        for d in range(4):
+            nx, ny = x + int(DX[d]), y + int(DY[d])
+            if int(st.t_open[g, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
+                    and grid[ny, nx] < 0 and not (zone and in_zone.py_func(rec, par, nx, ny)):
+                cells.add((nx, ny))
+    return cells
+
+
 def where(st: State, t: int, g: int = 0) -> str:
     """A tile's cell relative to the start tile: ``start``, ``E2``, ``W1 S3``."""
     if t < 0:
@@ -375,8 +394,8 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "round":
         return Event("round", f"--- round {e.value} begins; {name} starts ---")
     if k == "result":
-        bombs = {"R-ANN-9": "; a bomb tile has no bomb: DEFEAT (R-ANN-9)",
-                 "R-EXT-9": "; a biosample is not on the exit: DEFEAT (R-EXT-9)"}.get(RULE_IDS[e.rule], "")
+        bombs = {"R-ANN-9": "; a bomb tile has no bomb (R-ANN-9)",
+                 "R-EXT-9": "; a biosample is not held on the exit (R-EXT-9)"}.get(e.rule, "")
         return Event("result", f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
                                f"escaped{bombs})")
     if k == "bomb":

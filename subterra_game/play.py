@@ -327,9 +327,32 @@ class ObsFreeBot:
         return int(self.agent.act(None, env.legal_mask))
 
 
+def search_refuses(scenario: str) -> str:
+    """Why the search bot cannot sit at a table of ``scenario`` ("" when it can): it plans the base game only."""
+    from agents.search import SearchAgent
+
+    return "" if SearchAgent.plays(scenario) else f"the search bot does not play {scenario} yet"
+
+
+def check_plays(env: raw_env, seats: list[Seat]) -> None:
+    """A clear error for a bot seat whose bot does not know the table's scenario (never a failure mid-game)."""
+    from agents.heuristic import HeuristicAgent
+
+    scenario = env.config.scenario
+    for s in seats:
+        if s.kind == "search" and search_refuses(scenario):
+            raise PlayError(f"{search_refuses(scenario)}: pick --bots heuristic or random")
+        if s.kind == "heuristic" and not HeuristicAgent.plays(scenario):
+            raise PlayError(f"the heuristic bot does not play {scenario} yet: pick --bots random")
+        if s.kind == "policy" and scenario != "base":
+            raise PlayError(f"policy bots play the base game only (their checkpoints read the subterra_v1 "
+                            f"observation), not {scenario}: pick --bots heuristic or random")
+
+
 def build_bots(env: raw_env, seats: list[Seat], seed: int) -> dict[int, Any]:
     """A bot per bot seat. Heuristic and search bots are bound to ``env`` and read its live game (public
     information only: never the clairvoyant search); one of each serves every seat it plays."""
+    check_plays(env, seats)
     bots: dict[int, Any] = {}
     heuristic, searches, policies = None, {}, {}
     for i, s in enumerate(seats):
@@ -376,7 +399,11 @@ class Session:
         seats = plan.resolve(ranks)
         auto = {i for i, s in enumerate(seats) if s.kind == "auto"}
         self.choice: BotChoice | None = None
-        if auto:
+        no_search = search_refuses(cfg.scenario)
+        if auto and no_search:
+            self.choice = BotChoice(Seat("heuristic"), no_search)
+            seats = [self.choice.seat if i in auto else s for i, s in enumerate(seats)]
+        elif auto:
             if on_probe is not None:
                 on_probe()
             if probe is None:

@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.config import CAVER_NAMES, ConfigError, GameConfig, from_dict, to_dict
-from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.config import CAVER_NAMES, SCENARIOS, ConfigError, GameConfig, from_dict, to_dict
+from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS_ALL, num_actions
 from subterra_env.core.observe import observe
 from subterra_env.core.state import HASH_FIELDS, RUNNING, SCENARIO_FIELDS, State, scenario_fields_set
 from subterra_env.env import raw_env
@@ -212,12 +212,15 @@ def parse_record(doc: Any, where: str = "record") -> dict[str, Any]:
         if not isinstance(s, dict):
             raise RecordError(f"{where}: seats[{i}] must be an object")
         _need(s, "player", str, f"{where}: seats[{i}]")
+    settings = doc["settings"] if isinstance(doc["settings"], dict) else {}
+    scenario = settings.get("scenario", "base")  # a scenario's own action ids follow the base game's
+    n_actions = num_actions(scenario) if scenario in SCENARIOS else NUM_ACTIONS_ALL
     for i, a in enumerate(_need(doc, "actions", list, where)):
         if not isinstance(a, dict):
             raise RecordError(f"{where}: actions[{i}] (step {i}) must be an object, got {type(a).__name__}")
         act = _need(a, "action", int, f"{where}: step {i}")
-        if not 0 <= act < NUM_ACTIONS:
-            raise RecordError(f"{where}: step {i}: action {act} is out of range 0..{NUM_ACTIONS - 1}")
+        if not 0 <= act < n_actions:
+            raise RecordError(f"{where}: step {i}: action {act} is out of range 0..{n_actions - 1}")
         _need(a, "seat", int, f"{where}: step {i}")
     return doc
 
@@ -340,7 +343,8 @@ def to_samples(record: dict[str, Any] | str | Path, obs_radius: int = 7, only_hu
 
     Returns arrays with one row per decision (N rows; with ``only_human``, people's decisions only):
     ``observation`` int8 (N, 34, 2R+1, 2R+1) and ``scalars`` int8 (N, 49): the acting caver's observation v1
-    at ``obs_radius`` R, exactly what the env's ``observe()`` gives; ``action_mask`` int8 (N, 90); ``action``
+    at ``obs_radius`` R, exactly what the env's ``observe()`` gives (a scenario's record: its env's planes, scalars and
+    actions, e.g. 38, 57 and 107 for Annihilation); ``action_mask`` int8 (N, 90); ``action``
     int64 (N,); ``seat`` int8, ``rank`` int8 (1..8), ``step`` int32 (index in the record), ``human`` bool.
     The record is replayed and verified first (RecordError if it does not replay)."""
     doc = load_record(record) if isinstance(record, (str, Path)) else record
@@ -365,12 +369,13 @@ def to_samples(record: dict[str, Any] | str | Path, obs_radius: int = 7, only_hu
 
     replay_record(doc, keep_states=False, on_step=grab)
     side = 2 * obs_radius + 1
-    from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS
+    from subterra_env.core.observe import grid_channels, scalars_of
 
+    scenario = record_config(doc).scenario  # a scenario's observation and actions extend the base game's
     return {
-        "observation": np.array(obs, dtype=np.int8).reshape(-1, NUM_GRID_CHANNELS, side, side),
-        "scalars": np.array(scal, dtype=np.int8).reshape(-1, NUM_SCALARS),
-        "action_mask": np.array(masks, dtype=np.int8).reshape(-1, NUM_ACTIONS),
+        "observation": np.array(obs, dtype=np.int8).reshape(-1, len(grid_channels(scenario)), side, side),
+        "scalars": np.array(scal, dtype=np.int8).reshape(-1, len(scalars_of(scenario))),
+        "action_mask": np.array(masks, dtype=np.int8).reshape(-1, num_actions(scenario)),
         "action": np.array(acts, dtype=np.int64),
         "seat": np.array(seats, dtype=np.int8),
         "rank": np.array(ranks, dtype=np.int8),

@@ -9,7 +9,7 @@ Cave map: every tile is a 9 x 5 block (``subterra_env.render``'s text blocks): w
 gap. Row 1: the tile type code (STA start, EXT exit, NOR normal, WAT water, GAS gas, CAV cave-in, DEN horror
 den, SQZ squeeze, LDG ledge, SLD slide, ROU rough) then ``~`` flooded, ``*`` rubble, ``r`` rope, ``^ > v <``
 ledge/slide arrow; row 2: cavers by rank digit (1 diver .. 8 leader; a letter a..h when knocked out), the acting
-caver highlighted; row 3: ``H`` per horror and ``!`` on a gas tile while gas is active. ``?`` marks an empty cell
+caver highlighted; row 3: ``H`` per horror, ``L`` per leaper (Extraction) and ``!`` on a gas tile while gas is active. ``?`` marks an empty cell
 that a Reveal can fill. Rulers give places relative to the start: ``E2 N1``.
 """
 
@@ -26,13 +26,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from subterra_env.config import CAVER_NAMES, TILE_TYPES
-from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY
+from subterra_env.config import CAVER_NAMES
+from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, pending_text
-from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block,
-                                 ability_status)
+from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text
+from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES,
+                                 _tile_block, ability_status)
 from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
@@ -46,11 +46,12 @@ WALL_RGB = (138, 138, 138)
 TERM_BG: dict[str, tuple[int, int, int]] = {
     "start": (108, 108, 108), "exit": (0, 135, 0), "normal": (68, 68, 68), "water": (0, 95, 175),
     "gas": (95, 135, 0), "cave-in": (135, 95, 0), "horror": (95, 0, 95), "squeeze": (95, 95, 135),
-    "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0),
+    "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0), "bomb": (175, 0, 0),
+    "sanctuary": (135, 135, 95),
 }
 FLOODED_BG = (0, 0, 135)
 TERM_CAVER = {**CAVER_COLOURS, 7: (95, 135, 255)}  # the image's dark blue Bodyguard is hard to read on black
-assert set(TERM_BG) == set(TILE_TYPES)
+assert set(TERM_BG) == set(CORE_TILE_TYPES)
 GUTTER = 4  # columns of the row ruler left of the map
 
 RULES_SUMMARY = """\
@@ -78,21 +79,7 @@ def _bg(st: State, b: int, t: int) -> tuple[int, int, int]:
 
 
 def _type_name(st: State, b: int, t: int) -> str:
-    return TILE_TYPES[st.t_type[b, t]]
-
-
-def _frontier(st: State, b: int) -> set[tuple[int, int]]:
-    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile)."""
-    cells = set()
-    grid = st.grid_of(b)
-    for t in np.nonzero(st.t_type[b] >= 0)[0]:
-        x, y = int(st.t_x[b, t]), int(st.t_y[b, t])
-        for d in range(4):
-            nx, ny = x + int(DX[d]), y + int(DY[d])
-            if int(st.t_open[b, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
-                    and grid[ny, nx] < 0:
-                cells.add((nx, ny))
-    return cells
+    return CORE_TILE_TYPES[st.t_type[b, t]]
 
 
 def _ruler(delta: int, pos: str, neg: str) -> str:
@@ -106,7 +93,7 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
     tiles = np.nonzero(st.t_type[b] >= 0)[0]
     if not len(tiles):
         return Text("(no tiles placed)")
-    front = _frontier(st, b)
+    front = frontier_cells(st, b, core)
     xs = [int(st.t_x[b, t]) for t in tiles] + [c[0] for c in front]
     ys = [int(st.t_y[b, t]) for t in tiles] + [c[1] for c in front]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
@@ -164,6 +151,8 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
                         style = f"bold black on {col}"
                 elif ch == "H":
                     style = f"bold white on {_rgb(HORROR_COLOUR)}"
+                elif r == 3 and ch == "L":  # Extraction's leaper (R-EXT-4)
+                    style = f"bold white on {_rgb(LEAPER_COLOUR)}"
                 elif ch == "!":
                     style = f"bold {_rgb((255, 80, 60))} {bg}"
                 chars[cy + r][cx + c] = ch
@@ -179,7 +168,7 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
         gx, gy = int(st.t_x[b, t]) + int(DX[d]), int(st.t_y[b, t]) + int(DY[d])
         if x0 <= gx <= x1 and y0 <= gy <= y1:  # the drawn tile, waiting for its rotation
             cx, cy = (gx - x0) * BLOCK_W, (gy - y0) * BLOCK_H
-            code = TYPE_CODES[TILE_TYPES[core.cat.tile_type[int(st.pend_tile[b])]]]
+            code = TYPE_CODES[CORE_TILE_TYPES[core.cat.tile_type[int(st.pend_tile[b])]]]
             for i, ch in enumerate(f"{code}?"):
                 chars[cy + 2][cx + 3 + i] = ch
                 styles[cy + 2][cx + 3 + i] = "bold reverse" if colour else None
@@ -246,6 +235,8 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
     lines.append("\n")
     lines.append(f"hazard cards left {cards}", style="bold yellow" if cards <= 1 else "")
     lines.append(f"   tiles left {tiles}   ropes {int(st.ropes_left[b])}   horrors {int((st.h_tile[b] >= 0).sum())}")
+    if (st.l_tile[b] >= 0).any():  # Extraction (R-EXT-4)
+        lines.append(f"   leapers {int((st.l_tile[b] >= 0).sum())}")
     last = int(st.last_card[b])
     lines.append(f"\nlast hazard: {CARD_NAMES[last] if last >= 0 else '-'}")
     extras = ability_status(st, b, core.cat)

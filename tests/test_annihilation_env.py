@@ -108,3 +108,71 @@ def test_events_narration_and_text_board_show_the_bombs() -> None:  # R-ANN-6, R
                                                                           action_id("place bomb")))
     board = env.render()
     assert "BMB" in board and "bombs placed 1/3; bomb cards: diver 1, scout 1" in board
+
+
+def test_narration_of_whole_heuristic_games_names_the_result() -> None:  # R-ANN-9
+    """Every step of two heuristic games narrates (no fallback line), and the last line says why it ended."""
+    from agents import HeuristicAgent
+    from subterra_game.narrate import narrate
+
+    ends = {}
+    for seed in (4, 9):
+        env = subterra_env.env(scenario="annihilation", record_events=True)
+        env.reset(seed=seed)
+        bot, lines = HeuristicAgent(env), []
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action, before = bot.act(None, obs["action_mask"]), env.state_.copy()
+            env.step(action)
+            lines += [e.text for e in narrate(env.core, before, env.state_, action)]
+        assert not [line for line in lines if "narration failed" in line]
+        ends[seed] = [line for line in lines if line.startswith("GAME OVER")]
+    assert ends == {4: ["GAME OVER: BRONZE (2 of 4 cavers escaped)"],
+                    9: ["GAME OVER: DEFEAT (2 of 4 cavers escaped; a bomb tile has no bomb (R-ANN-9))"]}
+
+
+def test_the_terminal_and_browser_tables_draw_the_bombs() -> None:  # R-ANN-6
+    """A heuristic table of Annihilation (seed 9): once the first bomb is down, the terminal map shows the bomb
+    tile and its token, and the browser's board view the tile, the token, the cards held and the progress."""
+    from subterra_env.config import preset
+    from subterra_game import play
+    from subterra_game.tui import cave_text
+    from subterra_game.web.view import board_view
+
+    s = play.Session(preset("annihilation"), 9, play.seat_plan(None, [], "heuristic", True))
+    while not s.env.state_.t_bomb[0].any():
+        seat = int(s.env.state_.actor[0])
+        s.apply(s.bots[seat].act(s.env, seat), "heuristic")
+    st = s.env.state_
+    text = cave_text(st, 0)
+    assert "BMB" in text and "B █" in text
+    view = board_view(s.env.core, st, s.env.legal_mask, s.labels, set(), 200)
+    assert [(t["where"], t["bomb"]) for t in view["tiles"] if t["type"] == "bomb"] == [("W2 S1", True)]
+    assert [c["bombs"] for c in view["cavers"]] == [0, 0, 1, 1]
+    assert view["team"]["status"][-1] == "bombs placed 1/3; bomb cards: engineer 1, leader 1"
+    # R-ANN-2: the cells beside the exit (0, -1) are no frontier: a side facing the zone is not open
+    assert [(c["x"], c["y"]) for c in view["frontier"]] == [(-4, -2), (-4, 1), (-3, -2), (-3, 2), (-2, -2), (-2, 3),
+                                                            (-1, 4), (1, 3), (1, 4)]
+
+
+def test_a_scenario_game_is_recorded_replayed_and_turned_into_samples(tmp_path) -> None:
+    """A heuristic Annihilation table's record (its actions reach the scenario's ids 90+) replays to the same final
+    state, and behaviour-cloning samples have the scenario's shapes."""
+    from subterra_env.config import preset
+    from subterra_game import play
+    from subterra_game.records import load_record, replay_record, to_samples
+
+    s = play.Session(preset("annihilation"), 4, play.seat_plan(None, [], "heuristic", True))
+    while not s.over:
+        seat = int(s.env.state_.actor[0])
+        s.apply(s.bots[seat].act(s.env, seat), "heuristic")
+    doc = load_record(s.save(tmp_path / "ann.json"))
+    assert max(a["action"] for a in doc["actions"]) >= 90 and doc["settings"]["scenario"] == "annihilation"
+    assert int(replay_record(doc, keep_states=False).env.state_.result[0]) == 1  # bronze, as played
+    samples = to_samples(doc, obs_radius=3)
+    n = len(doc["actions"])
+    assert samples["observation"].shape == (n, 38, 7, 7) and samples["scalars"].shape == (n, 57)
+    assert samples["action_mask"].shape == (n, 107)

@@ -111,6 +111,16 @@ def test_events_narration_and_text_board_show_leapers_slashes_sanctuary_and_bios
     board = env.render()
     assert "SAN" in board and "L" in board and "biosamples: diver 1, medic 1, leader 1" in board
     assert "leapers 1" in board
+    from rich.console import Console
+
+    from subterra_game.tui import cave_text, team_panel
+    from subterra_game.web.view import horrors
+
+    assert "SAN" in cave_text(env.state_, colour=False, core=core).plain  # the terminal map
+    console = Console(record=True, width=160)
+    console.print(team_panel(core, env.state_, ["a", "b", "c", "d"]))
+    assert "leapers 1" in console.export_text()
+    assert horrors(env.state_) == [{"x": 1, "y": 0, "leaper": True}]  # the browser board (map-relative cells)
     before = env.state_.copy()
     move = action_id("move E")
     env.step(move)  # the diver enters the leaper's tile: slashed (R-EXT-6)

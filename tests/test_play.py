@@ -278,6 +278,23 @@ def test_bots_flag_seats_search_or_heuristic_and_says_so(monkeypatch):
     assert s.bots_line == "" and s.notice == [] and "bots" not in s.record.to_json()  # no bots: nothing timed
 
 
+def test_a_scenario_table_seats_only_bots_that_play_it(monkeypatch):
+    """Annihilation: auto seats the heuristic without timing the search (which plans the base game only); asking
+    for the search or a policy there is a clear error before the game starts, never a failure mid-game."""
+    from subterra_env.config import preset
+    from subterra_game import play
+
+    ann = preset("annihilation")
+    monkeypatch.setattr(play, "time_search", lambda *a, **k: pytest.fail("timed a search that cannot sit there"))
+    s = play.Session(ann, 3, seat_plan(None, [], "auto", False))
+    assert [x.kind for x in s.seats] == ["human", "heuristic", "heuristic", "heuristic"]
+    assert s.bots_line == "Bots: heuristic (the search bot does not play annihilation yet)"
+    with pytest.raises(PlayError, match="the search bot does not play annihilation yet: pick --bots heuristic"):
+        play.Session(ann, 3, seat_plan(None, [], "search", True))
+    with pytest.raises(PlayError, match="policy bots play the base game only .* not annihilation"):
+        play.Session(ann, 3, seat_plan(None, [], "policy:agents/shipped/team.zip", True))
+
+
 def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
     from subterra_game import play
 

@@ -25,7 +25,10 @@ DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
 # what it packs, in order: camera, raft, 5 consumables, 1 rope (8 slots)
 PACK_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 5), (A.A_TAKE + 1, 1))
 SPEED_TENTHS = 10  # AP a space, in tenths, when planning trips
-CLOSE_LEAD = 1  # VP from which a leading team places tiles to close the cave (the game then ends, not truncates)
+RESERVE_TILES = 8  # the nearest exit is kept for the last tile once this few tiles are left
+FINAL_SLACK = 2
+TURN_AP = 4  # AP a trip plans to use of each further turn's 5 (a step dearer than the AP left wastes the rest)
+CLOSE_LEAD = 999  # VP from which a leading team places tiles to close the cave (the game then ends, not truncates)
 FINISH_AP = 10  # a leading team closes the last exit only this near home (AP), so it is home for the last rounds
 
 
@@ -53,9 +56,10 @@ def _entry_cost(g: np.ndarray | list[int], t: int, nb: int, d: int, raft: bool, 
 
 
 def _bfs(g: np.ndarray | list[int], cells: dict, start: int, raft: bool = True, oxygen: bool = True,
-         ropes: int = 99) -> tuple[dict[int, int], dict[int, int]]:
+         ropes: int = 99, unit: bool = False) -> tuple[dict[int, int], dict[int, int]]:
     """Cheapest AP from ``start`` to every tile the team can walk to with its kit (water needs its raft or
-    oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by."""
+    oxygen; an unroped depth change needs the ropes), and the first side to leave ``start`` by; ``unit``: spaces
+    instead of AP, every connection allowed (crawling)."""
     dist, first = {start: 0}, {start: -1}
     heap = [(0, start)]
     while heap:
@@ -63,7 +67,7 @@ def _bfs(g: np.ndarray | list[int], cells: dict, start: int, raft: bool = True, 
         if c > dist[t]:
             continue
         for d, nb in neighbours(g, cells, t):
-            step = _entry_cost(g, t, nb, d, raft, oxygen, ropes)
+            step = 1 if unit else _entry_cost(g, t, nb, d, raft, oxygen, ropes)
             if step < 0 or (nb in dist and dist[nb] <= c + step):
                 continue
             dist[nb] = c + step
@@ -83,9 +87,21 @@ def _step_toward(mask: np.ndarray, side: int, ap_full: bool) -> int | None:
 
 
 # a camp trip (the nearest goal is beyond one backpack of consumables): the camp carries 4 more, the backpack
-# camera, raft, 3 consumables and a rope (8 slots with the packed camp)
-CAMP_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 3), (A.A_TAKE + 1, 1))
+# raft, 4 consumables and a rope (8 slots with the packed camp): the camera stays home, range matters more then
+CAMP_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 4), (A.A_TAKE + 1, 1))
 CAMP_LOAD = 4
+CAMP_TRIP_CONS = 4 + CAMP_LOAD  # consumables on a camp trip
+
+
+def _crawl_home(g: np.ndarray, r: list, cells: dict, pos: int, mask: np.ndarray, end: int) -> int:
+    """Exhausted (R-ITC-TURN-3): a crawl moves one space a turn whatever it costs to walk, so it takes the path
+    home with the fewest spaces, not the cheapest in AP."""
+    hops, _ = _bfs(r, cells, 0, ropes=99, unit=True)
+    best, best_h = end, hops.get(pos, 99)
+    for d, nb in neighbours(r, cells, pos):
+        if mask[A.A_CRAWL + d] and hops.get(nb, 99) < best_h:
+            best, best_h = A.A_CRAWL + d, hops[nb]
+    return best
 
 
 def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool) -> int:
@@ -114,6 +130,12 @@ def _unexplored(g: np.ndarray, cells: dict) -> int:
         opened = int(g[L.TOPEN + t])
         n += sum(1 for e in range(4) if (opened >> e) & 1 and (x + DXY[e][0], y + DXY[e][1]) not in cells)
     return n
+
+
+def _open_exits(g: np.ndarray, cells: dict, t: int, x: int, y: int) -> bool:
+    """Tile t at (x, y) has an unexplored exit to reveal from (never the home base or a boulder choke)."""
+    return g[L.TKIND + t] not in (L.K_HOME, L.K_BOULDER) and any(
+        (g[L.TOPEN + t] >> d) & 1 and (x + dx, y + dy) not in cells for d, (dx, dy) in enumerate(DXY))
 
 
 def _facing(g: np.ndarray, cells: dict, x: int, y: int) -> int:
@@ -147,8 +169,8 @@ def _best_placement(g: np.ndarray, P: np.ndarray, mask: np.ndarray, cells: dict,
         if close:
             after = left - _facing(g, cells, x, y) + n
             key = (after == 0 and not may_finish, n)  # lower is better
-        else:
-            key = (-n,)
+        else:  # ties: the cell nearest home, so the cave stays compact and its exits within a trip's reach
+            key = (-n, abs(x) + abs(y))
         if best_key is None or key < best_key:
             best, best_key = a, key
     return best
@@ -213,27 +235,61 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
     tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
     cam = bp[L.E_CAMERA] > 0 or pend != L.P_NONE
+    # an emptied camp placed away from home is fetched (repacked) so the next camp trip can load it
+    stranded_camp = camp if camp > 0 and not g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK].any() else -1
     oxy = bp[L.E_OX2] + bp[L.E_OX1] > 0
 
-    def goal(budget: int) -> int:
-        """The nearest space worth going to whose round trip fits ``budget`` consumables and the rounds left (the
-        same test all the way, so no flip-flop): an unexplored exit (tiles left) or a token it can take."""
+    ap_now = int(g[L.AP])
+    if pos == 0 and (pend != L.P_NONE or ap_now < 3):  # packing, or a turn it ends at home: it sets out with all AP
+        ap_now = ap
+
+    def reach(budget: int) -> int:
+        """AP a trip may still spend with ``budget`` consumables: this turn's AP and TURN_AP a further turn (each
+        paid for by one consumable's upkeep); one AP of this turn is slack for a step dearer than the AP left."""
+        return ap_now - 1 + TURN_AP * budget
+
+    # the next tile drawn is the last (R-ITC-END-1): it is revealed only within the final rounds' walk of home, or
+    # the team would be out when the game ends (R-ITC-SCORE-3)
+    last_tile = tiles_left == 1 and not g[L.END_TRIG]
+    final_turns = int(P[L.PR_END_ROUNDS])
+    final_ap = (ap - 1) * final_turns + FINAL_SLACK  # an exit this near home (AP) can draw the last tile
+
+    def finish_reach(budget: int) -> int:
+        """AP it can walk home in once the end is triggered: this turn's and the final rounds' (while upkeep lasts),
+        one AP a turn of slack."""
+        return ap_now - 1 + (ap - 1) * min(budget, final_turns)
+
+    # spaces with an unexplored exit, nearest home first. The nearest, when within final_ap of home, is kept for the
+    # last tile while others are left: exits near home are otherwise used up early, and the game could only end
+    # with the team far out (eliminated) or not at all (truncated)
+    frontier = sorted((home_dist[t], t) for (x, y), t in cells.items()
+                      if t in home_dist and _open_exits(g, cells, t, x, y))
+    reserved = frontier[0][1] if (1 < tiles_left <= RESERVE_TILES and len(frontier) > 1 and frontier[0][0] <= final_ap) else -1
+    others = [d for d, t in frontier if t != reserved]
+    # beyond every trip: the nearest unexplored exit is farther than even a camp trip's consumables reach (the cave
+    # grows away from home, and the random team hardly explores). Left alone the game runs to truncation, so the
+    # team goes anyway: it walks while its consumables last, then crawls home exhausted (R-ITC-TURN-3)
+    beyond = (tiles_left > 1 and not g[L.END_TRIG] and bool(others)
+              and 2 * others[0] + 1 > ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
+
+    def goal(budget: int, fetch_camp: bool = False) -> int:
+        """The nearest space worth going to whose trip there, its action and back fits ``reach(budget)`` and the
+        rounds left (the same test all the way: walking spends AP off both sides, so no flip-flop): an unexplored
+        exit (tiles left), a token it can take, or (``fetch_camp``) its own emptied camp left away from home."""
         best, best_d = -1, 99
-        if pos == 0 and camp != L.CAMP_PACKED:  # a turn of slack when setting out: a step dearer than the AP left
-            budget -= 1  # ends a turn early, and a trip planned to the last consumable would be given up on the way
-            # (a camp trip, once packed, goes: its test below already had the slack)
+        fits = reach(budget) if not beyond else 10 ** 6
         for (x, y), t in cells.items():
             if t not in dist or t == pos or dist[t] >= best_d:
                 continue
-            trip = turns(dist[t] + home_dist.get(t, 99))
-            if trip > budget or trip + 1 >= rounds_left:
+            trip = dist[t] + 1 + home_dist.get(t, 99)
+            if trip > fits or turns(trip) + 1 >= rounds_left:
                 continue
             kind = int(g[L.TKIND + t])
             token = g[L.TTOKEN + t] and ((kind == L.K_WONDER and cam) or (kind == L.K_WATER and oxy)
                                          or kind == L.K_SQUEEZE)
-            exits = tiles_left > 0 and kind not in (L.K_HOME, L.K_BOULDER) and any(
-                (g[L.TOPEN + t] >> d) & 1 and (x + dx, y + dy) not in cells for d, (dx, dy) in enumerate(DXY))
-            if token or exits:
+            exits = tiles_left > 0 and t != reserved and _open_exits(g, cells, t, x, y) and (
+                not last_tile or home_dist.get(t, 99) <= final_ap)
+            if token or exits or (fetch_camp and t == stranded_camp):
                 best, best_d = t, dist[t]
         return best
 
@@ -241,7 +297,7 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
     # run to truncation)
     camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and goal(5) < 0
-                 and goal(4 + CAMP_LOAD) >= 0)
+                 and goal(CAMP_TRIP_CONS) >= 0)
     if pend in (L.P_SETUP, L.P_PACK):
         return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
     if camp == L.CAMP_PACKED and int(bp[L.E_CONS]) <= 1 and pos != 0 and camp_cons > 0:
@@ -252,8 +308,13 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             and mask[A.A_CAMP_REPACK]:
         return A.A_CAMP_REPACK  # the emptied camp comes back home for the next trip
     need_home = turns(home_dist.get(pos, 99))
-    # strict: a goal passed the test turns(there + back) <= cons, so on arrival turns(back) <= cons holds
-    going_home = pos != 0 and (cons < need_home or rounds_left <= need_home + 1 or bool(g[L.EXHAUSTED]))
+    # a goal passed the test there + back <= reach(cons), so on arrival back <= reach(cons) holds; this fires only
+    # when a turn wasted more than its slack
+    going_home = pos != 0 and ((home_dist.get(pos, 99) > reach(cons) + 1 and not beyond)
+                               or rounds_left <= need_home + 1
+                               or bool(g[L.EXHAUSTED]))
+    if g[L.EXHAUSTED] and pos != 0:
+        return _crawl_home(g, r, cells, pos, mask, end)
     if going_home:
         a = _step_toward(mask, first[0], ap_full) if 0 in first else None
         return a if a is not None else end
@@ -272,9 +333,11 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             return A.A_PACK
         if int(g[L.AP]) < 3:  # a turn that starts at home costs no upkeep: set out with full AP
             return end
-    if mask[A.A_REVEAL]:
+    if mask[A.A_REVEAL] and pos != reserved and (not last_tile or home_dist.get(pos, 99) + 1 <= finish_reach(cons)):
         return A.A_REVEAL
     best = goal(cons)
+    if best < 0:  # nothing else in reach: fetch an emptied camp left away from home, for the next camp trip
+        best = goal(cons, fetch_camp=True)
     if why is not None:
         why.update(goal=best, cons=cons, dist=dist.get(best), home=home_dist.get(best), need_home=need_home)
     if best >= 0:  # a step it cannot afford now waits for the next turn's AP (crawling if it never can)

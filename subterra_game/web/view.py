@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.config import CAVER_NAMES, TILE_TYPES
+from subterra_env.config import CAVER_NAMES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import BIT, CARD_NAMES, DX, DY, ROT_MASK
+from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ROT_MASK
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from ..narrate import action_cost, action_detail, pending_text, where
+from ..narrate import action_cost, action_detail, frontier_cells, pending_text, where
 from subterra_env.info import game_info
+from subterra_env.render import ability_status
 
 # Action kinds whose argument (0..3) is a direction: the page puts them on the neighbouring cell.
 DIRECTED = {A.K_REVEAL, A.K_EXPLORE, A.K_MOVE, A.K_STEP, A.K_SWIM, A.K_SQUEEZE, A.K_DIG, A.K_REPEL, A.K_EXCAVATE,
@@ -30,19 +31,10 @@ def _rel(st: State, t: int, g: int = 0) -> tuple[int, int]:
     return int(st.t_x[g, t]) - int(st.t_x[g, 0]), int(st.t_y[g, t]) - int(st.t_y[g, 0])
 
 
-def frontier(st: State, g: int = 0) -> list[tuple[int, int]]:
-    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), relative."""
-    grid = st.grid_of(g)
+def frontier(st: State, g: int = 0, core: Core | None = None) -> list[tuple[int, int]]:
+    """Empty cells beyond an open side of a placed tile (where a Reveal could put a tile), relative to the start."""
     sx, sy = int(st.t_x[g, 0]), int(st.t_y[g, 0])
-    cells: set[tuple[int, int]] = set()
-    for t in np.nonzero(st.t_type[g] >= 0)[0]:
-        x, y = int(st.t_x[g, t]), int(st.t_y[g, t])
-        for d in range(4):
-            nx, ny = x + int(DX[d]), y + int(DY[d])
-            if int(st.t_open[g, t]) & int(BIT[d]) and 0 <= ny < grid.shape[0] and 0 <= nx < grid.shape[1] \
-                    and grid[ny, nx] < 0:
-                cells.add((nx - sx, ny - sy))
-    return sorted(cells)
+    return sorted((x - sx, y - sy) for x, y in frontier_cells(st, g, core))
 
 
 def tiles(st: State, g: int = 0) -> list[dict[str, Any]]:
@@ -50,9 +42,9 @@ def tiles(st: State, g: int = 0) -> list[dict[str, Any]]:
     for t in np.nonzero(st.t_type[g] >= 0)[0]:
         t = int(t)
         x, y = _rel(st, t, g)
-        out.append({"i": t, "x": x, "y": y, "type": TILE_TYPES[int(st.t_type[g, t])], "open": int(st.t_open[g, t]),
+        out.append({"i": t, "x": x, "y": y, "type": CORE_TILE_TYPES[int(st.t_type[g, t])], "open": int(st.t_open[g, t]),
                     "flood": bool(st.t_flood[g, t]), "rubble": bool(st.t_rubble[g, t]), "rope": bool(st.t_rope[g, t]),
-                    "arrow": int(st.t_arrow[g, t]), "where": where(st, t, g)})
+                    "arrow": int(st.t_arrow[g, t]), "bomb": bool(st.t_bomb[g, t]), "where": where(st, t, g)})
     return out
 
 
@@ -65,17 +57,19 @@ def cavers(st: State, labels: Sequence[str], humans: set[int], g: int = 0) -> li
         out.append({"seat": s, "rank": rank, "caver": CAVER_NAMES[rank - 1], "player": labels[s],
                     "human": s in humans, "tile": t, "x": x, "y": y, "hp": int(st.c_hp[g, s]),
                     "max": int(st.c_max[g, s]), "dead": bool(st.c_dead[g, s]), "under": bool(st.c_under[g, s]),
-                    "hidden": bool(st.c_hidden[g, s]),
+                    "hidden": bool(st.c_hidden[g, s]), "bombs": int(st.c_bombs[g, s]),
                     "on_exit": bool(st.exit_tile[g] >= 0 and t == int(st.exit_tile[g]))})
     return out
 
 
 def horrors(st: State, g: int = 0) -> list[dict[str, int]]:
+    """Every monster's cell: horrors, then Extraction's leapers (``leaper`` true, R-EXT-4)."""
     out = []
-    for t in st.h_tile[g]:
-        if t >= 0:
-            x, y = _rel(st, int(t), g)
-            out.append({"x": x, "y": y})
+    for leaper, tiles in ((False, st.h_tile[g]), (True, st.l_tile[g])):
+        for t in tiles:
+            if t >= 0:
+                x, y = _rel(st, int(t), g)
+                out.append({"x": x, "y": y, "leaper": leaper})
     return out
 
 
@@ -92,7 +86,7 @@ def action_target(st: State, action: int, g: int = 0) -> tuple[int, int] | None:
     if kind in (A.K_DIG, A.K_EXCAVATE):  # here
         return x, y
     if kind == A.K_SURFACE:  # onto the k-th water tile placed
-        water = [int(t) for t in np.flatnonzero(st.t_type[g] == TILE_TYPES.index("water"))]
+        water = [int(t) for t in np.flatnonzero(st.t_type[g] == CORE_TILE_TYPES.index("water"))]
         return _rel(st, water[arg - 1], g) if arg <= len(water) else None
     return None
 
@@ -121,7 +115,7 @@ def placing(core: Core, st: State, g: int = 0) -> dict[str, Any] | None:
     x, y = _rel(st, here, g)
     d = int(st.pend_dir[g])
     return {"x": x + int(DX[d]), "y": y + int(DY[d]),
-            "type": TILE_TYPES[int(core.cat.tile_type[int(st.pend_tile[g])])]}
+            "type": CORE_TILE_TYPES[int(core.cat.tile_type[int(st.pend_tile[g])])]}
 
 
 def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
@@ -142,12 +136,13 @@ def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
             "ropes_left": int(st.ropes_left[g]), "horrors": int((st.h_tile[g] >= 0).sum()),
             "last_hazard": CARD_NAMES[last] if last >= 0 else None, "warnings": warnings,
             "pending": pending_text(core, st, g) if actor >= 0 else "",
+            "status": ability_status(st, g, core.cat),  # abilities' counters and a scenario's progress (bombs)
             "result": RESULT_NAMES[code] if code != RUNNING else None, "escaped": escaped}
 
 
 def board_view(core: Core, st: State, mask: np.ndarray, labels: Sequence[str], humans: set[int],
                max_cycles: int) -> dict[str, Any]:
     """Everything the page draws for one moment of the game."""
-    return {"tiles": tiles(st), "frontier": [{"x": x, "y": y} for x, y in frontier(st)],
+    return {"tiles": tiles(st), "frontier": [{"x": x, "y": y} for x, y in frontier(st, 0, core)],
             "cavers": cavers(st, labels, humans), "horrors": horrors(st), "placing": placing(core, st),
             "team": team(core, st, max_cycles), "legal": legal_actions(core, st, mask) if st.actor[0] >= 0 else []}

@@ -108,12 +108,14 @@ function renderTeam(v) {
     if (c.under) flags.push("under water");
     if (c.hidden) flags.push("hidden");
     if (c.on_exit) flags.push("ON EXIT");
+    if (c.bombs) flags.push(`${c.bombs} bomb card${c.bombs > 1 ? "s" : ""}`);
     node("td", {class: c.on_exit ? "on-exit" : "flags"}, flags.join(", "), tr);
   }
   const p = node("p", {}, null, box);
   p.textContent = `round ${tm.round} (max ${tm.max_rounds})` + (tm.actor >= 0 ? ` · AP ${tm.ap} · exert ` +
     (tm.exerted ? "used" : "available") : "") + ` · hazard cards left ${tm.cards_left} · tiles left ` +
     `${tm.tiles_left} · ropes ${tm.ropes_left} · horrors ${tm.horrors} · last hazard ${tm.last_hazard || "-"}`;
+  if (tm.status.length) node("p", {class: "muted"}, tm.status.join(" · "), box);
   for (const w of tm.warnings) node("p", {class: "warning"}, "\u26a0 " + w, box);
   if (tm.pending) node("p", {class: "pending"}, "now: " + tm.pending, box);
 }

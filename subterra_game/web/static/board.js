@@ -41,10 +41,11 @@ const Board = (() => {
     if (t.flood) marks += "~";
     if (t.rubble) marks += "*";
     if (t.rope) marks += "r";
+    if (t.bomb) marks += "B";
     if (t.arrow >= 0 && (t.type === "ledge" || t.type === "slide")) marks += ARROWS[t.arrow];
     if (marks) el("text", {x: x * C + C - 6, y: y * C + 16, class: "marks", "text-anchor": "end"}, g, marks);
     const title = el("title", {}, g, `${t.type} tile at ${t.where}` + (t.flood ? ", flooded" : "") +
-      (t.rubble ? ", rubble" : "") + (t.rope ? ", rope" : ""));
+      (t.rubble ? ", rubble" : "") + (t.rope ? ", rope" : "") + (t.bomb ? ", bomb placed" : ""));
     title.setAttribute("data-i", t.i);
   }
 
@@ -80,8 +81,8 @@ const Board = (() => {
       const i = n.get(k) || 0;
       n.set(k, i + 1);
       const x = (h.x + 0.08 + 0.22 * i) * C, y = (h.y + 0.74) * C;
-      el("rect", {x, y, width: 13, height: 13, class: "horror"}, g);
-      el("text", {x: x + 6.5, y: y + 11, class: "horror-h", "text-anchor": "middle"}, g, "H");
+      el("rect", {x, y, width: 13, height: 13, class: h.leaper ? "leaper" : "horror"}, g);
+      el("text", {x: x + 6.5, y: y + 11, class: "horror-h", "text-anchor": "middle"}, g, h.leaper ? "L" : "H");
     }
   }
 
