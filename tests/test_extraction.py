@@ -78,7 +78,7 @@ def test_leaper_card_moves_every_monster_then_spawns_a_leaper_by_its_own_paths()
     assert g.horrors() == [(3, 0)] and g.leapers() == []  # a horror's path crosses the sanctuary
 
 
-def test_leaper_x2_moves_twice_and_spawns_two_never_above_three():  # R-EXT-3 (as R-HZ-6), R-EXT-4
+def test_leaper_x2_moves_twice_and_spawns_two():  # R-EXT-3 (as R-HZ-6), R-EXT-4
     row = "horror:E normal:EW normal:EW normal:EW start:NESW normal:EW normal:EW normal:EW horror:W"
     g = ext(row, cavers="leader@4,0", leapers="0,0", deck="leaper:x2")
     g.play("end turn")
