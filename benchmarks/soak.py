@@ -56,6 +56,9 @@ SETTINGS: tuple[dict[str, Any], ...] = (
 SCENARIO_LANES: tuple[dict[str, Any], ...] = (
     {"scenario": "annihilation"},
     {"scenario": "annihilation", "num_cavers": 6, "difficulty": "expert", "seat_order": "random"},
+    {"scenario": "extraction", "biosamples": True},
+    {"scenario": "extraction", "num_cavers": 5, "difficulty": "advanced", "seat_order": "random",
+     "sanctuary_blocks_horrors": True},
 )
 LANES: tuple[dict[str, Any], ...] = SETTINGS + SCENARIO_LANES
 DEFAULT_OUT = Path(__file__).parent / "results" / "soak.json"

@@ -21,8 +21,8 @@ if str(ROOT) not in sys.path:  # run as a script: use this checkout's package
 
 from subterra_env.config import GameConfig  # noqa: E402
 from subterra_env.core import actions as A  # noqa: E402
-from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, GRID_CHANNELS,  # noqa: E402
-                                       SCALARS)
+from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS,  # noqa: E402
+                                       EXTRACTION_SCALARS, GRID_CHANNELS, SCALARS)
 
 DOC = ROOT / "docs" / "actions_observation.md"
 
@@ -58,8 +58,9 @@ ACTION_WHEN: dict[str, str] = {
     "surface 1..8": "Diver under water at the start of his turn: onto the k-th water tile placed (R-CAV-1)",
     # Annihilation (ids after the base game's 90)
     "place bomb": "holding a bomb card, on a bomb tile without a token (R-ANN-6)",
-    "give bomb to caver 1..8": "holding a bomb card; that caver (conscious or not) on your tile (R-ANN-7)",
-    "take bomb from caver 1..8": "that caver is unconscious on your tile and holds a bomb card (R-ANN-7)",
+    "give card to caver 1..8": "holding a card (Annihilation: a bomb card; Extraction: a biosample); that caver "
+                               "(conscious or not) on your tile (R-ANN-7, R-EXT-9)",
+    "take card from caver 1..8": "that caver is unconscious on your tile and holds a card (R-ANN-7, R-EXT-9)",
 }
 
 GRID_MEANING: dict[str, str] = {
@@ -77,6 +78,11 @@ GRID_MEANING: dict[str, str] = {
     "bomb tile/token": "a bomb tile (in the base planes a normal tile); a bomb token on it (R-ANN-6)",
     "no-placement zone": "an empty cell around the exit where no tile may be placed (R-ANN-2)",
     "cave-in die c": "an unstable cave-in tile's third number (R-ANN-3)",
+    # Extraction
+    "leapers/sanctuary": "number of leapers on the tile (R-EXT-4); the sanctuary tile (in the base planes a normal "
+                         "tile; R-EXT-7)",
+    "oldest monster here: place in the move order": "on a tile with monsters, the place of the oldest of them in "
+                                                    "the order monsters move (1 = first; oldest first, R-EXT-4)",
 }
 
 SCALAR_MEANING: dict[str, str] = {
@@ -110,6 +116,11 @@ SCALAR_MEANING: dict[str, str] = {
     "caver 0..5 bomb cards": "bomb cards caver k holds (public)",
     "bomb tiles not placed": "bomb tiles still in the stack or held (where in the stack is hidden)",
     "bomb tokens placed": "bomb tokens on the table; fewer than 3 at the end is a defeat (R-ANN-9)",
+    # Extraction
+    "caver 0..5 biosamples": "biosamples caver k holds (public; R-EXT-9)",
+    "leapers in cave": "leapers on the table (at most 3, R-EXT-4)",
+    "biosamples on the exit": "biosamples held by cavers on the exit; fewer than 3 at the end is a defeat when "
+                              "biosamples are on (R-EXT-9)",
 }
 
 
@@ -193,6 +204,9 @@ def tables() -> dict[str, str]:
             action_table(A.NUM_ACTIONS, A.num_actions("annihilation")),
             feature_table(ANNIHILATION_CHANNELS, GRID_MEANING, "channels", len(GRID_CHANNELS)),
             feature_table(ANNIHILATION_SCALARS, SCALAR_MEANING, "index", len(SCALARS))]),
+        "extraction": "\n\n".join([
+            feature_table(EXTRACTION_CHANNELS, GRID_MEANING, "channels", len(GRID_CHANNELS)),
+            feature_table(EXTRACTION_SCALARS, SCALAR_MEANING, "index", len(SCALARS))]),
     }
 
 

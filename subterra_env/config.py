@@ -24,10 +24,11 @@ HAZARDS: tuple[str, ...] = ("tremor", "flood", "cave-in", "gas", "horror")
 DIFFICULTIES: tuple[str, ...] = ("easier", "normal", "advanced", "expert")
 # The expansion scenarios of RULES_VAR.md, one at a time; "base" is the rulebook game (R-VAR).
 SCENARIOS: tuple[str, ...] = ("base", "annihilation", "extraction", "investigation")
-BUILT_SCENARIOS: tuple[str, ...] = ("base", "annihilation")
+BUILT_SCENARIOS: tuple[str, ...] = ("base", "annihilation", "extraction")
 # The settings the scenarios added (read only by a scenario's rules): configs recorded before them lack them.
 SCENARIO_SETTINGS: tuple[str, ...] = ("scenario", "unstable_cave_in_numbers", "bomb_seats", "place_bomb_cost",
-                                      "transfer_cost")
+                                      "transfer_cost", "leaper_cards", "leaper_x2_cards", "leaper_limit",
+                                      "sanctuary_blocks_horrors", "biosamples", "biosample_seats")
 
 # R-TILE catalogue [default]: counts per (type, shape).
 DEFAULT_TILES: dict[str, dict[str, int]] = {
@@ -162,7 +163,7 @@ class GameConfig:
 
     # --- expansion scenarios (RULES_VAR.md)
     scenario: str = "base"
-    """'base' (the rulebook game) [default] or 'annihilation' (R-ANN); one at a time."""
+    """'base' (the rulebook game) [default], 'annihilation' (R-ANN) or 'extraction' (R-EXT); one at a time."""
     unstable_cave_in_numbers: tuple[tuple[int, ...], ...] = ((1, 2, 3), (4, 5, 6))
     """R-ANN-3 [default]: the die faces of Annihilation's unstable cave-in tiles (three each)."""
     bomb_seats: tuple[int, ...] | None = None
@@ -171,6 +172,18 @@ class GameConfig:
     """R-ANN-6 [default]: AP of Place Bomb."""
     transfer_cost: int = 1
     """R-ANN-7 [default]: AP of Transfer (give a card, or take one from an unconscious caver)."""
+    leaper_cards: int = 5
+    """R-EXT-2 (box): basic Leaper hazard cards added to Extraction's pool after the difficulty removals."""
+    leaper_x2_cards: int = 1
+    """R-EXT-2 (box): Leaper x2 cards; removed at the difficulties that remove x2 cards (Easier, Normal)."""
+    leaper_limit: int = 3
+    """R-EXT-4 (box: 3 pieces): leapers in the cave at once, besides the horrors."""
+    sanctuary_blocks_horrors: bool = False
+    """R-EXT-7 option [default off]: horrors may not enter the sanctuary either (their paths avoid it)."""
+    biosamples: bool = False
+    """R-EXT-9 [default off]: 3 biosample cards dealt; all must be held on the exit at the end, else Defeat."""
+    biosample_seats: tuple[int, ...] | None = None
+    """R-EXT-9: the seats dealt a biosample, or None for 3 different seats drawn by the game seed [default]."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -312,6 +325,7 @@ def _validate_scenario(c: GameConfig) -> None:
     if c.scenario not in BUILT_SCENARIOS:
         raise ConfigError(f"setting 'scenario'={c.scenario!r} is not built yet: built are {BUILT_SCENARIOS} "
                           "(RULES_VAR.md; issue 18)")
+    _validate_extraction(c)
     for key in ("place_bomb_cost", "transfer_cost"):
         _check_int(key, getattr(c, key))
         if not 0 <= getattr(c, key) <= 2:
@@ -337,6 +351,30 @@ def _validate_scenario(c: GameConfig) -> None:
 
 # R-ANN-3: the cave tiles removed unseen before the Annihilation stack is split into piles
 ANNIHILATION_REMOVED = 18
+# R-EXT-1: the tiles removed unseen from the top of Extraction's shuffled stack (before the exit goes in)
+EXTRACTION_REMOVED = 3
+
+
+def _validate_extraction(c: GameConfig) -> None:
+    for key, top in (("leaper_cards", 32), ("leaper_x2_cards", 8), ("leaper_limit", 3)):
+        _check_int(key, getattr(c, key))
+        if not 0 <= getattr(c, key) <= top:
+            _fail(key, getattr(c, key), f"an integer in 0..{top}")
+    for key in ("sanctuary_blocks_horrors", "biosamples"):
+        if not isinstance(getattr(c, key), bool):
+            _fail(key, getattr(c, key), "true or false")
+    if c.biosample_seats is not None:
+        if not isinstance(c.biosample_seats, tuple):
+            object.__setattr__(c, "biosample_seats", tuple(c.biosample_seats))
+        if (len(c.biosample_seats) != 3 or len(set(c.biosample_seats)) != 3
+                or not all(isinstance(s, int) and 0 <= s < c.num_cavers for s in c.biosample_seats)):
+            _fail("biosample_seats", c.biosample_seats, f"3 different seats in 0..{c.num_cavers - 1}, or None (seeded)")
+    if c.biosamples and c.scenario != "extraction":
+        _fail("biosamples", c.biosamples, "false outside scenario 'extraction' (R-EXT-9; one scenario at a time)")
+    if c.scenario == "extraction":
+        n_cave = sum(sum(v.values()) for v in c.tiles.values())
+        if n_cave + 3 - EXTRACTION_REMOVED < c.exit_in_last:  # R-EXT-1: the exit goes among the bottom tiles
+            _fail("tiles", n_cave, f"at least {c.exit_in_last} cave tiles for Extraction (R-EXT-1)")
 
 
 def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfig:
@@ -352,8 +390,9 @@ def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfi
     for key in ("cave_in_numbers", "unstable_cave_in_numbers"):
         if key in d:
             d[key] = tuple(tuple(p) for p in d[key])
-    if d.get("bomb_seats") is not None:
-        d["bomb_seats"] = tuple(d["bomb_seats"])
+    for key in ("bomb_seats", "biosample_seats"):
+        if d.get(key) is not None:
+            d[key] = tuple(d[key])
     if "deal" in d:
         d["deal"] = {int(k): v for k, v in d["deal"].items()}
     try:
@@ -414,6 +453,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "annihilation": {"scenario": "annihilation"},
     "annihilation-five": {"scenario": "annihilation", "num_cavers": 5},
     "annihilation-six": {"scenario": "annihilation", "num_cavers": 6},
+    # Extraction (R-EXT); biosamples (R-EXT-9) are a setting: preset("extraction", biosamples=True)
+    "extraction": {"scenario": "extraction"},
+    "extraction-five": {"scenario": "extraction", "num_cavers": 5},
+    "extraction-six": {"scenario": "extraction", "num_cavers": 6},
 }
 
 

@@ -33,6 +33,12 @@ devoured        seat failed the Out of Time check on ``tile`` and was devoured (
 turn            seat's turn begins with ``value`` AP on ``tile``
 round           round ``value`` begins; seat starts it
 result          the game ended with result ``value`` (0 defeat .. 3 gold), ``die`` cavers out (R-RND-4)
+bomb            seat put a bomb token on ``tile`` (``value``: tokens placed so far, R-ANN-6)
+transfer        seat gave a card (bomb, biosample) to the seat ``value`` on ``tile`` (R-ANN-7, R-EXT-9)
+leaper_move     a leaper stepped from ``value`` to ``tile``, hunting seat (R-EXT-5: two such steps a move)
+leaper_spawn    a leaper spawned on ``tile`` (R-EXT-3)
+leaper_leave    the leaper on ``tile`` left: no victim in reach by its paths (R-EXT-8) or repelled by seat
+slash           a leaper on ``tile`` slashed seat for ``value`` health and left the cave (R-EXT-6)
 =============== ====================================================================================
 """
 

@@ -49,17 +49,20 @@ Colour = tuple[int, int, int]
 TYPE_CODES: dict[str, str] = {
     "start": "STA", "exit": "EXT", "normal": "NOR", "water": "WAT", "gas": "GAS", "cave-in": "CAV",
     "horror": "DEN", "squeeze": "SQZ", "ledge": "LDG", "slide": "SLD", "rough": "ROU", "bomb": "BMB",
+    "sanctuary": "SAN",
 }
 TYPE_COLOURS: dict[str, Colour] = {
     "start": (205, 205, 205), "exit": (80, 200, 90), "normal": (160, 130, 95), "water": (80, 140, 200),
     "gas": (175, 195, 60), "cave-in": (185, 110, 55), "horror": (140, 75, 165), "squeeze": (125, 125, 140),
     "ledge": (210, 170, 90), "slide": (95, 185, 185), "rough": (115, 90, 70), "bomb": (215, 60, 45),
+    "sanctuary": (235, 235, 150),
 }
 CAVER_COLOURS: dict[int, Colour] = {  # by rank 1..8 (CAVER_NAMES order)
     1: (0, 220, 255), 2: (255, 255, 0), 3: (255, 140, 0), 4: (0, 255, 120),
     5: (255, 0, 255), 6: (255, 255, 255), 7: (30, 30, 255), 8: (255, 170, 200),
 }
 HORROR_COLOUR: Colour = (230, 20, 20)
+LEAPER_COLOUR: Colour = (255, 120, 0)  # Extraction's leapers (R-EXT-4), marked L
 WALL_COLOUR: Colour = (45, 35, 28)
 BACKGROUND: Colour = (0, 0, 0)
 FLOOD_COLOUR: Colour = (30, 80, 230)
@@ -137,10 +140,17 @@ def _tile_block(st: State, b: int, t: int) -> list[str]:
     for i, s in enumerate(here[:BLOCK_W - 2]):
         rows[2][1 + i] = _caver_char(int(st.c_rank[b, s]), int(st.c_hp[b, s]))
     n_h = int((st.h_tile[b] == t).sum())
-    rows[3][1:1 + n_h] = "H" * n_h
+    n_l = int((st.l_tile[b] == t).sum())  # Extraction's leapers (R-EXT-4)
+    rows[3][1:1 + n_h + n_l] = "H" * n_h + "L" * n_l
     if st.t_bomb[b, t]:  # Annihilation: a bomb token placed here (R-ANN-6)
         rows[3][BLOCK_W - 2] = "B"
     return ["".join(r) for r in rows]
+
+
+def _leapers(st: State, b: int) -> str:
+    """' | leapers N' while Extraction's leapers are in the cave (R-EXT-4), else ''."""
+    n = int((st.l_tile[b] >= 0).sum())
+    return f" | leapers {n}" if n else ""
 
 
 def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
@@ -184,6 +194,9 @@ def ability_status(st: State, b: int = 0, cat=None) -> list[str]:
     if st.c_bombs[b].any() or st.t_bomb[b].any():  # Annihilation (R-ANN-5, R-ANN-6)
         held = ", ".join(f"{CAVER_NAMES[st.c_rank[b, s] - 1]} {int(n)}" for s, n in enumerate(st.c_bombs[b]) if n)
         out.append(f"bombs placed {int(st.t_bomb[b].sum())}/{BOMBS}; bomb cards: {held or 'none'}")
+    if st.c_samples[b].any():  # Extraction (R-EXT-9)
+        held = ", ".join(f"{CAVER_NAMES[st.c_rank[b, s] - 1]} {int(n)}" for s, n in enumerate(st.c_samples[b]) if n)
+        out.append(f"biosamples: {held}")
     return out
 
 
@@ -223,7 +236,8 @@ def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
     last = int(st.last_card[b])
     lines.append(f"hazard cards left {cards_left} | last hazard: {CARD_NAMES[last] if last >= 0 else '-'} | "
                  f"tiles left {st.stack.shape[1] - int(st.stack_pos[b])} | ropes left {int(st.ropes_left[b])} | "
-                 f"horrors {int((st.h_tile[b] >= 0).sum())} | gas active {'yes' if st.gas_active[b] else 'no'} | "
+                 f"horrors {int((st.h_tile[b] >= 0).sum())}{_leapers(st, b)} | "
+                 f"gas active {'yes' if st.gas_active[b] else 'no'} | "
                  f"out of time {'yes' if st.out_of_time[b] else 'no'}")
     cat = build(cfg or GameConfig()) if st.aside_tile[b] >= 0 else None
     abilities = ability_status(st, b, cat if cat is not None and cat.max_tiles == st.t_cat.shape[1] else None)
@@ -284,9 +298,10 @@ def _draw_tile(st: State, b: int, t: int, cell: int, pieces: bool = True) -> np.
         x, y = w + 1 + (i % 3) * (q + 1), w + 1 + (i // 3) * (q + 1)
         colour = CAVER_COLOURS[int(st.c_rank[b, s])]
         img[y:y + q, x:x + q] = colour if st.c_hp[b, s] > 0 else _dim(colour)
-    for i in range(int((st.h_tile[b] == t).sum())):
+    monsters = [HORROR_COLOUR] * int((st.h_tile[b] == t).sum()) + [LEAPER_COLOUR] * int((st.l_tile[b] == t).sum())
+    for i, colour in enumerate(monsters):
         x, y = w + 1 + i * (q + 1), cell - w - 1 - q
-        img[y:y + q, x:x + q] = HORROR_COLOUR
+        img[y:y + q, x:x + q] = colour
     return img
 
 
@@ -402,10 +417,12 @@ def _label_tiles(st: State, b: int, cell: int, draw: Any, ox: int, bbox: tuple[i
             draw.rectangle((cx, cy, cx + q - 1, cy + q - 1), fill=colour, outline=outline)
             ink = _ink(colour)
             draw.text((cx + q // 2, cy + q // 2), str(rank), fill=ink, font=font, anchor="mm")
-        for i in range(int((st.h_tile[b] == t).sum())):
+        monsters = [("H", HORROR_COLOUR)] * int((st.h_tile[b] == t).sum()) + [("L", LEAPER_COLOUR)] * int(
+            (st.l_tile[b] == t).sum())
+        for i, (mark, colour) in enumerate(monsters):
             hx, hy = px + cell - w - 1 - (i + 1) * (q + 1), py + cell - w - 1 - q
-            draw.rectangle((hx, hy, hx + q - 1, hy + q - 1), fill=HORROR_COLOUR, outline=(0, 0, 0))
-            draw.text((hx + q // 2, hy + q // 2), "H", fill=(255, 255, 255), font=font, anchor="mm")
+            draw.rectangle((hx, hy, hx + q - 1, hy + q - 1), fill=colour, outline=(0, 0, 0))
+            draw.text((hx + q // 2, hy + q // 2), mark, fill=(255, 255, 255), font=font, anchor="mm")
 
 
 def _fit(draw: Any, text: str, font: Any, max_w: int) -> str:
@@ -440,7 +457,7 @@ def _status_strip(st: State, b: int, cfg: GameConfig | None, draw: Any, y: int, 
     cards_left = game_info(st, b)["hazard_cards_left"]
     last = int(st.last_card[b])
     counters = (f"hazard cards left {cards_left}    tiles left {st.stack.shape[1] - int(st.stack_pos[b])}    "
-                f"ropes {int(st.ropes_left[b])}    horrors {int((st.h_tile[b] >= 0).sum())}    "
+                f"ropes {int(st.ropes_left[b])}    horrors {int((st.h_tile[b] >= 0).sum())}{_leapers(st, b)}    "
                 f"last hazard: {CARD_NAMES[last] if last >= 0 else '-'}")
     draw.text((10, y), _fit(draw, counters, body, max_w), fill=TEXT_COLOUR, font=body)
     y += lh

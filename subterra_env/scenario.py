@@ -17,10 +17,13 @@ Map cells are whitespace-separated tokens ``TYPE:SIDES[:MARKS]`` or ``.`` for em
 ``config.TILE_TYPES``; SIDES the open sides (``NESW``); MARKS any of ``~`` flooded, ``*`` rubble, ``r`` rope,
 ``^ > v <`` a ledge or slide arrow (N, E, S, W), two digits for cave-in die numbers, and ``n e s w`` for an
 explosives token on that side (the side is then open too); in Annihilation also the type ``bomb``, three digits
-for an unstable cave-in tile and ``B`` for a bomb token. Coordinates are
+for an unstable cave-in tile and ``B`` for a bomb token; in Extraction the type ``sanctuary``. Coordinates are
 ``column,row`` of the map. Tile indices follow reading order with the start tile first (horror spawn ties
 go to the lower index). Caver tokens ``name@x,y`` take options ``hp=N``, ``hidden``, ``dead`` (no position),
-``under`` (the Diver under water, no position), ``bombs=N`` (bomb cards held, Annihilation).
+``under`` (the Diver under water, no position), ``bombs=N`` (bomb cards held, Annihilation), ``samples=N``
+(biosamples held, Extraction). ``leapers`` lists Extraction's leapers like ``horrors``; in Extraction every
+monster is spawned in the order listed, horrors first, unless a cell ends in ``:N``, its spawn order (monsters move
+oldest first across kinds, R-EXT-4). The deck takes ``leaper`` and ``leaper:x2`` in Extraction.
 Seats follow the listed order. ``stack`` and ``deck`` list what is left, top first; ``dice`` scripts the next
 die faces (then the game's seeded stream continues). Other keys: ``actor``, ``ap``, ``exerted``, ``round``,
 ``start`` (starting caver), ``gas`` (on/off: entering damage active), ``out-of-time`` (on/off), ``seed``,
@@ -39,7 +42,7 @@ import numpy as np
 from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
 from .core import rng
 from .core.board import relink
-from .core.catalogue import BIT, C_OUT_OF_TIME, CORE_TILE_TYPES, X2
+from .core.catalogue import BIT, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, CORE_TILE_TYPES, X2
 from .core.rules import Core
 from .core.state import FORCED, State, alloc
 
@@ -86,7 +89,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     core = core or Core(cfg)
     cfg, cat = core.cfg, core.cat
     rows, keys = parse_sections(text)
-    known = {"cavers", "horrors", "stack", "deck", "actor", "ap", "exerted", "round", "start", "gas",
+    known = {"cavers", "horrors", "leapers", "stack", "deck", "actor", "ap", "exerted", "round", "start", "gas",
              "out-of-time", "seed", "dice", "ropes", "aside", "redraws", "explosives"}
     if set(keys) - known:
         raise ScenarioError(f"unknown keys {sorted(set(keys) - known)}; known: {sorted(known)}")
@@ -158,9 +161,10 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
                 st.c_hp[0, s] = int(o[3:])
             if o.startswith("bombs="):
                 st.c_bombs[0, s] = int(o[6:])
+            if o.startswith("samples="):
+                st.c_samples[0, s] = int(o[8:])
         st.c_hidden[0, s] = "hidden" in opts
-    for h, ref in enumerate(keys.get("horrors", "").split()):
-        st.h_tile[0, h] = tile_at(ref)
+    _monsters(keys, cfg, st, tile_at)
 
     # Stack (top first) and deck (top first), placed at the end of their arrays.
     stack = keys.get("stack", "").split()
@@ -171,7 +175,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     n = st.stack.shape[1]
     st.stack_pos[0] = n - len(ids)
     st.stack[0, n - len(ids):] = ids
-    cards = [_card(tok) for tok in keys.get("deck", "").split()]
+    cards = [_card(tok, cfg) for tok in keys.get("deck", "").split()]
     d = st.deck.shape[1]
     if len(cards) > d:
         raise ScenarioError(f"deck: {len(cards)} cards, at most {d} for this config")
@@ -264,12 +268,37 @@ def _types(cat) -> tuple[str, ...]:
     return CORE_TILE_TYPES if cat.scenario else TILE_TYPES
 
 
-def _card(tok: str) -> int:
+def _monsters(keys: dict[str, str], cfg: GameConfig, st: State, tile_at) -> None:
+    """Horrors and (Extraction) leapers, each kind's slots oldest first; spawn stamps in Extraction."""
+    born = 0
+    for name, tiles, stamps in (("horrors", st.h_tile, st.h_born), ("leapers", st.l_tile, st.l_born)):
+        refs = keys.get(name, "").split()
+        if name == "leapers" and refs and cfg.scenario != "extraction":
+            raise ScenarioError("'leapers:' needs scenario 'extraction' (R-EXT)")
+        if len(refs) > 3:
+            raise ScenarioError(f"{name}: at most 3, got {len(refs)}")
+        ranked = []
+        for i, ref in enumerate(refs):
+            cell, _, order = ref.partition(":")
+            ranked.append((int(order) if order else born + i, tile_at(cell)))
+        born += len(refs)
+        for k, (order, t) in enumerate(sorted(ranked)):
+            tiles[0, k] = t
+            if cfg.scenario == "extraction":
+                stamps[0, k] = order
+    if cfg.scenario == "extraction":
+        st.born_n[0] = max([born] + [int(v) + 1 for v in np.concatenate([st.h_born[0], st.l_born[0]])])
+
+
+def _card(tok: str, cfg: GameConfig) -> int:
     if tok == "out-of-time":
         return C_OUT_OF_TIME
+    if tok in ("leaper", "leaper:x2") and cfg.scenario == "extraction":
+        return C_LEAPER_X2 if tok.endswith("x2") else C_LEAPER
     name, _, sev = tok.partition(":")
     if name not in HAZARDS or sev not in ("", "x2"):
-        raise ScenarioError(f"card {tok!r}: one of {HAZARDS} (':x2' for severe) or 'out-of-time'")
+        raise ScenarioError(f"card {tok!r}: one of {HAZARDS} (':x2' for severe), 'out-of-time', or in Extraction "
+                            "'leaper' ('leaper:x2')")
     return HAZARDS.index(name) + (X2 if sev else 0)
 
 

@@ -24,8 +24,8 @@ import numpy as np
 from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
 from subterra_env.core.board import in_zone
-from subterra_env.core.catalogue import (BIT, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, ROT_MASK,
-                                         X2)
+from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY,
+                                         ROT_MASK, X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
@@ -41,6 +41,7 @@ HAZARD_TEXT: dict[str, str] = {
     "cave-in": "a d6 is rolled: cave-in tiles showing it fill with rubble and hurt cavers there (R-HZ-4)",
     "gas": "cavers on gas tiles lose 2 health; entering a gas tile costs 2 until the next hazard phase (R-HZ-3)",
     "horror": "every horror moves one step toward its closest victim, then a horror spawns (R-HZ-5)",
+    "leaper": "every monster moves (leapers two steps), then a leaper spawns (R-EXT-3)",
     "out of time": "from now on, every hazard phase, each caver off the exit must pass a skill check or be "
                    "devoured (R-HZ-7)",
 }
@@ -204,9 +205,11 @@ def action_detail(core: Core, st: State, action: int, g: int = 0) -> str:
             return "the rubble on your tile"
         if kind in (A.K_GIVE, A.K_TAKE):
             s = _seat_of_rank(st, arg, g)
-            return (f"one of your {int(st.c_bombs[g, int(st.actor[g])])} bomb cards to the {CAVER_NAMES[arg - 1]}"
-                    if kind == A.K_GIVE else f"the unconscious {CAVER_NAMES[arg - 1]}'s bomb card "
-                                             f"({int(st.c_bombs[g, s])} held)")
+            cards, what = (st.c_samples, "biosample") if core.cfg.scenario == "extraction" else (st.c_bombs,
+                                                                                                  "bomb card")
+            return (f"one of your {int(cards[g, int(st.actor[g])])} {what}s to the {CAVER_NAMES[arg - 1]}"
+                    if kind == A.K_GIVE else f"the unconscious {CAVER_NAMES[arg - 1]}'s {what} "
+                                             f"({int(cards[g, s])} held)")
         return {A.K_END: "", A.K_EXERT: "skill check at turn end: -1 health if failed",
                 A.K_RUN: f"then up to {core.cfg.run_steps} move steps, one at a time", A.K_STOP: "end the run here",
                 A.K_HIDE: "skill check: if passed, horrors ignore you this round",
@@ -248,7 +251,8 @@ def pending_text(core: Core, st: State, g: int = 0) -> str:
 # What a rule ID did, for "loses 1 health to ..." and "the ... check".
 CAUSE_TEXT: dict[str, str] = {
     "R-ACT-2": "the failed exert check", "R-TILE-9": "the rough terrain", "R-HZ-3": "the gas",
-    "R-HOR-5": "a horror", "R-HZ-1": "the tremor", "R-HZ-2": "the flood", "R-HZ-4": "the cave-in",
+    "R-HOR-5": "a horror", "R-EXT-6": "a leaper's slash", "R-HZ-1": "the tremor", "R-HZ-2": "the flood",
+    "R-HZ-4": "the cave-in",
 }
 CHECK_TEXT: dict[str, str] = {
     "R-ACT-2": "exert", "R-TILE-9": "rough terrain", "R-ACT-14": "hide", "R-ACT-13": "rope", "R-HZ-1": "tremor",
@@ -366,6 +370,15 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "horror_leave":
         why = f"repelled by the {name}" if e.rule == "R-CAV-7" else "no victim within reach"
         return Event("horror", f"the horror at {where(a, e.tile, g)} leaves the cave ({why})")
+    if k == "leaper_move":
+        return Event("horror", f"a leaper leaps from {where(a, e.value, g)} to {where(a, e.tile, g)}")
+    if k == "leaper_spawn":
+        return Event("horror", f"a leaper spawns on {tile_name(a, e.tile, g)}")
+    if k == "leaper_leave":
+        why = f"repelled by the {name}" if e.rule == "R-CAV-7" else "no victim within reach: cut off (R-EXT-8)"
+        return Event("horror", f"the leaper at {where(a, e.tile, g)} leaves the cave ({why})")
+    if k == "slash":
+        return Event("damage", f"a leaper SLASHES {name} at {where(a, e.tile, g)} and is gone (R-EXT-6)")
     if k == "card":
         return _card_event(e.value)
     if k == "roll":
@@ -381,19 +394,21 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "round":
         return Event("round", f"--- round {e.value} begins; {name} starts ---")
     if k == "result":
-        bombs = "; a bomb tile has no bomb (R-ANN-9)" if e.rule == "R-ANN-9" else ""
+        bombs = {"R-ANN-9": "; a bomb tile has no bomb (R-ANN-9)",
+                 "R-EXT-9": "; a biosample is not held on the exit (R-EXT-9)"}.get(e.rule, "")
         return Event("result", f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
                                f"escaped{bombs})")
     if k == "bomb":
         return Event("result", f"{name} places a BOMB on {where(a, e.tile, g)} ({e.value} of 3 placed)")
     if k == "transfer":
-        return Event("info", f"{name} passes a bomb card to {_caver(a, e.value, g)}")
+        what = "a biosample" if core.cfg.scenario == "extraction" else "a bomb card"
+        return Event("info", f"{name} passes {what} to {_caver(a, e.value, g)}")
     return None
 
 
 def _card_event(card: int) -> Event:
-    base = "out of time" if card == C_OUT_OF_TIME else HAZARDS[card % X2]
-    twice = " (twice: x2)" if X2 <= card < C_OUT_OF_TIME else ""
+    base = "out of time" if card == C_OUT_OF_TIME else "leaper" if card > C_OUT_OF_TIME else HAZARDS[card % X2]
+    twice = " (twice: x2)" if X2 <= card < C_OUT_OF_TIME or card == C_LEAPER_X2 else ""
     return Event("hazard", f"HAZARD: {CARD_NAMES[card].upper()}: {HAZARD_TEXT[base]}{twice}")
 
 

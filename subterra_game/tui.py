@@ -9,7 +9,7 @@ Cave map: every tile is a 9 x 5 block (``subterra_env.render``'s text blocks): w
 gap. Row 1: the tile type code (STA start, EXT exit, NOR normal, WAT water, GAS gas, CAV cave-in, DEN horror
 den, SQZ squeeze, LDG ledge, SLD slide, ROU rough) then ``~`` flooded, ``*`` rubble, ``r`` rope, ``^ > v <``
 ledge/slide arrow; row 2: cavers by rank digit (1 diver .. 8 leader; a letter a..h when knocked out), the acting
-caver highlighted; row 3: ``H`` per horror and ``!`` on a gas tile while gas is active. ``?`` marks an empty cell
+caver highlighted; row 3: ``H`` per horror, ``L`` per leaper (Extraction) and ``!`` on a gas tile while gas is active. ``?`` marks an empty cell
 that a Reveal can fill. Rulers give places relative to the start: ``E2 N1``.
 """
 
@@ -31,8 +31,8 @@ from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text
-from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, _tile_block,
-                                 ability_status)
+from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES,
+                                 _tile_block, ability_status)
 from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
@@ -47,6 +47,7 @@ TERM_BG: dict[str, tuple[int, int, int]] = {
     "start": (108, 108, 108), "exit": (0, 135, 0), "normal": (68, 68, 68), "water": (0, 95, 175),
     "gas": (95, 135, 0), "cave-in": (135, 95, 0), "horror": (95, 0, 95), "squeeze": (95, 95, 135),
     "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0), "bomb": (175, 0, 0),
+    "sanctuary": (135, 135, 95),
 }
 FLOODED_BG = (0, 0, 135)
 TERM_CAVER = {**CAVER_COLOURS, 7: (95, 135, 255)}  # the image's dark blue Bodyguard is hard to read on black
@@ -150,6 +151,8 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
                         style = f"bold black on {col}"
                 elif ch == "H":
                     style = f"bold white on {_rgb(HORROR_COLOUR)}"
+                elif r == 3 and ch == "L":  # Extraction's leaper (R-EXT-4)
+                    style = f"bold white on {_rgb(LEAPER_COLOUR)}"
                 elif ch == "!":
                     style = f"bold {_rgb((255, 80, 60))} {bg}"
                 chars[cy + r][cx + c] = ch
@@ -232,6 +235,8 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
     lines.append("\n")
     lines.append(f"hazard cards left {cards}", style="bold yellow" if cards <= 1 else "")
     lines.append(f"   tiles left {tiles}   ropes {int(st.ropes_left[b])}   horrors {int((st.h_tile[b] >= 0).sum())}")
+    if (st.l_tile[b] >= 0).any():  # Extraction (R-EXT-4)
+        lines.append(f"   leapers {int((st.l_tile[b] >= 0).sum())}")
     last = int(st.last_card[b])
     lines.append(f"\nlast hazard: {CARD_NAMES[last] if last >= 0 else '-'}")
     extras = ability_status(st, b, core.cat)

@@ -60,6 +60,10 @@ class Game:
     def horrors(self) -> list[tuple[int, int]]:
         return [self.xy(int(t)) for t in self.st.h_tile[0] if t >= 0]
 
+    def leapers(self) -> list[tuple[int, int]]:
+        """Map cells of Extraction's leapers, oldest first (R-EXT-4)."""
+        return [self.xy(int(t)) for t in self.st.l_tile[0] if t >= 0]
+
     def actor(self) -> str | None:
         a = int(self.st.actor[0])
         return None if a < 0 else CAVER_NAMES[self.st.c_rank[0, a] - 1]

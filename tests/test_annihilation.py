@@ -155,12 +155,12 @@ def test_transfer_gives_to_a_caver_here_and_takes_only_from_the_unconscious():  
     g = ann_game(EXIT_NORTH, ".          start:NESW  normal:W",
                  cavers="diver@1,1:bombs=1 medic@1,1 scout@1,1:hp=0:bombs=1 climber@2,1")
     legal = g.legal()
-    assert {"give bomb to caver 6", "give bomb to caver 2", "take bomb from caver 2"} <= legal
-    assert "give bomb to caver 5" not in legal  # the climber is on another tile
-    assert "take bomb from caver 6" not in legal  # the medic is conscious: it gives on its own turn
-    g.play("take bomb from caver 2")
+    assert {"give card to caver 6", "give card to caver 2", "take card from caver 2"} <= legal
+    assert "give card to caver 5" not in legal  # the climber is on another tile
+    assert "take card from caver 6" not in legal  # the medic is conscious: it gives on its own turn
+    g.play("take card from caver 2")
     assert g.st.c_bombs[0].tolist() == [2, 0, 0, 0] and g.ap == 1
-    g.play("give bomb to caver 6")
+    g.play("give card to caver 6")
     assert g.st.c_bombs[0].tolist() == [1, 1, 0, 0] and g.ap == 0
     g = ann_game(EXIT_NORTH, ".          start:NESW  normal:W", cavers="diver@1,1 medic@1,1")
     assert not any(n.startswith(("give", "take")) for n in g.legal())  # no card, nothing to move
@@ -237,7 +237,7 @@ def test_scenario_settings_are_checked():
     with pytest.raises(ConfigError, match="'scenario'='volcano'"):
         GameConfig(scenario="volcano")
     with pytest.raises(ConfigError, match="not built yet"):
-        GameConfig(scenario="extraction")
+        GameConfig(scenario="investigation")
     with pytest.raises(ConfigError, match="unstable_cave_in_numbers"):
         GameConfig(scenario="annihilation", unstable_cave_in_numbers=((1, 2), (3, 4)))
     with pytest.raises(ConfigError, match="at least 36 cave tiles"):

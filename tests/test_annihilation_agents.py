@@ -68,7 +68,7 @@ cavers: medic@2,1 leader@2,1:hp=0:bombs=1 scout@1,1:bombs=1 diver@1,1:bombs=1
 actor: medic
 {STACK}
 {DECK}
-""") == ["take bomb from caver 8"]
+""") == ["take card from caver 8"]
 
 
 def test_goes_out_once_every_bomb_is_placed():  # R-ANN-9: then the medal counts the cavers out

@@ -95,8 +95,8 @@ def test_events_narration_and_text_board_show_the_bombs() -> None:  # R-ANN-6, R
                            render_mode="ansi")
     env.reset(seed=0, options={"scenario": BOMB_MAP})
     core, before = env.core, env.state_.copy()
-    take = action_id("take bomb from caver 6")
-    assert describe_action(core, env.state_, take) == "take bomb from caver 6: the unconscious medic's bomb card (1 held)"
+    take = action_id("take card from caver 6")
+    assert describe_action(core, env.state_, take) == "take card from caver 6: the unconscious medic's bomb card (1 held)"
     env.step(take)
     assert [e.kind for e in env.last_events] == ["transfer"]
     lines = [e.text for e in narrate(core, before, env.state_, take)]

@@ -13,7 +13,8 @@ import pytest
 
 from subterra_env.config import GameConfig
 from subterra_env.core import actions
-from subterra_env.core.observe import ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, GRID_CHANNELS, SCALARS
+from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS, EXTRACTION_SCALARS,
+                                       GRID_CHANNELS, SCALARS)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -61,10 +62,10 @@ def test_every_explanation_is_used():
     scenario = gen.action_table(actions.NUM_ACTIONS, actions.num_actions("annihilation"))
     labels = {row.split(" | ")[1] for t in (gen.action_table(), scenario) for row in t.splitlines()[2:]}
     assert labels == set(gen.ACTION_WHEN)
-    assert {lab for names in (GRID_CHANNELS, ANNIHILATION_CHANNELS) for _, _, lab in gen._groups(names)} == set(
-        gen.GRID_MEANING)
-    assert {lab for names in (SCALARS, ANNIHILATION_SCALARS) for _, _, lab in gen._groups(names)} == set(
-        gen.SCALAR_MEANING)
+    grids, scalars = (GRID_CHANNELS, ANNIHILATION_CHANNELS, EXTRACTION_CHANNELS), (SCALARS, ANNIHILATION_SCALARS,
+                                                                                   EXTRACTION_SCALARS)
+    assert {lab for names in grids for _, _, lab in gen._groups(names)} == set(gen.GRID_MEANING)
+    assert {lab for names in scalars for _, _, lab in gen._groups(names)} == set(gen.SCALAR_MEANING)
 
 
 def test_a_renamed_action_or_feature_fails(monkeypatch):

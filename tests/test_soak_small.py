@@ -37,7 +37,7 @@ def run_soak(soak: ModuleType, out: Path, *args: str) -> tuple[int, dict]:
 
 
 def test_small_soak_passes(soak: ModuleType, tmp_path: Path) -> None:
-    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "300", "--batch", "32")
+    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "300", "--batch", "25")  # 12 lanes of 25 games
     assert rc == 0
     assert REPORT_FIELDS <= set(rep)
     assert rep["errors"] == 0 and rep["error_list"] == [] and rep["failed"] == 0

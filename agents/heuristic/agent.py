@@ -66,7 +66,9 @@ class HeuristicAgent(GameBoundAgent):
     experiments; ``threads``: None uses numba's thread pool for batches of 64 rows or more, 1 never."""
 
 
-    scenarios = ("base", "annihilation")  # Annihilation: deliver the bombs, then go out
+    # Annihilation: deliver the bombs, then go out; Extraction: leapers avoided like horrors, the sanctuary safe,
+    # biosamples taken from unconscious teammates and carried out
+    scenarios = ("base", "annihilation", "extraction")
 
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, threads: int | None = None,
                  **weights: float):

@@ -14,7 +14,7 @@ import numpy as np
 from subterra_env.core.board import free_cell, tile_at, tile_beyond
 from subterra_env.core.catalogue import (
     BOMBS, C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, DX, DY, OPPOSITE, SC_ANNIHILATION, T_BOMB, T_CAVE_IN, T_EXIT,
-    T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SLIDE, T_SQUEEZE, T_WATER, X2,
+    T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SANCTUARY, T_SLIDE, T_SQUEEZE, T_WATER, X2,
 )
 from subterra_env.core.effects import (
     RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER, RANK_SCOUT,
@@ -29,14 +29,15 @@ INF = 1e9
 FAR = 99  # a step count beyond any range
 E_WALK, E_SWIM, E_SQUEEZE, E_BLAST = 0, 1, 2, 3  # what a caver does to cross an edge of a path
 NT = MAX_TILES
-N_TYPES = T_BOMB + 1  # tile types the rules know (the base game's and the scenarios')
+N_TYPES = T_SANCTUARY + 1  # tile types the rules know (the base game's and the scenarios')
 
 # One decision's tables. Crossings (adjacency) are per caver: cnt[u] entries (v, side, ap, health penalty, kind).
 BOARD = np.dtype([
     ("front", np.uint8, (NT, 4)),  # open side facing an empty cell where a tile may go (R-CON-4, R-ANN-2)
     ("opened", np.uint8, (NT, 4)),
     ("is_horror", np.uint8, (NT,)),
-    ("hdist", np.int64, (NT,)),  # steps from the nearest horror (FAR beyond 8)
+    ("hdist", np.int64, (NT,)),  # monster moves from the nearest horror or leaper (FAR beyond 8)
+    ("ldist", np.int64, (NT,)),  # scratch: steps from the nearest leaper (Extraction)
     ("mix", np.int64, (N_TYPES,)),  # tile types not placed yet (public: the box less the cave)
     ("odds", np.float64, (5,)),  # chance of each basic hazard on a card
     ("seat_of", np.int64, (9,)),  # seat by rank, -1 = not playing
@@ -65,6 +66,8 @@ def init_board(g, P, wt, bd):
     for i in range(3):
         if g.h_tile[i] >= 0:
             bd.is_horror[g.h_tile[i]] = 1
+        if g.l_tile[i] >= 0:  # Extraction: a leaper is avoided like a horror (R-EXT-4; entering it: a slash)
+            bd.is_horror[g.l_tile[i]] = 1
     for r in range(9):
         bd.seat_of[r] = -1
     for s in range(g.n_seats):
@@ -125,25 +128,39 @@ def team_goal(g, P, bd):
 
 @jit
 def horror_steps(g, bd):
-    """Steps from the nearest horror to every tile through connected edges, up to 8 (horrors ignore obstacles)."""
+    """Steps from the nearest horror to every tile through connected edges, up to 8 (horrors ignore obstacles);
+    in Extraction also the moves a leaper needs (two steps each, around the sanctuary: R-EXT-5, R-EXT-7)."""
+    n = bd.n
+    spread(g, bd, g.h_tile, bd.hdist, 8, -1)
+    if g.l_tile[0] < 0:
+        return
+    spread(g, bd, g.l_tile, bd.ldist, 16, T_SANCTUARY)
+    for t in range(n):
+        if bd.ldist[t] < FAR:
+            bd.hdist[t] = min(bd.hdist[t], (bd.ldist[t] + 1) // 2)
+
+
+@jit
+def spread(g, bd, sources, dist, most, avoid):
+    """dist[t]: steps from the nearest of the (3) source tiles, up to ``most``, never into a tile of type avoid."""
     n = bd.n
     for t in range(n):
-        bd.hdist[t] = FAR
-    any_horror = False
+        dist[t] = FAR
+    any_source = False
     for i in range(3):
-        if g.h_tile[i] >= 0:
-            bd.hdist[g.h_tile[i]] = 0
-            any_horror = True
-    if not any_horror:
+        if sources[i] >= 0:
+            dist[sources[i]] = 0
+            any_source = True
+    if not any_source:
         return
-    for k in range(1, 9):
+    for k in range(1, most + 1):
         grew = False
         for u in range(n):
-            if bd.hdist[u] == k - 1:
+            if dist[u] == k - 1:
                 for d in range(4):
                     v = g.t_nbr[u, d]
-                    if v >= 0 and bd.hdist[v] == FAR:
-                        bd.hdist[v] = k
+                    if v >= 0 and dist[v] == FAR and g.t_type[v] != avoid:
+                        dist[v] = k
                         grew = True
         if not grew:
             return
@@ -272,9 +289,11 @@ def type_danger(g, P, bd, s, ttype, rubble, guarded):
 
 @jit
 def horror_danger(g, bd, s, t):
-    if g.h_tile[0] < 0 and g.h_tile[1] < 0 and g.h_tile[2] < 0:
+    if g.h_tile[0] < 0 and g.h_tile[1] < 0 and g.h_tile[2] < 0 and g.l_tile[0] < 0:
         return 0.0
     if g.c_rank[s] == RANK_SCOUT or g.c_hidden[s] or t == g.exit_tile:
+        return 0.0
+    if g.t_type[t] == T_SANCTUARY:  # Extraction: no monster picks a caver there (R-EXT-7)
         return 0.0
     hd = bd.hdist[t]
     if hd <= 1:

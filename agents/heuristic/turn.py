@@ -3,7 +3,8 @@ any plan, and a safe legal fallback. Whole-turn plans are valued in ``plans``.
 
 Overrides, in order: a caver on the exit ends his turn (the Leader first directs a teammate onward); in
 Annihilation a bomb card holder on an open bomb tile places the bomb (R-ANN-6) and a caver beside an unconscious
-card holder takes the card (R-ANN-7); the Bodyguard
+card holder takes the card (R-ANN-7; in Extraction a biosample, R-EXT-9), and a biosample holder hands it to the
+team's carrier on its tile (``sample_carrier``); the Bodyguard
 repels an adjacent horror (R-CAV-7); a knocked-out teammate on this tile is revived (the Medic bandages, R-CAV-6);
 the Medic bandages a hurt teammate here; a caver on 1 health heals himself while the exit is hidden (a knock-out
 costs his turns and a teammate's AP).
@@ -14,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from subterra_env.core.actions import (
-    A_BANDAGE, A_END, A_HEAL, A_PLACE_BOMB, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, A_TAKE,
+    A_BANDAGE, A_END, A_GIVE, A_HEAL, A_PLACE_BOMB, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, A_TAKE,
 )
-from subterra_env.core.catalogue import SC_ANNIHILATION
+from subterra_env.core.catalogue import SC_ANNIHILATION, SC_EXTRACTION
 from subterra_env.core.catalogue import T_WATER
-from subterra_env.core.effects import RANK_BODYGUARD, RANK_MEDIC
+from subterra_env.core.effects import RANK_BODYGUARD, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
 
 from .board import INF, end_danger, init_board, n_revealable
@@ -151,15 +152,38 @@ def surface(g, P, wt, bd, pl, mask):
 @jit
 def bombs(g, P, mask):
     """Annihilation: place a bomb here (R-ANN-6), else take the bomb card of an unconscious teammate here, who
-    cannot carry it (R-ANN-7)."""
-    if P.scenario != SC_ANNIHILATION:
+    cannot carry it (R-ANN-7). Extraction with biosamples: take an unconscious teammate's biosample, to carry it out
+    (R-EXT-9; place bomb is never legal there)."""
+    if P.scenario != SC_ANNIHILATION and P.scenario != SC_EXTRACTION:
         return -1
     if mask[A_PLACE_BOMB]:
         return A_PLACE_BOMB
     for r in range(8):
         if mask[A_TAKE + r]:
             return A_TAKE + r
+    if P.scenario == SC_EXTRACTION and g.c_samples[g.actor] > 0:  # pool the biosamples on one carrier
+        c = sample_carrier(g)
+        if c >= 0 and c != g.actor and mask[A_GIVE + g.c_rank[c] - 1]:
+            return A_GIVE + g.c_rank[c] - 1
     return -1
+
+
+@jit
+def sample_carrier(g):
+    """Extraction: the caver the team pools its biosamples on (-1: none). Any biosample not out is a defeat and
+    the -1 is per holder, not per card (R-EXT-9), so one carrier risks one caver, not three: the conscious Leader
+    (his +1 cancels the -1), else the Scout (never a monster's victim), else the Bodyguard (5 health), else the
+    healthiest; ties: the lowest seat."""
+    best, pick = -1, -1
+    for s in range(g.n_seats):
+        if g.c_dead[s] or g.c_hp[s] <= 0 or g.c_tile[s] < 0:
+            continue
+        r = g.c_rank[s]
+        pref = 3 if r == RANK_LEADER else 2 if r == RANK_SCOUT else 1 if r == RANK_BODYGUARD else 0
+        key = pref * 16 + g.c_hp[s]
+        if key > best:
+            best, pick = key, s
+    return pick
 
 
 @jit

@@ -5,10 +5,10 @@ from __future__ import annotations
 from .actions import HERE
 from .board import actor_tile, tile_beyond
 from .catalogue import BIT, OPPOSITE, T_WATER
-from .effects import compact_horrors
+from .monsters import remove_oldest_on
 from .hazards import cave_in
-from .events import (E_BLAST, E_DIRECT, E_DIVE, E_HORROR_LEAVE, E_SURFACE, R_BODYGUARD, R_DIVER, R_ENGINEER,
-                     R_LEADER, log)
+from .events import (E_BLAST, E_DIRECT, E_DIVE, E_HORROR_LEAVE, E_LEAPER_LEAVE, E_SURFACE, R_BODYGUARD, R_DIVER,
+                     R_ENGINEER, R_LEADER, log)
 from .jit import jit
 from .state import P_NONE, P_RUN
 
@@ -60,16 +60,13 @@ def start_run(g, steps):
 
 @jit
 def repel(g, d):
-    """R-CAV-7: the oldest horror on the connected tile leaves the cave."""
+    """R-CAV-7: the oldest monster (R-EXT-4: a leaper too) on the connected tile leaves the cave."""
     target = g.t_nbr[actor_tile(g), d]
     if target < 0:
         return  # with R-ACT-15 off, a Repel toward no tile does nothing
-    for h in range(3):
-        if g.h_tile[h] == target:
-            log(g, E_HORROR_LEAVE, g.actor, target, 0, R_BODYGUARD, 0)
-            g.h_tile[h] = -1
-            break
-    compact_horrors(g)
+    gone = remove_oldest_on(g, target)
+    if gone:
+        log(g, E_HORROR_LEAVE if gone == 1 else E_LEAPER_LEAVE, g.actor, target, 0, R_BODYGUARD, 0)
 
 
 @jit

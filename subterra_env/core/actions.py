@@ -40,8 +40,11 @@ Scenario actions (RULES_VAR.md) come after these; the base game's env (``subterr
 | ids | name | AP | legal when |
 |---|---|---|---|
 | 90 | place bomb | 1 | Annihilation: holding a bomb card, on a bomb tile without a token (R-ANN-6) |
-| 91-98 | give bomb to caver 1..8 | 1 | Annihilation: holding a bomb card; that caver on your tile (R-ANN-7) |
-| 99-106 | take bomb from caver 1..8 | 1 | Annihilation: that caver unconscious on your tile, holding one (R-ANN-7) |
+| 91-98 | give card to caver 1..8 | 1 | holding a card; that caver on your tile (R-ANN-7; Extraction: R-EXT-9) |
+| 99-106 | take card from caver 1..8 | 1 | that caver unconscious on your tile, holding one (R-ANN-7, R-EXT-9) |
+
+Transfer moves the scenario's card: a bomb card in Annihilation, a biosample in Extraction (RULES_VAR.md's *card*),
+so Extraction's env has the same 107 ids, "place bomb" never legal there.
 
 While a caver acts under the Leader's Direct, only its 1-AP actions are legal (and the decisions they lead
 to); "end turn" declines and hands the turn back to the Leader.
@@ -111,11 +114,11 @@ NUM_ACTIONS = len(_table)  # the base game's action space (subterra_v1): these i
 assert NUM_ACTIONS == 90
 _add(K_PLACE_BOMB, [0], "place bomb")  # R-ANN-6
 for _rank in range(1, 9):
-    _table.append((K_GIVE, _rank, f"give bomb to caver {_rank}"))  # R-ANN-7
+    _table.append((K_GIVE, _rank, f"give card to caver {_rank}"))  # R-ANN-7, R-EXT-9
 for _rank in range(1, 9):
-    _table.append((K_TAKE, _rank, f"take bomb from caver {_rank}"))  # R-ANN-7
+    _table.append((K_TAKE, _rank, f"take card from caver {_rank}"))  # R-ANN-7, R-EXT-9
 NUM_ACTIONS_ALL = len(_table)  # every id the compiled rules know
-_SCENARIO_ACTIONS = {"base": NUM_ACTIONS, "annihilation": NUM_ACTIONS_ALL}
+_SCENARIO_ACTIONS = {"base": NUM_ACTIONS, "annihilation": NUM_ACTIONS_ALL, "extraction": NUM_ACTIONS_ALL}
 ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
 ACTION_ARG = np.array([a for _, a, _ in _table], dtype=np.int8)
 ACTION_NAMES: tuple[str, ...] = tuple(n for _, _, n in _table)

@@ -210,8 +210,9 @@ def draw_for_reveal(g, P):
 
 
 @jit
-def distances_from(g, source, max_steps, dist, queue):
-    """Steps from the source tile to every tile through connected edges (R-CON-2), FAR beyond max_steps.
+def distances_from(g, source, max_steps, dist, queue, avoid):
+    """Steps from the source tile to every tile through connected edges (R-CON-2), FAR beyond max_steps; a path
+    never enters a tile of type ``avoid`` (-1: none; the sanctuary for leapers, R-EXT-7).
 
     Writes dist[:n_tiles]; ``queue`` is scratch of the same length."""
     n = g.n_tiles
@@ -229,7 +230,7 @@ def distances_from(g, source, max_steps, dist, queue):
             continue
         for d in range(4):
             nb = g.t_nbr[t, d]
-            if nb >= 0 and dist[nb] == FAR:
+            if nb >= 0 and dist[nb] == FAR and g.t_type[nb] != avoid:
                 dist[nb] = dist[t] + 1
                 queue[tail] = nb
                 tail += 1

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..config import ANNIHILATION_REMOVED, HAZARDS, SHAPES, TILE_TYPES, GameConfig
+from ..config import ANNIHILATION_REMOVED, EXTRACTION_REMOVED, HAZARDS, SHAPES, TILE_TYPES, GameConfig
 
 N, E, S, W = range(4)
 DIR_NAMES = ("N", "E", "S", "W")
@@ -23,11 +23,15 @@ T_START, T_EXIT, T_NORMAL, T_WATER, T_GAS, T_CAVE_IN, T_HORROR, T_SQUEEZE, T_LED
 assert TILE_TYPES[T_ROUGH] == "rough" and TILE_TYPES[T_CAVE_IN] == "cave-in"
 # Scenario tiles (RULES_VAR.md), after the base types so the base observation's type planes never move.
 T_BOMB = 11  # R-ANN-3: a bomb tile, otherwise a normal tile
-CORE_TILE_TYPES: tuple[str, ...] = TILE_TYPES + ("bomb",)
+T_SANCTUARY = 12  # R-EXT-1, R-EXT-7: leapers never enter it; cavers on it are never a victim
+CORE_TILE_TYPES: tuple[str, ...] = TILE_TYPES + ("bomb", "sanctuary")
 # Scenarios as the compiled rules number them (config.SCENARIOS order).
-SC_BASE, SC_ANNIHILATION = 0, 1
+SC_BASE, SC_ANNIHILATION, SC_EXTRACTION = 0, 1, 2
 BOMBS = 3  # R-ANN-3, R-ANN-5: bomb tiles and bomb cards
-SCENARIO_SHAPE = "T"  # RULES_VAR [default]: the new tiles' shape (unstable cave-ins and bombs)
+BIOSAMPLES = 3  # R-EXT-9: biosample cards
+EXTRA_HORROR_TILES = 2  # R-EXT-1: horror tiles Extraction shuffles in
+SCENARIO_SHAPE = "T"  # RULES_VAR [default]: the new tiles' shape (unstable cave-ins, bombs, the sanctuary)
+NEW_HORROR_SHAPE = "D"  # RULES_VAR [default]: the new horror tiles are dead ends (as 6 of the 8 base ones)
 
 SHAPE_MASK = {"4": 0b1111, "T": 0b0111, "L": 0b0011, "I": 0b0101, "D": 0b0001}  # base orientation
 assert set(SHAPE_MASK) == set(SHAPES)
@@ -49,7 +53,8 @@ BIT = np.array([1, 2, 4, 8], dtype=np.uint8)
 C_TREMOR, C_FLOOD, C_CAVE_IN, C_GAS, C_HORROR = range(5)
 X2 = 5
 C_OUT_OF_TIME = 10
-CARD_NAMES = tuple(HAZARDS) + tuple(f"{h} x2" for h in HAZARDS) + ("out of time",)
+C_LEAPER, C_LEAPER_X2 = 11, 12  # R-EXT-2: Extraction's hazard cards, after Out of Time so base codes never move
+CARD_NAMES = tuple(HAZARDS) + tuple(f"{h} x2" for h in HAZARDS) + ("out of time", "leaper", "leaper x2")
 assert HAZARDS == ("tremor", "flood", "cave-in", "gas", "horror")
 
 
@@ -58,7 +63,8 @@ class Catalogue:
     """Per-config constant tables. Cave tiles are ids 0..n-1, then the exit (n) and the start (n+1).
 
     Annihilation (R-ANN-3) adds the 2 unstable cave-in tiles and then the 3 bomb tiles to the cave tiles (so the
-    bombs are ids n-3..n-1), and its stack is not every cave tile: ``stack_size`` counts what is dealt."""
+    bombs are ids n-3..n-1), and its stack is not every cave tile: ``stack_size`` counts what is dealt. Extraction
+    (R-EXT-1) adds 2 horror tiles and the sanctuary (ids n-3..n-1); its stack loses the top 3 of them all."""
 
     n_cave: int  # cave tile ids (the catalogue besides the exit and the start)
     tile_type: np.ndarray  # (K,) int8
@@ -91,7 +97,7 @@ def build(cfg: GameConfig) -> Catalogue:
             types += [TILE_TYPES.index(ttype)] * n
             shapes += [SHAPES.index(shape)] * n
     dice = [(a, b, 0) for a, b in cfg.cave_in_numbers]
-    scenario = SC_ANNIHILATION if cfg.scenario == "annihilation" else SC_BASE
+    scenario = {"annihilation": SC_ANNIHILATION, "extraction": SC_EXTRACTION}.get(cfg.scenario, SC_BASE)
     if scenario == SC_ANNIHILATION:  # R-ANN-3: 2 unstable cave-in tiles, then the 3 bomb tiles (ids n-3..n-1)
         n_plain = len(types) + len(cfg.unstable_cave_in_numbers)
         types += [T_CAVE_IN] * len(cfg.unstable_cave_in_numbers) + [T_BOMB] * BOMBS
@@ -99,9 +105,14 @@ def build(cfg: GameConfig) -> Catalogue:
         dice += [tuple(t) for t in cfg.unstable_cave_in_numbers]
         rest = n_plain - ANNIHILATION_REMOVED
         stack_size = rest + BOMBS
+    if scenario == SC_EXTRACTION:  # R-EXT-1: 2 horror tiles and the sanctuary join the cave tiles (ids n-3..n-1)
+        types += [T_HORROR] * EXTRA_HORROR_TILES + [T_SANCTUARY]
+        shapes += [SHAPES.index(NEW_HORROR_SHAPE)] * EXTRA_HORROR_TILES + [SHAPES.index(SCENARIO_SHAPE)]
     n_cave = len(types)
     if scenario == SC_BASE:
         stack_size = n_cave + 1
+    elif scenario == SC_EXTRACTION:  # the top 3 removed unseen, then the exit among the bottom tiles
+        stack_size = n_cave - EXTRACTION_REMOVED + 1
     types += [T_EXIT, T_START]
     shapes += [SHAPES.index(cfg.exit_shape), SHAPES.index(cfg.start_shape)]
     tile_type = np.array(types, dtype=np.int8)
@@ -121,6 +132,9 @@ def build(cfg: GameConfig) -> Catalogue:
     severe = [X2 + code for code, h in enumerate(HAZARDS) for _ in range(cfg.severe_deck.get(h, 0))]
     # 'x2' removals take severe cards from the front of the list; the default removes all five.
     pool += severe[removals.get("x2", 0):]
+    if scenario == SC_EXTRACTION:  # R-EXT-2: after the removals; the x2 goes where the difficulty removes x2s
+        pool += [C_LEAPER] * cfg.leaper_cards
+        pool += [C_LEAPER_X2] * (0 if removals.get("x2", 0) > 0 else cfg.leaper_x2_cards)
     return Catalogue(
         n_cave=n_cave, tile_type=tile_type, tile_mask=tile_mask, tile_shape=tile_shape, die_a=die_a, die_b=die_b,
         die_c=die_c, deck_pool=np.array(pool, dtype=np.int8), deal_size=cfg.deal_size,

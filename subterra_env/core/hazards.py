@@ -5,8 +5,10 @@ The hazard cards are a table: ``resolve_card`` dispatches a card code to the fun
 
 from __future__ import annotations
 
-from .catalogue import C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN, T_GAS, T_WATER, X2
-from .effects import RANK_DIVER, damage, horror_contact, move_horrors, on_exit, roll_d6, skill_pass, spawn_horror
+from .catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN,
+                        T_GAS, T_WATER, X2)
+from .effects import RANK_DIVER, damage, on_exit, roll_d6, skill_pass
+from .monsters import monster_contact, move_monsters, spawn_monster
 from .events import (E_CARD, E_CHECK, E_DEVOURED, E_FLOOD, E_ROLL, E_ROUND, E_RUBBLE, R_CAVE_IN, R_FLOOD, R_GAS,
                      R_OUT_OF_TIME, R_ROUND, R_TREMOR, log)
 from .jit import jit
@@ -93,18 +95,22 @@ def cave_in(g, P):
 
 
 @jit
-def horror_card(g, P, severe):
-    """R-HZ-5/6: move all horrors (twice for x2), then spawn one (x2: a second after recomputing)."""
+def horror_card(g, P, severe, leaper):
+    """R-HZ-5/6: move all horrors (twice for x2), then spawn one (x2: a second after recomputing). A Leaper card
+    (R-EXT-3) moves every monster the same way and spawns leapers."""
     times = 2 if severe else 1
     for _ in range(times):
-        move_horrors(g, P)
+        move_monsters(g, P)
     for _ in range(times):
-        spawn_horror(g, P)
+        spawn_monster(g, P, leaper)
 
 
 @jit
 def resolve_card(g, P, card):
     """One hazard card: a basic card once, a severe (x2) card doubled as its rule says."""
+    if card == C_LEAPER or card == C_LEAPER_X2:  # R-EXT-3
+        horror_card(g, P, card == C_LEAPER_X2, True)
+        return
     if card < 0 or card >= C_OUT_OF_TIME:
         return
     hazard = card % X2
@@ -121,7 +127,7 @@ def resolve_card(g, P, card):
     elif hazard == C_GAS:
         gas(g, P, times)
     elif hazard == C_HORROR:
-        horror_card(g, P, severe)
+        horror_card(g, P, severe, False)
 
 
 @jit
@@ -157,7 +163,8 @@ def hazard_phase(g, P):
                 g.c_tile[s] = -1
                 g.c_hp[s] = 0
                 g.c_bombs[s] = 0  # R-ANN-8: a devoured caver's cards are lost with it
-    horror_contact(g)
+                g.c_samples[s] = 0  # R-EXT-9 (as R-ANN-8)
+    monster_contact(g)
 
 
 @jit

@@ -22,8 +22,9 @@ import numpy as np
 
 from ..config import GameConfig
 from .actions import EXERT_BONUS
+from . import invariants_extraction as extraction
 from .board import unindexed_tiles
-from .catalogue import BIT, BOMBS, DX, DY, OPPOSITE, T_BOMB, T_EXIT, build
+from .catalogue import BIOSAMPLES, BIT, BOMBS, DX, DY, OPPOSITE, T_BOMB, T_EXIT, build
 from .effects import RANK_DIVER
 from .state import RUNNING, State
 
@@ -207,6 +208,9 @@ def _results(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     medal = np.maximum(3 - left_behind, 0)
     if cfg.scenario == "annihilation":  # R-ANN-9: defeat while a bomb tile lacks its token
         medal = np.where(st.t_bomb.sum(1) < BOMBS, 0, medal)
+    if cfg.scenario == "extraction" and cfg.biosamples:  # R-EXT-9: defeat unless every biosample is out
+        out = on_exit(st, np.arange(st.batch_size))
+        medal = np.where((st.c_samples * out).sum(1) < BIOSAMPLES, 0, medal)
     scored = (st.result == medal) & (st.actor == -1)
     conscious = ((st.c_hp > 0) & ~st.c_dead).any(1)
     return np.where(running, ~conscious, ~scored)
@@ -295,12 +299,17 @@ STATE_CHECKS: tuple[tuple[str, str, StateCheck], ...] = (
     ("bombs", "bomb tokens on bomb tiles; 0 <= cards, cards + tokens <= 3, none held by the devoured", _bombs),
     ("bomb tiles kept", "every bomb tile placed, held or in the stack (R-ANN-4)", _bomb_tiles_kept),
     ("zone empty", "no tile in the no-placement zone around the exit (R-ANN-2)", _zone_empty),
+    ("leapers", "leapers on placed tiles, never the sanctuary, at most leaper_limit (R-EXT-4, R-EXT-7)",
+     extraction.leapers),
+    ("biosamples", "0 <= biosamples, at most 3 in all, none held by the devoured (R-EXT-9)", extraction.biosamples),
 )
 STEP_CHECKS: tuple[tuple[str, str, StepCheck], ...] = (
     ("hazard cards never increase", "hazard cards left never increase", _cards_never_grow),
     ("tiles never return", "placed tiles, draws and dead-end discards are never undone", _tiles_never_return),
     ("results final", "an ended game keeps its result", _results_final),
     ("bombs never grow", "bomb cards + tokens never increase; tokens stay", _bombs_never_grow),
+    ("biosamples conserved", "biosamples are lost only with a devoured holder (R-EXT-9)",
+     extraction.biosamples_conserved),
 )
 
 

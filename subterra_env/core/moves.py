@@ -11,10 +11,12 @@ from .actions import (A_BANDAGE, A_DEMOLISH, A_DIG, A_DIG_HERE, A_DIRECT, A_DIVE
                       A_ROPE, A_ROTATE, A_RUN, A_SPRINT, A_SQUEEZE, A_STEP, A_STOP, A_SURFACE, A_SWIM, A_PLACE_BOMB,
                       A_GIVE, A_TAKE)
 from .board import in_zone, tile_beyond
-from .catalogue import BIT, DX, DY, OPPOSITE, SC_ANNIHILATION, T_BOMB, T_LEDGE, T_SLIDE, T_SQUEEZE, T_WATER
+from .catalogue import (BIT, DX, DY, OPPOSITE, SC_ANNIHILATION, SC_EXTRACTION, T_BOMB, T_LEDGE, T_SLIDE, T_SQUEEZE,
+                        T_WATER)
 from .effects import (RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER,
                       RANK_MEDIC)
 from .jit import jit
+from .monsters import occupied
 from .placing import scout_can_redraw
 from .state import P_NONE, P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING
 
@@ -51,7 +53,7 @@ def around(g, P, tile, rank):
                 bits |= 1 << _RUBBLE
             if g.t_type[nb] == T_SQUEEZE:
                 bits |= 1 << _SQUEEZE
-            if g.h_tile[0] == nb or g.h_tile[1] == nb or g.h_tile[2] == nb:
+            if occupied(g, nb):  # a horror or a leaper (R-EXT-4: Repel reaches leapers too)
                 bits |= 1 << _HORROR
             # Move (and Run, Sprint) as this caver may take it (R-ACT-6), with the passives that widen it: the
             # Diver's Amphibious enters floods (R-CAV-1), the Climber's Agility squeezes and rubble (R-CAV-5).
@@ -153,18 +155,20 @@ def legal_mask(g, P, m):
     if g.pend == P_SURFACE:
         for k in range(8):
             m[A_SURFACE + k] = water_tile(g, k + 1) >= 0
-    if P.scenario == SC_ANNIHILATION:  # the row is wider only in a scenario (P.num_actions)
+    if P.scenario == SC_ANNIHILATION or P.scenario == SC_EXTRACTION:  # the row is wider only in a scenario
         bomb_mask(g, P, m, seat, tile, normal)
 
 
 @jit
 def bomb_mask(g, P, m, seat, tile, normal):
-    """Annihilation's actions: Place Bomb (R-ANN-6), Transfer a bomb card (R-ANN-7)."""
-    holding = g.c_bombs[seat] > 0
-    m[A_PLACE_BOMB] = (normal and g.ap >= P.cost[A_PLACE_BOMB] and holding and g.t_type[tile] == T_BOMB
+    """The scenarios' card actions: Place Bomb (R-ANN-6, Annihilation only), Transfer a bomb card (R-ANN-7) or a
+    biosample (R-EXT-9)."""
+    cards = g.c_samples if P.scenario == SC_EXTRACTION else g.c_bombs
+    holding = cards[seat] > 0
+    m[A_PLACE_BOMB] = (normal and g.ap >= P.cost[A_PLACE_BOMB] and g.c_bombs[seat] > 0 and g.t_type[tile] == T_BOMB
                        and not g.t_bomb[tile])
     moving = normal and g.ap >= P.cost[A_GIVE]
     for s in range(g.n_seats):
         here = s != seat and g.c_tile[s] == tile and not g.c_dead[s]
         m[A_GIVE + g.c_rank[s] - 1] = moving and holding and here
-        m[A_TAKE + g.c_rank[s] - 1] = moving and here and g.c_hp[s] == 0 and g.c_bombs[s] > 0
+        m[A_TAKE + g.c_rank[s] - 1] = moving and here and g.c_hp[s] == 0 and cards[s] > 0

@@ -13,6 +13,9 @@ A scenario's observation is the base one with that scenario's planes and scalars
 ``scalars_of``): Annihilation adds ``ANNIHILATION_CHANNELS`` and ``ANNIHILATION_SCALARS`` (RULES_VAR.md's public
 information: the zone, bomb tiles and tokens, the unstable tiles' third number, bomb cards per caver, bomb tiles
 not yet placed). In the base planes a bomb tile shows as a normal tile and zone cells are never revealable.
+Extraction adds ``EXTRACTION_CHANNELS`` and ``EXTRACTION_SCALARS`` (leapers per tile, the sanctuary, each tile's
+oldest monster's place in the move order, biosamples per caver, leapers in the cave, biosamples on the exit); its
+sanctuary shows as a normal tile in the base type planes.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from numba import prange
 
 from ..config import TILE_TYPES
 from .board import open_beside_start
-from .catalogue import BIT, BOMBS, DX, DY, SC_ANNIHILATION, T_NORMAL, Catalogue
+from .catalogue import BIT, BOMBS, DX, DY, SC_ANNIHILATION, SC_EXTRACTION, T_NORMAL, T_SANCTUARY, Catalogue
 from .hazards import cards_in_deck
 from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
 from .state import State
@@ -83,15 +86,25 @@ ANNIHILATION_SCALARS: tuple[str, ...] = (
 _BOMB_PLANE = NUM_GRID_CHANNELS
 _BOMB_CARDS0 = NUM_SCALARS
 
+# Extraction (R-EXT), after the base entries.
+EXTRACTION_CHANNELS: tuple[str, ...] = ("leapers", "sanctuary", "oldest monster here: place in the move order")
+EXTRACTION_SCALARS: tuple[str, ...] = (
+    tuple(f"caver {k} biosamples" for k in range(MAX_SEATS)) + ("leapers in cave", "biosamples on the exit"))
+_LEAPER_PLANE = NUM_GRID_CHANNELS
+_SAMPLES0 = NUM_SCALARS
+_SCENARIO_ENTRIES = {"annihilation": (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS),
+                     "extraction": (EXTRACTION_CHANNELS, EXTRACTION_SCALARS)}
+_SCENARIO_CODES = {SC_ANNIHILATION: "annihilation", SC_EXTRACTION: "extraction"}
+
 
 def grid_channels(scenario: str = "base") -> tuple[str, ...]:
     """Names of a scenario's grid planes, in tensor order."""
-    return GRID_CHANNELS + (ANNIHILATION_CHANNELS if scenario == "annihilation" else ())
+    return GRID_CHANNELS + _SCENARIO_ENTRIES.get(scenario, ((), ()))[0]
 
 
 def scalars_of(scenario: str = "base") -> tuple[str, ...]:
     """Names of a scenario's scalars, in tensor order."""
-    return SCALARS + (ANNIHILATION_SCALARS if scenario == "annihilation" else ())
+    return SCALARS + _SCENARIO_ENTRIES.get(scenario, ((), ()))[1]
 
 
 def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out: np.ndarray | None = None,
@@ -118,7 +131,7 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
                          f"{scalars_out.dtype} {scalars_out.shape}")
     seats = _per_game(seats, b)
     centres = _no_centre(b) if centre is None else _per_game(centre, b)
-    args = (st.packed, _tables(cat), cat.stack_size, seats, centres, radius, grid_out, scalars_out)
+    args = (st.packed, _tables(cat), cat.stack_size, cat.scenario, seats, centres, radius, grid_out, scalars_out)
     if b >= PARALLEL_MIN_BATCH and threads != 1:
         with parallel_section(threads):
             bad = observe_parallel(*args)
@@ -132,9 +145,8 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
 
 def _sizes(cat: Catalogue) -> tuple[int, int]:
     """(grid planes, scalars) of the catalogue's scenario."""
-    if cat.scenario == SC_ANNIHILATION:
-        return NUM_GRID_CHANNELS + len(ANNIHILATION_CHANNELS), NUM_SCALARS + len(ANNIHILATION_SCALARS)
-    return NUM_GRID_CHANNELS, NUM_SCALARS
+    name = _SCENARIO_CODES.get(cat.scenario, "base")
+    return len(grid_channels(name)), len(scalars_of(name))
 
 
 def _per_game(values, b: int) -> np.ndarray:
@@ -180,30 +192,32 @@ def first_bad_observer(states, seats, centres):
 
 
 @jit
-def observe_batch(states, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+def observe_batch(states, tables, stack_size, scenario, seats, centres, radius, grid_out, scalars_out):
     """Every game's observation; returns the first game with a bad seat or centre (nothing written), else -1."""
     bad = first_bad_observer(states, seats, centres)
     if bad >= 0:
         return bad
     for b in range(states.shape[0]):
-        observe_game(states[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b], scalars_out[b])
+        observe_game(states[b], tables, stack_size, scenario, seats[b], centres[b], radius, grid_out[b],
+                     scalars_out[b])
     return -1
 
 
 @jit(parallel=True)
-def observe_parallel(states, tables, stack_size, seats, centres, radius, grid_out, scalars_out):
+def observe_parallel(states, tables, stack_size, scenario, seats, centres, radius, grid_out, scalars_out):
     """observe_batch with the games spread over numba's threads."""
     bad = first_bad_observer(states, seats, centres)
     if bad >= 0:
         return bad
     for b in prange(states.shape[0]):
-        observe_game(states[b], tables, stack_size, seats[b], centres[b], radius, grid_out[b], scalars_out[b])
+        observe_game(states[b], tables, stack_size, scenario, seats[b], centres[b], radius, grid_out[b],
+                     scalars_out[b])
     return -1
 
 
 @jit
-def observe_game(g, tables, stack_size, seat, centre, radius, out, sc):
-    """One game's observation by ``seat`` into out (C, W, W) and sc (49,)."""
+def observe_game(g, tables, stack_size, scenario, seat, centre, radius, out, sc):
+    """One game's observation by ``seat`` into out (C, W, W) and sc (49,; a scenario's own entries after them)."""
     out[:] = 0
     w = 2 * radius + 1
     me = max(g.c_tile[seat], 0) if centre < 0 else centre
@@ -276,8 +290,49 @@ def observe_game(g, tables, stack_size, seat, centre, radius, out, sc):
         sc[_ASIDE] = tables[0, g.aside_tile] + 1
         sc[_ASIDE + 1] = tables[1, g.aside_tile] + 1
     sc[_ASIDE + 2], sc[_ASIDE + 3], sc[_ASIDE + 4] = g.scout_redraws, g.explosives, g.pend_redrawn
-    if out.shape[0] > NUM_GRID_CHANNELS:  # a scenario's arrays (observe() sizes them by the catalogue)
+    if scenario == SC_ANNIHILATION:  # a scenario's arrays (observe() sizes them by the catalogue)
         observe_annihilation(g, tables, seat, x0, y0, w, out, sc)
+    elif scenario == SC_EXTRACTION:
+        observe_extraction(g, seat, x0, y0, w, out, sc)
+
+
+@jit
+def observe_extraction(g, seat, x0, y0, w, out, sc):
+    """Extraction's planes and scalars (R-EXT-4..9): leapers per tile, the sanctuary, and on each tile with
+    monsters the place of its oldest in the move order (1 = moves first; R-EXT-4), biosamples."""
+    for t in range(g.n_tiles):
+        x, y = g.t_x[t] - x0, g.t_y[t] - y0
+        if 0 <= x < w and 0 <= y < w:
+            out[_LEAPER_PLANE + 1, y, x] = g.t_type[t] == T_SANCTUARY
+    leapers = 0
+    for k in range(6):
+        t = g.h_tile[k] if k < 3 else g.l_tile[k - 3]
+        if t < 0:
+            continue
+        born = g.h_born[k] if k < 3 else g.l_born[k - 3]
+        place = 1  # monsters moving before this one (oldest first; ties: horrors, then slots)
+        for j in range(6):
+            u = g.h_tile[j] if j < 3 else g.l_tile[j - 3]
+            other = g.h_born[j] if j < 3 else g.l_born[j - 3]
+            if u >= 0 and (other < born or (other == born and j < k)):
+                place += 1
+        leapers += k >= 3
+        x, y = g.t_x[t] - x0, g.t_y[t] - y0
+        if 0 <= x < w and 0 <= y < w:
+            if k >= 3:
+                out[_LEAPER_PLANE, y, x] += 1
+            here = out[_LEAPER_PLANE + 2, y, x]
+            if here == 0 or place < here:
+                out[_LEAPER_PLANE + 2, y, x] = place
+    n = g.n_seats
+    on_exit_samples = 0
+    for k in range(n):
+        s = (seat + k) % n
+        sc[_SAMPLES0 + k] = g.c_samples[s]
+        if g.exit_tile >= 0 and g.c_tile[s] == g.exit_tile:
+            on_exit_samples += g.c_samples[s]
+    sc[_SAMPLES0 + MAX_SEATS] = leapers
+    sc[_SAMPLES0 + MAX_SEATS + 1] = on_exit_samples
 
 
 @jit

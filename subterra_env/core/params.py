@@ -9,10 +9,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..config import GameConfig
+from ..config import EXTRACTION_REMOVED, GameConfig
 from .actions import (ACTION_ARG, ACTION_KIND, K_EXPLORE, K_GIVE, K_HEAL, K_PLACE_BOMB, K_TAKE, KIND_COST,
                       NUM_ACTIONS_ALL, num_actions)
-from .catalogue import BOMBS, build
+from .catalogue import BIOSAMPLES, BOMBS, SC_EXTRACTION, build
 from ..config import CAVER_NAMES
 
 MAX_POOL = 128  # hazard cards in the deck before the deal (config.py checks it)
@@ -23,7 +23,8 @@ SETTINGS = ("num_cavers", "action_points", "explore_cost", "heal_cost", "skill_t
             "run_steps", "sprint_steps", "horror_range", "horror_limit", "gas_enter_damage", "gas_damage",
             "flood_damage", "tremor_damage", "cave_in_damage", "engineer_cave_in_damage",
             "no_effect_actions_illegal", "exit_never_discarded", "scout_may_discard_exit", "hide_third_round_auto",
-            "diver_surface_whole_turn", "exit_counts_in_cave", "place_bomb_cost", "transfer_cost")
+            "diver_surface_whole_turn", "exit_counts_in_cave", "place_bomb_cost", "transfer_cost", "leaper_limit",
+            "sanctuary_blocks_horrors", "biosamples")
 # Catalogue tables per catalogue id, and the action table.
 TILE_TABLES = ("tile_type", "tile_mask", "tile_shape", "die_a", "die_b", "die_c")
 
@@ -39,7 +40,9 @@ PARAMS = np.dtype(
        ("deal_size", np.int64), ("rope_tokens", np.int64), ("scout_redraws", np.int64), ("explosives", np.int64)]
     # the scenario (catalogue.SC_*) and Annihilation's setup (R-ANN-3, R-ANN-5): the shuffled tiles before the
     # bombs (ids 0..n_plain-1), the fixed bomb seats (-1: drawn by the seed)
-    + [("scenario", np.int64), ("n_plain", np.int64), ("bomb_seats", np.int64, (BOMBS,))],
+    + [("scenario", np.int64), ("n_plain", np.int64), ("bomb_seats", np.int64, (BOMBS,))]
+    # Extraction's setup (R-EXT-1, R-EXT-9): tiles removed from the top of the shuffle, the fixed biosample seats
+    + [("stack_removed", np.int64), ("biosample_seats", np.int64, (BIOSAMPLES,))],
     align=True,
 )
 
@@ -73,5 +76,7 @@ def params_of(cfg: GameConfig) -> np.ndarray:
     p["scenario"] = cat.scenario
     p["n_plain"] = cat.n_cave - BOMBS if cfg.scenario == "annihilation" else cat.n_cave
     p["bomb_seats"] = cfg.bomb_seats if cfg.bomb_seats is not None else (-1,) * BOMBS
+    p["stack_removed"] = EXTRACTION_REMOVED if cat.scenario == SC_EXTRACTION else 0
+    p["biosample_seats"] = cfg.biosample_seats if cfg.biosample_seats is not None else (-1,) * BIOSAMPLES
     p.flags.writeable = False
     return p

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .board import count_open_sides, place
-from .catalogue import BIT, BOMBS, C_OUT_OF_TIME, DX, DY, OPPOSITE, ROT_MASK, SC_ANNIHILATION
+from .catalogue import BIOSAMPLES, BIT, BOMBS, C_OUT_OF_TIME, DX, DY, OPPOSITE, ROT_MASK, SC_ANNIHILATION
 from .effects import RANK_GEOLOGIST
 from .jit import jit
 from .rng import draw_one, mix_one
@@ -20,6 +20,7 @@ from .turns import begin_turn
 
 SALT_CAVERS, SALT_SEATS, SALT_STACK, SALT_EXIT, SALT_DECK = 11, 12, 13, 14, 15
 SALT_BOMB_PILES, SALT_BOMB_SEATS, SALT_EXIT_SIDE = 16, 17, 18  # Annihilation (R-ANN-1, R-ANN-3, R-ANN-5)
+SALT_SAMPLE_SEATS = 19  # Extraction (R-EXT-9)
 ANN_REMOVED = 18  # R-ANN-3: config.ANNIHILATION_REMOVED
 _ZERO = np.uint64(0)
 
@@ -70,16 +71,19 @@ def deal_cavers(g, P, order, draws):
 
 @jit
 def build_stack(g, P, order, draws):
-    """R-SET-4: the shuffled cave tiles with the exit among the last exit_in_last."""
-    n = P.n_cave
-    permutation(g.key, SALT_STACK, n, order, draws)
+    """R-SET-4: the shuffled cave tiles with the exit among the last exit_in_last. Extraction (R-EXT-1): its 2
+    horror tiles and the sanctuary are among the cave tiles, and the top 3 of the shuffle are removed unseen
+    before the exit goes in (``stack_removed``; 0 in the base game)."""
+    permutation(g.key, SALT_STACK, P.n_cave, order, draws)
+    cut = P.stack_removed
+    n = P.n_cave - cut
     exit_at = n + 1 - P.exit_in_last + np.int64(draw_one(mix_one(g.key ^ np.uint64(SALT_EXIT)), _ZERO)
                                                 % np.uint64(P.exit_in_last))
     for pos in range(n + 1):
         if pos == exit_at:
             g.stack[pos] = P.exit_id
         else:
-            g.stack[pos] = order[pos if pos < exit_at else pos - 1]
+            g.stack[pos] = order[cut + (pos if pos < exit_at else pos - 1)]
 
 
 @jit
@@ -130,6 +134,18 @@ def deal_bomb_cards(g, P, order, draws):
 
 
 @jit
+def deal_biosamples(g, P, order, draws):
+    """R-EXT-9: one biosample to each of 3 different cavers, the seats drawn by the seed (or the fixed list)."""
+    if P.biosample_seats[0] >= 0:
+        for i in range(BIOSAMPLES):
+            g.c_samples[P.biosample_seats[i]] = 1
+        return
+    permutation(g.key, SALT_SAMPLE_SEATS, g.n_seats, order, draws)
+    for i in range(BIOSAMPLES):
+        g.c_samples[order[i]] = 1
+
+
+@jit
 def place_annihilation_exit(g, P):
     """R-ANN-1: the exit beside the start tile, across one of its open sides drawn by the seed, opening toward
     it; then the open sides are counted again (the no-placement zone around the exit bars its cells, R-ANN-2)."""
@@ -175,6 +191,8 @@ def setup_game(g, P, key, order, draws):
         deal_bomb_cards(g, P, order, draws)
     else:
         build_stack(g, P, order, draws)
+    if P.biosamples:  # Extraction only (config.py checks it)
+        deal_biosamples(g, P, order, draws)
     deal_hazards(g, P, order, draws)
     g.ropes_left = P.rope_tokens
     g.scout_redraws = P.scout_redraws
@@ -196,7 +214,7 @@ def setup_game(g, P, key, order, draws):
 def setup_games(states, params, games, keys, empty):
     """Set up games[i] with keys[i]; ``empty``: a (1,) record array holding the empty values of every field."""
     P = params[0]
-    order = np.empty(max(MAX_STACK, P.pool_size, P.n_plain, 8), dtype=np.int64)
+    order = np.empty(max(MAX_STACK, P.pool_size, P.n_cave, 8), dtype=np.int64)
     draws = np.empty(order.shape[0], dtype=np.uint64)
     for i in range(games.shape[0]):
         b = games[i]

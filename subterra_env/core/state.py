@@ -34,6 +34,10 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
     scenarios (RULES_VAR.md; zero in the base game, and outside its state hash):
       t_bomb   (B, T)    bool   a bomb token on the tile (R-ANN-6)
       c_bombs  (B, S)    int8   bomb cards the caver holds (R-ANN-5, R-ANN-7)
+      l_tile   (B, H)    int8   leaper tiles, -1 = empty slot; slots kept oldest first (R-EXT-4)
+      h_born, l_born (B, H) int32  when each horror and leaper spawned: monsters move oldest first across kinds
+      born_n   (B,)      int32  monsters spawned so far (the next spawn's ``*_born``)
+      c_samples (B, S)   int8   biosample cards the caver holds (R-EXT-9)
     stack, deck and turn: see the scalar fields below.
 """
 
@@ -123,6 +127,11 @@ class State:
     # scenarios
     t_bomb: np.ndarray
     c_bombs: np.ndarray
+    l_tile: np.ndarray
+    h_born: np.ndarray
+    l_born: np.ndarray
+    born_n: np.ndarray
+    c_samples: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -272,9 +281,11 @@ FIELDS: tuple[tuple[str, object, tuple, int], ...] = (
     ("scout_redraws", np.int8, (), 0), ("explosives", np.int8, (), 0), ("aside_tile", np.int8, (), -1),
     ("result", np.int8, (), RUNNING), ("steps", np.int32, (), 0),
     ("t_bomb", bool, ("T",), 0), ("c_bombs", np.int8, ("S",), 0),
+    ("l_tile", np.int8, (3,), -1), ("h_born", np.int32, (3,), 0), ("l_born", np.int32, (3,), 0),
+    ("born_n", np.int32, (), 0), ("c_samples", np.int8, ("S",), 0),
 )
 # Fields only a scenario uses: the base game's state hash leaves them out, so its recorded hashes stay valid.
-SCENARIO_FIELDS: tuple[str, ...] = ("t_bomb", "c_bombs")
+SCENARIO_FIELDS: tuple[str, ...] = ("t_bomb", "c_bombs", "l_tile", "h_born", "l_born", "born_n", "c_samples")
 _MAX = {"S": MAX_SEATS, "T": MAX_TILES, "K": MAX_STACK, "D": MAX_DECK}
 assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State)]
 # What a game's state hash covers, in order (tests/golden/record.py, records.state_hash): the fields, with the grid
@@ -285,6 +296,15 @@ _BASE_END = len(FIELDS) - len(SCENARIO_FIELDS)
 HASH_FIELDS: tuple[str, ...] = tuple(f[0] for f in FIELDS[:_AFTER_BLAST]) + ("grid",) + tuple(
     f[0] for f in FIELDS[_AFTER_BLAST:_BASE_END])
 assert tuple(f[0] for f in FIELDS[_BASE_END:]) == SCENARIO_FIELDS
+
+
+_SCENARIO_EMPTY = {f[0]: f[3] for f in FIELDS if f[0] in SCENARIO_FIELDS}
+
+
+def scenario_fields_set(st: "State", g: int) -> bool:
+    """Whether any scenario field of game g differs from its empty value (never in a base game): a state hash
+    covers those fields only then, so the base game's hashes never change."""
+    return any(bool((getattr(st, name)[g] != _SCENARIO_EMPTY[name]).any()) for name in SCENARIO_FIELDS)
 
 
 def hash_fields(scenario: str = "base") -> tuple[str, ...]:

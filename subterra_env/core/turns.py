@@ -14,12 +14,13 @@ from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIV
                       K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM, K_PLACE_BOMB, K_GIVE,
                       K_TAKE)
 from .board import actor_tile
-from .catalogue import BOMBS, SC_ANNIHILATION
-from .effects import check_one, damage, enter_tile, horror_contact, move_horrors, on_exit
+from .catalogue import BIOSAMPLES, BOMBS, SC_ANNIHILATION, SC_EXTRACTION
+from .effects import check_one, damage, enter_tile, on_exit
+from .monsters import monster_contact, move_monsters
 from .hazards import end_phase, hazard_phase
 from .events import (E_BOMB, E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TRANSFER, E_TURN, R_ANN_RESULT,
                      R_CLIMBER, R_DIG, R_EXERT, R_GEOLOGIST, R_HEAL, R_HIDE, R_MEDIC, R_NONE, R_PLACE_BOMB, R_RESULT,
-                     R_ROPE, R_TRANSFER, clear_log, log)
+                     R_ROPE, R_TRANSFER, R_EXT_RESULT, clear_log, log)
 from .jit import jit
 from .moves import walk_any
 from .placing import pick, place_pending, redraw, start_reveal
@@ -99,14 +100,15 @@ def apply_action(g, P, kind, arg):
     elif kind == K_SURFACE:  # R-CAV-1
         surface(g, arg)
     elif kind == K_PLACE_BOMB or kind == K_GIVE or kind == K_TAKE:
-        bomb_action(g, kind, arg)
+        bomb_action(g, P, kind, arg)
     return False
 
 
 @jit
-def bomb_action(g, kind, arg):
+def bomb_action(g, P, kind, arg):
     """Annihilation: Place Bomb (R-ANN-6) puts a token on the bomb tile for a card; Transfer (R-ANN-7) moves one
-    bomb card to the caver of rank arg, or takes one from that (unconscious) caver."""
+    bomb card to the caver of rank arg, or takes one from that (unconscious) caver. Extraction's Transfer moves a
+    biosample the same way (R-EXT-9)."""
     me = g.actor
     if kind == K_PLACE_BOMB:
         tile = actor_tile(g)
@@ -116,8 +118,9 @@ def bomb_action(g, kind, arg):
         return
     other = seat_of_rank(g, arg)
     giver, taker = (me, other) if kind == K_GIVE else (other, me)
-    g.c_bombs[giver] -= 1
-    g.c_bombs[taker] += 1
+    cards = g.c_samples if P.scenario == SC_EXTRACTION else g.c_bombs
+    cards[giver] -= 1
+    cards[taker] += 1
     log(g, E_TRANSFER, giver, g.c_tile[me], taker, R_TRANSFER, 0)  # value: the receiving seat
 
 
@@ -132,6 +135,16 @@ def bombs_placed(g):
 
 
 @jit
+def samples_out(g):
+    """Biosamples held by cavers on the exit (R-EXT-9)."""
+    n = 0
+    for s in range(g.n_seats):
+        if on_exit(g, s):
+            n += g.c_samples[s]
+    return n
+
+
+@jit
 def step_game(g, P, action):
     """Apply one legal action of a running game, then what follows until the next decision or the end."""
     kind, arg = P.kind[action], P.arg[action]
@@ -140,7 +153,7 @@ def step_game(g, P, action):
     g.ap -= P.cost[action]
     was_directed = g.directing >= 0
     turn_over = apply_action(g, P, kind, arg)
-    horror_contact(g)
+    monster_contact(g)
     check_end(g, P)
     if g.result != RUNNING:
         return
@@ -208,7 +221,7 @@ def end_turn(g, P):
 @jit
 def end_round(g, P):
     """The horror phase, the hazard phase and the end phase (R-RND-1), then the first turn of the next round."""
-    move_horrors(g, P)
+    move_monsters(g, P)
     check_end(g, P)
     if g.result != RUNNING:
         return
@@ -244,6 +257,9 @@ def check_end(g, P):
         if P.scenario == SC_ANNIHILATION and bombs_placed(g) < BOMBS:  # R-ANN-9: a bomb tile without a token
             g.result = 0
             why = R_ANN_RESULT
+        if P.scenario == SC_EXTRACTION and P.biosamples and samples_out(g) < BIOSAMPLES:  # R-EXT-9
+            g.result = 0
+            why = R_EXT_RESULT
         log(g, E_RESULT, -1, -1, g.result, why, g.n_seats - left_behind)  # die column: cavers out
         g.actor = -1
         g.pend = P_NONE

@@ -63,11 +63,13 @@ def cavers(st: State, labels: Sequence[str], humans: set[int], g: int = 0) -> li
 
 
 def horrors(st: State, g: int = 0) -> list[dict[str, int]]:
+    """Every monster's cell: horrors, then Extraction's leapers (``leaper`` true, R-EXT-4)."""
     out = []
-    for t in st.h_tile[g]:
-        if t >= 0:
-            x, y = _rel(st, int(t), g)
-            out.append({"x": x, "y": y})
+    for leaper, tiles in ((False, st.h_tile[g]), (True, st.l_tile[g])):
+        for t in tiles:
+            if t >= 0:
+                x, y = _rel(st, int(t), g)
+                out.append({"x": x, "y": y, "leaper": leaper})
     return out
 
 

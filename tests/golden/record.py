@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import GameConfig, from_dict, to_dict
-from subterra_env.core.state import HASH_FIELDS, SCENARIO_FIELDS, State
+from subterra_env.core.state import HASH_FIELDS, SCENARIO_FIELDS, State, scenario_fields_set
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -40,8 +40,8 @@ FORMAT = 1  # bump when the fixture's layout or the hash definition changes
 HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclass order, with the grid (derived "
              "from the tiles since the compiled core) after t_blast: the ASCII header "
              "'{name}:{dtype.str}:{per-game shape, dims joined by x};' then the field's bytes for that game in C "
-             "order; digest read as a little-endian uint64. A scenario's fields (t_bomb, c_bombs) follow the same way "
-             "only when one of them is nonzero (never in the base game)")
+             "order; digest read as a little-endian uint64. A scenario's fields (state.SCENARIO_FIELDS) follow the "
+             "same way only when one of them differs from its empty value (never in the base game)")
 
 
 def hashed_fields() -> list[str]:
@@ -87,7 +87,7 @@ def state_hashes(st: State) -> np.ndarray:
     """
     b = st.batch_size
     rows, extra = (_byte_rows(st, names) for names in (hashed_fields(), SCENARIO_FIELDS))
-    set_ = [any(getattr(st, name)[i].any() for name in SCENARIO_FIELDS) for i in range(b)]
+    set_ = [scenario_fields_set(st, i) for i in range(b)]
     return np.array([int.from_bytes(hashlib.blake2b(np.concatenate([row, more]).data if on else row.data,
                                                     digest_size=8).digest(), "little")
                      for row, more, on in zip(rows, extra, set_)], dtype=np.uint64)
@@ -109,7 +109,7 @@ def state_hash_reference(st: State) -> int:
     """The same hash for a B=1 state, written plainly (one hashlib update per field): the spec for other cores."""
     assert st.batch_size == 1
     h = hashlib.blake2b(digest_size=8)
-    scenario = any(getattr(st, name)[0].any() for name in SCENARIO_FIELDS)  # set only in a scenario game
+    scenario = scenario_fields_set(st, 0)  # set only in a scenario game
     for name in hashed_fields() + (list(SCENARIO_FIELDS) if scenario else []):
         arr = getattr(st, name)
         h.update(_field_header(name, arr))

@@ -81,8 +81,8 @@ const Board = (() => {
       const i = n.get(k) || 0;
       n.set(k, i + 1);
       const x = (h.x + 0.08 + 0.22 * i) * C, y = (h.y + 0.74) * C;
-      el("rect", {x, y, width: 13, height: 13, class: "horror"}, g);
-      el("text", {x: x + 6.5, y: y + 11, class: "horror-h", "text-anchor": "middle"}, g, "H");
+      el("rect", {x, y, width: 13, height: 13, class: h.leaper ? "leaper" : "horror"}, g);
+      el("text", {x: x + 6.5, y: y + 11, class: "horror-h", "text-anchor": "middle"}, g, h.leaper ? "L" : "H");
     }
   }
 
