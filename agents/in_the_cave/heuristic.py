@@ -91,6 +91,7 @@ def _step_toward(mask: np.ndarray, side: int, ap_full: bool) -> int | None:
 CAMP_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 4), (A.A_TAKE + 1, 1))
 CAMP_LOAD = 4
 CAMP_TRIP_CONS = 4 + CAMP_LOAD  # consumables on a camp trip
+PACK_CONS = 5  # consumables on a trip without the camp (PACK_PLAN)
 
 
 def _crawl_home(g: np.ndarray, r: list, cells: dict, pos: int, mask: np.ndarray, end: int) -> int:
@@ -269,8 +270,12 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # beyond every trip: the nearest unexplored exit is farther than even a camp trip's consumables reach (the cave
     # grows away from home, and the random team hardly explores). Left alone the game runs to truncation, so the
     # team goes anyway: it walks while its consumables last, then crawls home exhausted (R-ITC-TURN-3)
-    beyond = (tiles_left > 1 and not g[L.END_TRIG] and bool(others)
-              and 2 * others[0] + 1 > ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
+    # the last tile: when no exit is within final_ap of home, the game can end only by revealing it farther out
+    # (or run to truncation, as good as a loss): the team goes and reveals it at the start of a turn, the most AP
+    # for the way home
+    far_finish = last_tile and bool(others) and others[0] > final_ap
+    beyond = far_finish or (tiles_left > 1 and not g[L.END_TRIG] and bool(others)
+                            and 2 * others[0] + 1 > ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
 
     def goal(budget: int, fetch_camp: bool = False) -> int:
         """The nearest space worth going to whose trip there, its action and back fits ``reach(budget)`` and the
@@ -282,13 +287,17 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             if t not in dist or t == pos or dist[t] >= best_d:
                 continue
             trip = dist[t] + 1 + home_dist.get(t, 99)
-            if trip > fits or turns(trip) + 1 >= rounds_left:
+            # an emptied camp is fetched however far (crawling back if it must) on a way out from home (pos on a
+            # cheapest path from home to it: no flip-flop): without it no camp trip reaches the far exits, and the
+            # game would run to truncation
+            far_ok = fetch_camp and t == stranded_camp and dist[t] + home_dist.get(pos, 99) <= home_dist.get(t, 0)
+            if (trip > fits and not far_ok) or turns(trip) + 1 >= rounds_left:
                 continue
             kind = int(g[L.TKIND + t])
             token = g[L.TTOKEN + t] and ((kind == L.K_WONDER and cam) or (kind == L.K_WATER and oxy)
                                          or kind == L.K_SQUEEZE)
             exits = tiles_left > 0 and t != reserved and _open_exits(g, cells, t, x, y) and (
-                not last_tile or home_dist.get(t, 99) <= final_ap)
+                not last_tile or far_finish or home_dist.get(t, 99) <= final_ap)
             if token or exits or (fetch_camp and t == stranded_camp):
                 best, best_d = t, dist[t]
         return best
@@ -321,8 +330,8 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     if pos == 0:
         if g[L.END_TRIG] and rounds_left <= 2:
             return end
-        if camp == L.CAMP_PACKED and goal(cons) < 0 and mask[A.A_CAMP_PLACE]:
-            return A.A_CAMP_PLACE  # back from a camp trip: the camp goes down at home, to be refilled
+        if camp == L.CAMP_PACKED and (goal(cons) < 0 or cons < PACK_CONS) and mask[A.A_CAMP_PLACE]:
+            return A.A_CAMP_PLACE  # back from a trip: the camp goes down at home, to be refilled
         if camp_trip:
             if (g[L.CAMPC + s * L.NK + L.E_CONS] < CAMP_LOAD or _wants(g, s, CAMP_PLAN)) and mask[A.A_PACK]:
                 return A.A_PACK
@@ -333,8 +342,11 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             return A.A_PACK
         if int(g[L.AP]) < 3:  # a turn that starts at home costs no upkeep: set out with full AP
             return end
-    if mask[A.A_REVEAL] and pos != reserved and (not last_tile or home_dist.get(pos, 99) + 1 <= finish_reach(cons)):
+    if mask[A.A_REVEAL] and pos != reserved and (not last_tile or home_dist.get(pos, 99) + 1 <= finish_reach(cons)
+                                                 or (far_finish and ap_full)):
         return A.A_REVEAL
+    if far_finish and mask[A.A_REVEAL] and mask[A.A_END]:
+        return A.A_END  # waits here for a full turn's AP to reveal the last tile with
     best = goal(cons)
     if best < 0:  # nothing else in reach: fetch an emptied camp left away from home, for the next camp trip
         best = goal(cons, fetch_camp=True)
