@@ -39,6 +39,10 @@ from .actions import (
 from .jit import jit
 from .layout import (
     ACTOR,
+    NK,
+    P_BOULDER,
+    P_PLACE,
+    PEND_MASK,
     EXHAUSTED,
     FREE_N,
     OVER,
@@ -219,11 +223,11 @@ def pack_done(g, P):
 
 @jit
 def only_end(g, P):
-    """Nothing but End turn is legal (the turn then ends by itself: a spent or stuck team, R-ITC-TURN-3/4)."""
-    for a in range(1, NUM_ACTIONS):
-        if legal(g, P, a):
-            return False
-    return True
+    """Nothing but End turn is legal (the turn then ends by itself: a spent or stuck team, R-ITC-TURN-3/4).
+    Only asked with no decision pending (``settle``)."""
+    if g[EXHAUSTED] != 0:
+        return not any_crawl(g, P, g[ACTOR])
+    return not turn_actions(g, P, g[ACTOR], np.empty(NUM_ACTIONS, dtype=np.uint8), True)
 
 
 @jit
@@ -234,9 +238,78 @@ def settle(g, P):
 
 
 @jit
+def mark(out, a, ok):
+    out[a] = 1 if ok else 0
+    return ok
+
+
+@jit
+def turn_actions(g, P, s, out, ask):
+    """The actions of an ordinary turn step (no decision pending, not exhausted), End turn aside: marks each one
+    in ``out`` (legal 1, else 0; every other entry is left alone) and returns whether one is legal. ``ask``: stop
+    at the first legal one (the likeliest tests come first). Each test is ``legal``'s own (``can_*``); the tests that
+    need a pending decision (placements, packing) are false here and skipped."""
+    any_ok = False
+    for d in range(4):
+        any_ok |= mark(out, A_MOVE + d, can_move(g, P, s, d, False))
+        if any_ok and ask:
+            return True
+    for k in range(NK):
+        any_ok |= mark(out, A_DISCARD + k, can_discard(g, P, s, k))
+        any_ok |= mark(out, A_TO_CAMP + k, can_camp_exchange(g, P, s, k, True))
+        any_ok |= mark(out, A_FROM_CAMP + k, can_camp_exchange(g, P, s, k, False))
+        if any_ok and ask:
+            return True
+    for d in range(4):
+        any_ok |= mark(out, A_DIVE + d, can_move(g, P, s, d, True))
+        any_ok |= mark(out, A_CRAWL + d, can_crawl(g, P, s, d))
+    any_ok |= mark(out, A_REVEAL, can_reveal(g, s))
+    any_ok |= mark(out, A_EXPLORE, can_explore_water(g, s))
+    any_ok |= mark(out, A_PHOTO, can_photograph(g, s))
+    any_ok |= mark(out, A_CAMP_PLACE, can_camp_place(g, s))
+    any_ok |= mark(out, A_CAMP_REPACK, can_camp_repack(g, P, s))
+    any_ok |= mark(out, A_CAMP_ABANDON, can_camp_abandon(g, s))
+    any_ok |= mark(out, A_PACK, can_pack(g, s))
+    return any_ok
+
+
+@jit
+def packing_actions(g, P, s, out):
+    """An exchange session (R-ITC-ACT-12, the initial packing SET-9): bank and camp exchanges, done packing, and
+    (initial packing only) the camp's free first packing."""
+    for i in range(TAKE_KINDS.shape[0]):
+        out[A_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], False)
+        out[A_CAMP_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], True)
+    for k in range(NK):
+        out[A_RETURN + k] = can_return(g, P, s, k, False)
+        out[A_CAMP_RETURN + k] = can_return(g, P, s, k, True)
+    out[A_PACK_DONE] = 1
+    out[A_CAMP_REPACK] = can_camp_repack(g, P, s)
+
+
+@jit
 def mask_into(g, P, out):
-    for a in range(NUM_ACTIONS):
-        out[a] = 1 if legal(g, P, a) else 0
+    """out[a] = legal(g, P, a) for every action (``tests/test_itc_mask.py`` holds it to that), testing only the
+    actions the pending decision allows: a mid-game mask costs a few tests instead of 81."""
+    out[:] = 0
+    if g[OVER] != RUNNING:
+        return
+    s, pend = g[ACTOR], g[PEND]
+    if pend == P_NONE and g[EXHAUSTED] != 0:  # R-ITC-TURN-3: Crawl only, and must when it can
+        for d in range(4):
+            out[A_CRAWL + d] = can_crawl(g, P, s, d)
+        out[A_END] = not any_crawl(g, P, s)
+    elif pend == P_NONE:
+        out[A_END] = 1
+        turn_actions(g, P, s, out, False)
+    elif pend == P_PLACE:
+        for i in range(16):
+            out[A_PLACE + i] = (g[PEND_MASK] >> i) & 1
+    elif pend == P_BOULDER:
+        for d in range(4):
+            out[A_BOULDER + d] = (g[PEND_MASK] >> d) & 1
+    else:
+        packing_actions(g, P, s, out)
 
 
 @jit
