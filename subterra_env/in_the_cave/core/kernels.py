@@ -36,10 +36,19 @@ from .actions import (
     NUM_ACTIONS,
     TAKE_KINDS,
 )
+from .borrow import borrowed
 from .jit import jit
 from .layout import (
     ACTOR,
+    AP,
+    BP,
+    CAMP,
+    CAMPC,
+    K_WATER,
     NK,
+    POS,
+    PR_AP,
+    TKIND,
     P_BOULDER,
     P_PLACE,
     PEND_MASK,
@@ -56,6 +65,7 @@ from .layout import (
     START,
     STEPS,
 )
+from .cave import connected
 from .packing import (
     act12_pack,
     act12_return,
@@ -73,6 +83,7 @@ from .packing import (
     can_pack,
     can_return,
     can_take,
+    free_left,
 )
 from .rules import (
     act1_place,
@@ -91,7 +102,7 @@ from .rules import (
     can_reveal,
 )
 from .setup import init_game
-from .turns import turn1_next, turn4_begin
+from .turns import HOME, turn1_next, turn4_begin
 
 
 @jit
@@ -245,44 +256,64 @@ def mark(out, a, ok):
 
 @jit
 def turn_actions(g, P, s, out, ask):
-    """The actions of an ordinary turn step (no decision pending, not exhausted), End turn aside: marks each one
-    in ``out`` (legal 1, else 0; every other entry is left alone) and returns whether one is legal. ``ask``: stop
-    at the first legal one (the likeliest tests come first). Each test is ``legal``'s own (``can_*``); the tests that
-    need a pending decision (placements, packing) are false here and skipped."""
+    """The actions of an ordinary turn step (no decision pending, not exhausted), End turn aside: marks the legal
+    ones in ``out`` (an entry it skips is left alone: 0 in ``mask_into``) and returns whether there is one.
+    ``ask``: stop at the first legal one (the likeliest come first). Each answer is ``legal``'s own test
+    (``can_*``); a test is skipped only when a field it needs rules it out (no connection, no AP, no free action
+    left, nothing of that kind): a call with the record costs tens of ns (numba counts references to its arrays),
+    the skipped ones were most of the mask's time."""
     any_ok = False
+    t, ap = g[POS + s], g[AP]
     for d in range(4):
-        any_ok |= mark(out, A_MOVE + d, can_move(g, P, s, d, False))
+        nb = connected(g, t, d)
+        if nb < 0:  # Move, Dive and Crawl all go through a connection
+            continue
+        if ap > 0:  # a Move or a Dive costs at least 1 AP
+            any_ok |= mark(out, A_MOVE + d, can_move(g, P, s, d, False))
+            if g[TKIND + nb] == K_WATER:
+                any_ok |= mark(out, A_DIVE + d, can_move(g, P, s, d, True))
+        if ap == P[PR_AP]:  # Crawl is a whole turn
+            any_ok |= mark(out, A_CRAWL + d, can_crawl(g, P, s, d))
         if any_ok and ask:
             return True
-    for k in range(NK):
-        any_ok |= mark(out, A_DISCARD + k, can_discard(g, P, s, k))
-        any_ok |= mark(out, A_TO_CAMP + k, can_camp_exchange(g, P, s, k, True))
-        any_ok |= mark(out, A_FROM_CAMP + k, can_camp_exchange(g, P, s, k, False))
+    if free_left(g, P):  # the 0-AP exchanges and discards are capped per turn
+        camp_here = g[CAMP + s] == t
+        for k in range(NK):
+            if g[BP + s * NK + k] > 0:
+                any_ok |= mark(out, A_DISCARD + k, can_discard(g, P, s, k))
+                if camp_here:
+                    any_ok |= mark(out, A_TO_CAMP + k, can_camp_exchange(g, P, s, k, True))
+            if camp_here and g[CAMPC + s * NK + k] > 0:
+                any_ok |= mark(out, A_FROM_CAMP + k, can_camp_exchange(g, P, s, k, False))
         if any_ok and ask:
             return True
-    for d in range(4):
-        any_ok |= mark(out, A_DIVE + d, can_move(g, P, s, d, True))
-        any_ok |= mark(out, A_CRAWL + d, can_crawl(g, P, s, d))
-    any_ok |= mark(out, A_REVEAL, can_reveal(g, s))
-    any_ok |= mark(out, A_EXPLORE, can_explore_water(g, s))
-    any_ok |= mark(out, A_PHOTO, can_photograph(g, s))
-    any_ok |= mark(out, A_CAMP_PLACE, can_camp_place(g, s))
-    any_ok |= mark(out, A_CAMP_REPACK, can_camp_repack(g, P, s))
+    if ap > 0:  # each costs at least 1 AP
+        any_ok |= mark(out, A_REVEAL, can_reveal(g, s))
+        any_ok |= mark(out, A_EXPLORE, can_explore_water(g, s))
+        any_ok |= mark(out, A_PHOTO, can_photograph(g, s))
+        any_ok |= mark(out, A_CAMP_PLACE, can_camp_place(g, s))
+        any_ok |= mark(out, A_PACK, can_pack(g, s))
+    any_ok |= mark(out, A_CAMP_REPACK, can_camp_repack(g, P, s))  # free the first time at home
     any_ok |= mark(out, A_CAMP_ABANDON, can_camp_abandon(g, s))
-    any_ok |= mark(out, A_PACK, can_pack(g, s))
     return any_ok
 
 
 @jit
 def packing_actions(g, P, s, out):
     """An exchange session (R-ITC-ACT-12, the initial packing SET-9): bank and camp exchanges, done packing, and
-    (initial packing only) the camp's free first packing."""
-    for i in range(TAKE_KINDS.shape[0]):
-        out[A_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], False)
-        out[A_CAMP_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], True)
-    for k in range(NK):
-        out[A_RETURN + k] = can_return(g, P, s, k, False)
-        out[A_CAMP_RETURN + k] = can_return(g, P, s, k, True)
+    (initial packing only) the camp's free first packing. As in ``turn_actions``, a test is skipped only when a
+    field it needs rules it out (no free action left, nothing of that kind to return, the camp not at home)."""
+    if free_left(g, P):
+        camp_home = g[CAMP + s] == HOME
+        for i in range(TAKE_KINDS.shape[0]):
+            out[A_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], False)
+            if camp_home:
+                out[A_CAMP_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], True)
+        for k in range(NK):
+            if g[BP + s * NK + k] > 0:
+                out[A_RETURN + k] = can_return(g, P, s, k, False)
+            if camp_home and g[CAMPC + s * NK + k] > 0:
+                out[A_CAMP_RETURN + k] = can_return(g, P, s, k, True)
     out[A_PACK_DONE] = 1
     out[A_CAMP_REPACK] = can_camp_repack(g, P, s)
 
@@ -315,6 +346,7 @@ def mask_into(g, P, out):
 @jit
 def init_batch(G, P, keys):
     """(B, N) records of new games from (B,) uint64 keys."""
+    G, P = borrowed(G), borrowed(P)
     for b in range(G.shape[0]):
         init_game(G[b], P, keys[b])
         settle(G[b], P)
@@ -323,6 +355,7 @@ def init_batch(G, P, keys):
 @jit
 def step_batch(G, P, actions, codes):
     """One action per game; codes[b] as in the module docstring. Illegal actions leave their game unchanged."""
+    G, P = borrowed(G), borrowed(P)
     for b in range(G.shape[0]):
         g = G[b]
         if g[OVER] != RUNNING:
@@ -337,6 +370,7 @@ def step_batch(G, P, actions, codes):
 @jit
 def mask_batch(G, P, out):
     """(B, NUM_ACTIONS) uint8 legal actions of each game's actor (all 0 once over)."""
+    G, P, out = borrowed(G), borrowed(P), borrowed(out)
     for b in range(G.shape[0]):
         mask_into(G[b], P, out[b])
 
@@ -345,6 +379,7 @@ def mask_batch(G, P, out):
 def random_playout(G, P, keys, max_steps):
     """Play every game with uniformly random legal actions (counter-based per game, so batch-independent);
     returns the steps taken per game. For tests and benchmarks."""
+    G, P = borrowed(G), borrowed(P)
     B = G.shape[0]
     steps = np.zeros(B, dtype=np.int64)
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
