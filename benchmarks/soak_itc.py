@@ -12,10 +12,9 @@ among the legal ones, drawn from a per-game stream keyed by (seed, decision numb
 any reported game replays alone, exactly, from its lane and seed.
 
 After every ``--check-every`` steps each game that was running is checked with
-``subterra_env.in_the_cave.invariants.check`` (token conservation, slot limits, connectivity, depths, ropes,
-exploration tokens, and at the end the scores against a recount). The checker is plain Python (about 1 ms a
-game), so it sets the pace: ``--max-seconds`` stops the run when the time is up, and the report says how many
-games finished. RSS is read at the start, half-way (half the games finished, or half of --max-seconds gone) and at
+``subterra_env.in_the_cave.invariants.check_batch`` (token conservation, slot limits, connectivity, depths,
+ropes, exploration tokens, and at the end the scores against a recount; compiled, a few microseconds a game).
+``--max-seconds`` stops the run when the time is up, and the report says how many games finished. RSS is read at the start, half-way (half the games finished, or half of --max-seconds gone) and at
 the end. Exits non-zero on
 any error; the JSON (default benchmarks/results/soak_itc.json) names each error's lane, settings, seed and step.
 """
@@ -37,7 +36,7 @@ import numpy as np
 from subterra_env.in_the_cave import preset
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.invariants import check
+from subterra_env.in_the_cave.invariants import check, check_batch
 
 
 def _soak_module():
@@ -109,8 +108,7 @@ class ItcSoak:
             core = ItcCore(config_of(i))
             lane = Lane(i, core, core.init(seeds), seeds, soak.action_keys(seeds), np.arange(args.batch) < n)
             self.lanes.append(lane)
-            for slot in range(args.batch):
-                self.check(lane, slot, "setup")
+            self.check(lane, np.arange(args.batch), "setup")
 
     def budget(self) -> int:
         in_flight = sum(int(lane.counted.sum()) for lane in self.lanes)
@@ -121,11 +119,10 @@ class ItcSoak:
         self.next_seed += n
         return seeds
 
-    def check(self, lane: Lane, slot: int, during: str) -> bool:
-        errs = check(lane.G[slot], lane.core.config)
-        if errs:
+    def check(self, lane: Lane, slots: np.ndarray, during: str) -> None:
+        """The invariants of the games in ``slots``, in one compiled call; each failing game is reported."""
+        for slot, errs in check_batch(lane.G, lane.core.config, slots).items():
             self.fail(lane, slot, f"invariants: {errs}", during)
-        return not errs
 
     def fail(self, lane: Lane, slot: int, message: str, during: str) -> None:
         self.error_count += 1
@@ -151,9 +148,7 @@ class ItcSoak:
             self.fail(lane, int(slot), f"action {int(actions[slot])} in the mask but refused (code "
                                        f"{int(codes[slot])})", "step")
         if check_now:
-            for slot in running:
-                if G[slot, L.STEPS] > 0:  # not a stand-in loaded just above
-                    self.check(lane, int(slot), "check")
+            self.check(lane, running[G[running, L.STEPS] > 0], "check")  # not a stand-in loaded just above
         over = np.flatnonzero(lane.counted & (G[:, L.OVER] != L.RUNNING))
         lane.counted[over] = False
         lane.games += len(over)
@@ -165,8 +160,7 @@ class ItcSoak:
         free = np.flatnonzero(~lane.counted & (G[:, L.OVER] != L.RUNNING))[:max(self.budget(), 0)]
         if len(free):
             lane.load(free, self.new_seeds(len(free)), counted=True)
-            for slot in free:
-                self.check(lane, int(slot), "setup")
+            self.check(lane, free, "setup")
 
     def done(self) -> bool:
         return self.finished + self.failed >= self.args.games or not any(ln.counted.any() for ln in self.lanes)

@@ -36,12 +36,16 @@ def test_small_soak_is_clean_and_reports_everything(soak_itc, tmp_path):
 
 
 def test_a_broken_invariant_names_a_replayable_seed(soak_itc, tmp_path, monkeypatch, capsys):
-    real = soak_itc.check
+    real, real_batch = soak_itc.check, soak_itc.check_batch
 
     def fussy(g, config):  # a checker that objects to every game past its 30th step
         return ["step 30 reached"] if g[soak_itc.L.STEPS] >= 30 else real(g, config)
 
+    def fussy_batch(G, config, rows):
+        return {int(r): e for r in rows if (e := fussy(G[r], config))}
+
     monkeypatch.setattr(soak_itc, "check", fussy)
+    monkeypatch.setattr(soak_itc, "check_batch", fussy_batch)
     out = tmp_path / "soak.json"
     assert soak_itc.main(["--games", "2", "--batch", "1", "--out", str(out)]) == 1
     rep = json.loads(out.read_text())
@@ -52,6 +56,7 @@ def test_a_broken_invariant_names_a_replayable_seed(soak_itc, tmp_path, monkeypa
     assert soak_itc.main(["--replay", f"{first['lane']}:{first['seed']}"]) == 1
     assert f"seed {first['seed']} step 30: step 30 reached" in capsys.readouterr().out
     monkeypatch.setattr(soak_itc, "check", real)
+    monkeypatch.setattr(soak_itc, "check_batch", real_batch)
     assert soak_itc.main(["--replay", f"{first['lane']}:{first['seed']}"]) == 0
 
 

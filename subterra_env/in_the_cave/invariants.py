@@ -1,5 +1,6 @@
 """The invariant checker of In the Cave: properties every reachable game record must have. ``check(g, config)``
-returns the list of violations (empty = fine); tests run it after every step of random games.
+returns the list of violations (empty = fine); tests and the soak run it after every step of random games. The
+checks are compiled (``core/audit.py``, a few microseconds a game); this module words what they find.
 
 - token conservation: bank + backpacks + camps + lost = the bank's start, per equipment pile (R-ITC-SET-6);
   exploration tokens held = tokens gone from the tiles (water, photo, squeeze by difficulty); traverse lines =
@@ -14,13 +15,11 @@ returns the list of violations (empty = fine); tests run it after every step of 
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from .config import ItcConfig
+from .core import audit
 from .core import layout as L
-from .observe import vp
 
 DX, DY, OPP = (0, 1, 0, -1), (-1, 0, 1, 0), (2, 3, 0, 1)
 
@@ -48,123 +47,77 @@ def neighbours(g: np.ndarray | list[int], cells: dict[tuple[int, int], int], t: 
     return out
 
 
-def majority_bonus(values: list[int], alive: list[bool]) -> list[int]:
-    """R-ITC-SCORE-2 for one category, recounted."""
-    vals = [v if a and v > 0 else 0 for v, a in zip(values, alive)]
-    best = max(vals)
-    out = [0] * len(vals)
-    if best == 0:
-        return out
-    top = [i for i, v in enumerate(vals) if v == best]
-    if len(top) == 2:
-        for i in top:
-            out[i] = 4
-    elif len(top) == 1:
-        out[top[0]] = 8
-        rest = [v for v in vals if v < best]
-        second = max(rest) if rest else 0
-        sec = [i for i, v in enumerate(vals) if v == second and second > 0]
-        if len(sec) == 1:
-            out[sec[0]] = 4
-    return out
-
-
-def recount_scores(g: np.ndarray, seats: int) -> list[int]:
-    alive = [int(g[L.POS + s]) == 0 for s in range(seats)]
-    scores = [vp(g, s) if alive[s] else 0 for s in range(seats)]
-    sq = [int(g[L.SQ + 3 * s:L.SQ + 3 * s + 3].sum()) for s in range(seats)]
-    for cat in ([int(g[L.TRAV + s]) for s in range(seats)], [int(g[L.WATER + s]) for s in range(seats)],
-                [int(g[L.PHOTO + s]) for s in range(seats)], sq):
-        for s, b in enumerate(majority_bonus(cat, alive)):
-            scores[s] += b if alive[s] else 0
-    return scores
-
-
 def check(g: np.ndarray, config: ItcConfig) -> list[str]:
-    errs: list[str] = []
-    seats, nk = config.num_players, L.NK
-    bp = g[L.BP:L.BP + seats * nk].reshape(seats, nk)
-    cc = g[L.CAMPC:L.CAMPC + seats * nk].reshape(seats, nk)
-    held = bp.sum(0) + cc.sum(0)
-    start = (config.bank_consumables, config.bank_ropes, config.bank_oxygen)
-    for b, (name, total) in enumerate(zip(("consumables", "ropes", "oxygen"), start)):
-        h = held[0] if b == 0 else held[1] if b == 1 else held[2] + held[3]
-        got = int(g[L.BANK + b]) + int(h) + int(g[L.LOST + b])
-        if got != total:
-            errs.append(f"{name}: bank + held + lost = {got}, expected {total}")
-        if config.limited_bank and g[L.BANK + b] < 0:
-            errs.append(f"{name}: limited bank below 0")
-    for s in range(seats):
-        packed = int(g[L.CAMP + s]) == L.CAMP_PACKED
-        used = int(bp[s].sum()) + 2 * packed
-        if used > config.backpack_slots:
-            errs.append(f"seat {s}: backpack uses {used} > {config.backpack_slots} slots")
-        if cc[s].sum() > config.camp_slots:
-            errs.append(f"seat {s}: camp holds {int(cc[s].sum())} > {config.camp_slots}")
-        for k, lost in ((L.E_CAMERA, L.CAM_LOST), (L.E_RAFT, L.RAFT_LOST)):
-            n = int(bp[s, k] + cc[s, k])
-            if n > 1 or (g[lost + s] and n):
-                errs.append(f"seat {s}: {L.EQUIP_NAMES[k]} count {n}, lost {int(g[lost + s])}")
-        if g[L.CAMP + s] == L.CAMP_GONE and cc[s].sum():
-            errs.append(f"seat {s}: an abandoned camp holds tokens")
-        if not 0 <= g[L.POS + s] < g[L.N_TILES]:
-            errs.append(f"seat {s}: pawn on tile {int(g[L.POS + s])}")
-    n = int(g[L.N_TILES])
-    board = 5 if seats >= 3 else 4
-    placing = int(g[L.PEND]) in (L.P_PLACE, L.P_BOULDER)
-    if n != board + int(g[L.STACK_POS]) - placing:
-        errs.append(f"{n} tiles on the table after {int(g[L.STACK_POS])} draws (placing: {placing})")
-    r = g.tolist()  # plain ints: indexing a list is about 10x faster than a numpy scalar read
-    cells = _cells(g)
-    links = [neighbours(r, cells, t) for t in range(n)]
-    seen, todo = {0}, deque([0])
-    while todo:
-        t = todo.popleft()
-        for _, nb in links[t]:
-            if nb not in seen:
-                seen.add(nb)
-                todo.append(nb)
-    if len(seen) != n:
-        errs.append(f"{n - len(seen)} tiles not connected to the home base")
-    step = config.depth_step
-    ropes = 0
-    for t in range(n):
-        kind, depth = int(r[L.TKIND + t]), int(r[L.TDEPTH + t])
-        nbs = links[t]
-        if kind in (L.K_HOME, L.K_BOARD):
-            if depth != 0:
-                errs.append(f"board space {t} at depth {depth}")
-        else:
-            rise = step if kind == L.K_DESCENT else 0
-            if not any(int(r[L.TDEPTH + nb]) + rise == depth for _, nb in nbs):
-                errs.append(f"tile {t} ({L.KIND_NAMES[kind]}) at depth {depth}: no neighbour it was revealed from")
-        if r[L.TTOKEN + t] and kind not in (L.K_WATER, L.K_WONDER, L.K_SQUEEZE):
-            errs.append(f"tile {t} ({L.KIND_NAMES[kind]}) holds a token")
-        for d in range(4):
-            if (r[L.TROPE + t] >> d) & 1:
-                nb = cells.get((int(r[L.TX + t]) + DX[d], int(r[L.TY + t]) + DY[d]), -1)
-                if nb < 0 or not (r[L.TROPE + nb] >> OPP[d]) & 1:
-                    errs.append(f"rope on tile {t} side {d} not on both tiles")
-                elif r[L.TDEPTH + nb] == depth:
-                    errs.append(f"rope between tiles {t} and {nb} of the same depth")
-                elif t < nb:
-                    ropes += abs(int(r[L.TDEPTH + nb]) - depth) // step
-    kinds, tok = g[L.TKIND:L.TKIND + n], g[L.TTOKEN:L.TTOKEN + n]
-    sqd = g[L.TSQ:L.TSQ + n]
-    taken = {"water": int(((kinds == L.K_WATER) & (tok == 0)).sum()),
-             "photo": int(((kinds == L.K_WONDER) & (tok == 0)).sum())}
-    for name, base in (("water", L.WATER), ("photo", L.PHOTO)):
-        if int(g[base:base + seats].sum()) != taken[name]:
-            errs.append(f"{name} tokens held {int(g[base:base + seats].sum())} != taken from tiles {taken[name]}")
-    for d in (1, 2, 3):
-        gone = int(((kinds == L.K_SQUEEZE) & (sqd == d) & (tok == 0)).sum())
-        have = sum(int(g[L.SQ + 3 * s + d - 1]) for s in range(seats))
-        if gone != have:
-            errs.append(f"squeeze {d} tokens held {have} != taken from tiles {gone}")
-    if int(g[L.TRAV:L.TRAV + seats].sum()) != ropes:
-        errs.append(f"traverse lines {int(g[L.TRAV:L.TRAV + seats].sum())} != ropes on roped edges {ropes}")
-    if g[L.OVER] == L.ENDED:
-        want = recount_scores(g, seats)
-        if [int(v) for v in g[L.SCORE:L.SCORE + seats]] != want:
-            errs.append(f"scores {list(g[L.SCORE:L.SCORE + seats])} != recount {want}")
-    return errs
+    """The violations of one game's record, as messages (empty = fine)."""
+    P = _params(config)
+    errs, want = np.zeros((_MAX_ERRS, audit.ERR_COLS), dtype=np.int64), np.zeros(5, dtype=np.int64)
+    m = audit.scan(np.ascontiguousarray(g, dtype=np.int32), P, errs, want, *_scratch())
+    return [_message(g, config.num_players, row, want) for row in errs[:min(m, _MAX_ERRS)]]
+
+
+def check_batch(G: np.ndarray, config: ItcConfig, rows: np.ndarray) -> dict[int, list[str]]:
+    """``check`` of the games ``rows`` of a batch in one compiled call: {row: messages} of the games that fail."""
+    rows = np.asarray(rows, dtype=np.int64)
+    counts = np.zeros(len(rows), dtype=np.int64)
+    audit.scan_batch(G, _params(config), rows, counts)
+    return {int(r): check(G[r], config) for r in rows[counts != 0]}
+
+
+_MAX_ERRS = 1024  # more than any record can break (6 checks a tile, a few a seat)
+_PARAMS: dict[int, tuple[ItcConfig, np.ndarray]] = {}
+
+
+def _params(config: ItcConfig) -> np.ndarray:
+    """config.params(), kept per config object (hashing a config costs more than the whole check)."""
+    if id(config) not in _PARAMS or _PARAMS[id(config)][0] is not config:
+        _PARAMS[id(config)] = (config, config.params())
+    return _PARAMS[id(config)][1]
+
+
+def _scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """links, cell keys, cell values for audit.scan."""
+    return (np.zeros((L.T_MAX, 4), dtype=np.int64), np.zeros(audit.SLOTS, dtype=np.int64),
+            np.zeros(audit.SLOTS, dtype=np.int64))
+
+
+_BANKS = ("consumables", "ropes", "oxygen")
+
+
+def _message(g: np.ndarray, seats: int, row: np.ndarray, want: np.ndarray) -> str:
+    """The words of one violation row of audit.scan."""
+    code, a, b, c, d = (int(v) for v in row)
+    if code == audit.BANK_SUM:
+        return f"{_BANKS[a]}: bank + held + lost = {b}, expected {c}"
+    if code == audit.BANK_NEG:
+        return f"{_BANKS[a]}: limited bank below 0"
+    if code == audit.BACKPACK:
+        return f"seat {a}: backpack uses {b} > {c} slots"
+    if code == audit.CAMP_FULL:
+        return f"seat {a}: camp holds {b} > {c}"
+    if code == audit.EQUIP:
+        return f"seat {a}: {L.EQUIP_NAMES[b]} count {c}, lost {d}"
+    if code == audit.GONE_CAMP:
+        return f"seat {a}: an abandoned camp holds tokens"
+    if code == audit.PAWN:
+        return f"seat {a}: pawn on tile {b}"
+    if code == audit.TILE_COUNT:
+        return f"{a} tiles on the table after {b} draws (placing: {bool(c)})"
+    if code == audit.DISCONNECTED:
+        return f"{a} tiles not connected to the home base"
+    if code == audit.BOARD_DEPTH:
+        return f"board space {a} at depth {b}"
+    if code == audit.NO_PARENT:
+        return f"tile {a} ({L.KIND_NAMES[b]}) at depth {c}: no neighbour it was revealed from"
+    if code == audit.TOKEN:
+        return f"tile {a} ({L.KIND_NAMES[b]}) holds a token"
+    if code == audit.ROPE_ONE_SIDED:
+        return f"rope on tile {a} side {b} not on both tiles"
+    if code == audit.ROPE_SAME_DEPTH:
+        return f"rope between tiles {a} and {b} of the same depth"
+    if code == audit.EXPLORE:
+        return f"{('water', 'photo')[a]} tokens held {b} != taken from tiles {c}"
+    if code == audit.SQUEEZE:
+        return f"squeeze {a} tokens held {b} != taken from tiles {c}"
+    if code == audit.TRAVERSE:
+        return f"traverse lines {a} != ropes on roped edges {b}"
+    return f"scores {list(g[L.SCORE:L.SCORE + seats])} != recount {[int(v) for v in want[:seats]]}"

@@ -36,9 +36,22 @@ from .actions import (
     NUM_ACTIONS,
     TAKE_KINDS,
 )
+from .borrow import borrowed
 from .jit import jit
 from .layout import (
     ACTOR,
+    AP,
+    BP,
+    CAMP,
+    CAMPC,
+    K_WATER,
+    NK,
+    POS,
+    PR_AP,
+    TKIND,
+    P_BOULDER,
+    P_PLACE,
+    PEND_MASK,
     EXHAUSTED,
     FREE_N,
     OVER,
@@ -52,6 +65,7 @@ from .layout import (
     START,
     STEPS,
 )
+from .cave import connected
 from .packing import (
     act12_pack,
     act12_return,
@@ -69,6 +83,7 @@ from .packing import (
     can_pack,
     can_return,
     can_take,
+    free_left,
 )
 from .rules import (
     act1_place,
@@ -87,7 +102,7 @@ from .rules import (
     can_reveal,
 )
 from .setup import init_game
-from .turns import turn1_next, turn4_begin
+from .turns import HOME, turn1_next, turn4_begin
 
 
 @jit
@@ -219,11 +234,11 @@ def pack_done(g, P):
 
 @jit
 def only_end(g, P):
-    """Nothing but End turn is legal (the turn then ends by itself: a spent or stuck team, R-ITC-TURN-3/4)."""
-    for a in range(1, NUM_ACTIONS):
-        if legal(g, P, a):
-            return False
-    return True
+    """Nothing but End turn is legal (the turn then ends by itself: a spent or stuck team, R-ITC-TURN-3/4).
+    Only asked with no decision pending (``settle``)."""
+    if g[EXHAUSTED] != 0:
+        return not any_crawl(g, P, g[ACTOR])
+    return not turn_actions(g, P, g[ACTOR], np.empty(NUM_ACTIONS, dtype=np.uint8), True)
 
 
 @jit
@@ -234,14 +249,104 @@ def settle(g, P):
 
 
 @jit
+def mark(out, a, ok):
+    out[a] = 1 if ok else 0
+    return ok
+
+
+@jit
+def turn_actions(g, P, s, out, ask):
+    """The actions of an ordinary turn step (no decision pending, not exhausted), End turn aside: marks the legal
+    ones in ``out`` (an entry it skips is left alone: 0 in ``mask_into``) and returns whether there is one.
+    ``ask``: stop at the first legal one (the likeliest come first). Each answer is ``legal``'s own test
+    (``can_*``); a test is skipped only when a field it needs rules it out (no connection, no AP, no free action
+    left, nothing of that kind): a call with the record costs tens of ns (numba counts references to its arrays),
+    the skipped ones were most of the mask's time."""
+    any_ok = False
+    t, ap = g[POS + s], g[AP]
+    for d in range(4):
+        nb = connected(g, t, d)
+        if nb < 0:  # Move, Dive and Crawl all go through a connection
+            continue
+        if ap > 0:  # a Move or a Dive costs at least 1 AP
+            any_ok |= mark(out, A_MOVE + d, can_move(g, P, s, d, False))
+            if g[TKIND + nb] == K_WATER:
+                any_ok |= mark(out, A_DIVE + d, can_move(g, P, s, d, True))
+        if ap == P[PR_AP]:  # Crawl is a whole turn
+            any_ok |= mark(out, A_CRAWL + d, can_crawl(g, P, s, d))
+        if any_ok and ask:
+            return True
+    if free_left(g, P):  # the 0-AP exchanges and discards are capped per turn
+        camp_here = g[CAMP + s] == t
+        for k in range(NK):
+            if g[BP + s * NK + k] > 0:
+                any_ok |= mark(out, A_DISCARD + k, can_discard(g, P, s, k))
+                if camp_here:
+                    any_ok |= mark(out, A_TO_CAMP + k, can_camp_exchange(g, P, s, k, True))
+            if camp_here and g[CAMPC + s * NK + k] > 0:
+                any_ok |= mark(out, A_FROM_CAMP + k, can_camp_exchange(g, P, s, k, False))
+        if any_ok and ask:
+            return True
+    if ap > 0:  # each costs at least 1 AP
+        any_ok |= mark(out, A_REVEAL, can_reveal(g, s))
+        any_ok |= mark(out, A_EXPLORE, can_explore_water(g, s))
+        any_ok |= mark(out, A_PHOTO, can_photograph(g, s))
+        any_ok |= mark(out, A_CAMP_PLACE, can_camp_place(g, s))
+        any_ok |= mark(out, A_PACK, can_pack(g, s))
+    any_ok |= mark(out, A_CAMP_REPACK, can_camp_repack(g, P, s))  # free the first time at home
+    any_ok |= mark(out, A_CAMP_ABANDON, can_camp_abandon(g, s))
+    return any_ok
+
+
+@jit
+def packing_actions(g, P, s, out):
+    """An exchange session (R-ITC-ACT-12, the initial packing SET-9): bank and camp exchanges, done packing, and
+    (initial packing only) the camp's free first packing. As in ``turn_actions``, a test is skipped only when a
+    field it needs rules it out (no free action left, nothing of that kind to return, the camp not at home)."""
+    if free_left(g, P):
+        camp_home = g[CAMP + s] == HOME
+        for i in range(TAKE_KINDS.shape[0]):
+            out[A_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], False)
+            if camp_home:
+                out[A_CAMP_TAKE + i] = can_take(g, P, s, TAKE_KINDS[i], True)
+        for k in range(NK):
+            if g[BP + s * NK + k] > 0:
+                out[A_RETURN + k] = can_return(g, P, s, k, False)
+            if camp_home and g[CAMPC + s * NK + k] > 0:
+                out[A_CAMP_RETURN + k] = can_return(g, P, s, k, True)
+    out[A_PACK_DONE] = 1
+    out[A_CAMP_REPACK] = can_camp_repack(g, P, s)
+
+
+@jit
 def mask_into(g, P, out):
-    for a in range(NUM_ACTIONS):
-        out[a] = 1 if legal(g, P, a) else 0
+    """out[a] = legal(g, P, a) for every action (``tests/test_itc_mask.py`` holds it to that), testing only the
+    actions the pending decision allows: a mid-game mask costs a few tests instead of 81."""
+    out[:] = 0
+    if g[OVER] != RUNNING:
+        return
+    s, pend = g[ACTOR], g[PEND]
+    if pend == P_NONE and g[EXHAUSTED] != 0:  # R-ITC-TURN-3: Crawl only, and must when it can
+        for d in range(4):
+            out[A_CRAWL + d] = can_crawl(g, P, s, d)
+        out[A_END] = not any_crawl(g, P, s)
+    elif pend == P_NONE:
+        out[A_END] = 1
+        turn_actions(g, P, s, out, False)
+    elif pend == P_PLACE:
+        for i in range(16):
+            out[A_PLACE + i] = (g[PEND_MASK] >> i) & 1
+    elif pend == P_BOULDER:
+        for d in range(4):
+            out[A_BOULDER + d] = (g[PEND_MASK] >> d) & 1
+    else:
+        packing_actions(g, P, s, out)
 
 
 @jit
 def init_batch(G, P, keys):
     """(B, N) records of new games from (B,) uint64 keys."""
+    G, P = borrowed(G), borrowed(P)
     for b in range(G.shape[0]):
         init_game(G[b], P, keys[b])
         settle(G[b], P)
@@ -250,6 +355,7 @@ def init_batch(G, P, keys):
 @jit
 def step_batch(G, P, actions, codes):
     """One action per game; codes[b] as in the module docstring. Illegal actions leave their game unchanged."""
+    G, P = borrowed(G), borrowed(P)
     for b in range(G.shape[0]):
         g = G[b]
         if g[OVER] != RUNNING:
@@ -264,6 +370,7 @@ def step_batch(G, P, actions, codes):
 @jit
 def mask_batch(G, P, out):
     """(B, NUM_ACTIONS) uint8 legal actions of each game's actor (all 0 once over)."""
+    G, P, out = borrowed(G), borrowed(P), borrowed(out)
     for b in range(G.shape[0]):
         mask_into(G[b], P, out[b])
 
@@ -272,6 +379,7 @@ def mask_batch(G, P, out):
 def random_playout(G, P, keys, max_steps):
     """Play every game with uniformly random legal actions (counter-based per game, so batch-independent);
     returns the steps taken per game. For tests and benchmarks."""
+    G, P = borrowed(G), borrowed(P)
     B = G.shape[0]
     steps = np.zeros(B, dtype=np.int64)
     mask = np.zeros(NUM_ACTIONS, dtype=np.uint8)
