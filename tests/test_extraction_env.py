@@ -163,3 +163,15 @@ def test_the_heuristic_and_random_agents_play_the_scenario_env() -> None:
     mask = env.observe(agent)["action_mask"]
     assert mask[HeuristicAgent(env).act(None, mask)] == 1
     assert mask[RandomAgent(seed=0).act(env.observe(agent), mask)] == 1
+
+
+def test_the_browser_board_shows_the_biosamples_held() -> None:  # R-EXT-9
+    from subterra_env.config import preset
+    from subterra_game import play
+    from subterra_game.web.view import board_view
+
+    s = play.Session(preset("extraction", biosamples=True), 5, play.seat_plan(None, [], "heuristic", True))
+    view = board_view(s.env.core, s.env.state_, s.env.legal_mask, s.labels, set(), 200)
+    assert [(c["caver"], c["samples"]) for c in view["cavers"]] == [("diver", 1), ("geologist", 1), ("engineer", 1),
+                                                                    ("leader", 0)]
+    assert view["team"]["status"][-1] == "biosamples: diver 1, geologist 1, engineer 1" and view["team"]["leapers"] == 0

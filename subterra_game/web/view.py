@@ -58,6 +58,7 @@ def cavers(st: State, labels: Sequence[str], humans: set[int], g: int = 0) -> li
                     "human": s in humans, "tile": t, "x": x, "y": y, "hp": int(st.c_hp[g, s]),
                     "max": int(st.c_max[g, s]), "dead": bool(st.c_dead[g, s]), "under": bool(st.c_under[g, s]),
                     "hidden": bool(st.c_hidden[g, s]), "bombs": int(st.c_bombs[g, s]),
+                    "samples": int(st.c_samples[g, s]),
                     "on_exit": bool(st.exit_tile[g] >= 0 and t == int(st.exit_tile[g]))})
     return out
 
@@ -134,6 +135,7 @@ def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
     return {"round": int(st.round[g]), "max_rounds": max_cycles, "actor": actor, "ap": int(st.ap[g]),
             "exerted": bool(st.exerted[g]), "cards_left": cards, "tiles_left": int(st.stack.shape[1] - st.stack_pos[g]),
             "ropes_left": int(st.ropes_left[g]), "horrors": int((st.h_tile[g] >= 0).sum()),
+            "leapers": int((st.l_tile[g] >= 0).sum()),  # Extraction's (R-EXT-4); always 0 in other games
             "last_hazard": CARD_NAMES[last] if last >= 0 else None, "warnings": warnings,
             "pending": pending_text(core, st, g) if actor >= 0 else "",
             "status": ability_status(st, g, core.cat),  # abilities' counters and a scenario's progress (bombs)

@@ -109,12 +109,14 @@ function renderTeam(v) {
     if (c.hidden) flags.push("hidden");
     if (c.on_exit) flags.push("ON EXIT");
     if (c.bombs) flags.push(`${c.bombs} bomb card${c.bombs > 1 ? "s" : ""}`);
+    if (c.samples) flags.push(`${c.samples} biosample${c.samples > 1 ? "s" : ""}`);
     node("td", {class: c.on_exit ? "on-exit" : "flags"}, flags.join(", "), tr);
   }
   const p = node("p", {}, null, box);
   p.textContent = `round ${tm.round} (max ${tm.max_rounds})` + (tm.actor >= 0 ? ` · AP ${tm.ap} · exert ` +
     (tm.exerted ? "used" : "available") : "") + ` · hazard cards left ${tm.cards_left} · tiles left ` +
-    `${tm.tiles_left} · ropes ${tm.ropes_left} · horrors ${tm.horrors} · last hazard ${tm.last_hazard || "-"}`;
+    `${tm.tiles_left} · ropes ${tm.ropes_left} · horrors ${tm.horrors}` + (tm.leapers ? ` · leapers ${tm.leapers}` : "") +
+    ` · last hazard ${tm.last_hazard || "-"}`;
   if (tm.status.length) node("p", {class: "muted"}, tm.status.join(" · "), box);
   for (const w of tm.warnings) node("p", {class: "warning"}, "\u26a0 " + w, box);
   if (tm.pending) node("p", {class: "pending"}, "now: " + tm.pending, box);
