@@ -291,6 +291,21 @@ def menu_panel(core: Core, st: State, legal: Sequence[int], title: str, width: i
     return Panel(grid, title=title, border_style="yellow", title_align="left")
 
 
+# What a scenario changes (RULES_VAR.md), shown under the rules in short when the table plays one.
+SCENARIO_SUMMARY = {
+    "annihilation": """\
+[bold]Annihilation[/] (R-ANN): the exit starts beside the start tile, and no tile may go in the cells around it.
+Three cavers hold a [bold]bomb card[/]; three [bold]bomb tiles[/] (BMB) are in the stack, the last among its bottom
+six. [bold]Place bomb[/] (1 AP) on a bomb tile; [bold]give/take card[/] (1 AP) passes a card on your tile (taking only
+from an unconscious caver). A devoured caver's card is lost. Unless every bomb tile has its bomb at the end: DEFEAT.""",
+    "extraction": """\
+[bold]Extraction[/] (R-EXT): [bold]leapers[/] (L) join the horrors: Leaper cards spawn them, they take two steps
+whenever horrors move and [bold]slash[/] (2 damage, then leave) instead of knocking out. Leapers never enter the
+[bold]sanctuary[/] (SAN), and cavers on it are no monster's victim. With biosamples: three cavers hold one (-1 on
+their checks); pass them with give/take card; unless all three are held on the exit at the end: DEFEAT.""",
+}
+
+
 def help_pages(core: Core) -> list[Group]:
     """The help: the rules in short with the hazard cards, then the action table (from ``ACTION_HELP``)."""
     tab = Table(title="the actions (ids, name, AP, legal when, rule)", box=None, header_style="bold",
@@ -312,8 +327,10 @@ def help_pages(core: Core) -> list[Group]:
     hz.add_column()
     for k, v in HAZARD_TEXT.items():
         hz.add_row(k, v)
+    scenario = SCENARIO_SUMMARY.get(core.cfg.scenario)
+    extra = [Text(""), Text.from_markup(scenario)] if scenario else []
     return [Group(Text("SUB TERRA: the rules in short", style="bold"), Text(""), Text.from_markup(RULES_SUMMARY),
-                  Text(""), Text("hazard cards", style="bold"), hz),
+                  *extra, Text(""), Text("hazard cards", style="bold"), hz),
             Group(tab)]
 
 

@@ -176,3 +176,21 @@ def test_a_scenario_game_is_recorded_replayed_and_turned_into_samples(tmp_path) 
     n = len(doc["actions"])
     assert samples["observation"].shape == (n, 38, 7, 7) and samples["scalars"].shape == (n, 57)
     assert samples["action_mask"].shape == (n, 107)
+
+
+def test_the_terminal_help_explains_the_scenario() -> None:
+    from rich.console import Console
+
+    from subterra_env.config import preset
+    from subterra_env.core.rules import Core
+    from subterra_game.tui import help_pages
+
+    def first_page(cfg) -> str:
+        console = Console(width=120, record=True)
+        console.print(help_pages(Core(cfg))[0])
+        return console.export_text()
+
+    assert "Annihilation (R-ANN)" in first_page(preset("annihilation"))
+    assert "Extraction (R-EXT)" in first_page(preset("extraction"))
+    base = first_page(preset("full"))
+    assert "Annihilation (R-ANN)" not in base and "Extraction (R-EXT)" not in base
