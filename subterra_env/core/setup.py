@@ -122,27 +122,16 @@ def build_annihilation_stack(g, P, order, draws):
 
 
 @jit
-def deal_bomb_cards(g, P, order, draws):
-    """R-ANN-5: one bomb card to each of 3 different cavers, the seats drawn by the seed (or the fixed list)."""
-    if P.bomb_seats[0] >= 0:
-        for i in range(BOMBS):
-            g.c_bombs[P.bomb_seats[i]] = 1
+def deal_cards(g, cards, n, fixed, salt, order, draws):
+    """A scenario's cards (R-ANN-5 bomb cards, R-EXT-9 biosamples): one each to ``n`` different cavers, into
+    ``cards`` (per seat); the seats are ``fixed`` when set, else drawn by the game seed with ``salt``."""
+    if fixed[0] >= 0:
+        for i in range(n):
+            cards[fixed[i]] = 1
         return
-    permutation(g.key, SALT_BOMB_SEATS, g.n_seats, order, draws)
-    for i in range(BOMBS):
-        g.c_bombs[order[i]] = 1
-
-
-@jit
-def deal_biosamples(g, P, order, draws):
-    """R-EXT-9: one biosample to each of 3 different cavers, the seats drawn by the seed (or the fixed list)."""
-    if P.biosample_seats[0] >= 0:
-        for i in range(BIOSAMPLES):
-            g.c_samples[P.biosample_seats[i]] = 1
-        return
-    permutation(g.key, SALT_SAMPLE_SEATS, g.n_seats, order, draws)
-    for i in range(BIOSAMPLES):
-        g.c_samples[order[i]] = 1
+    permutation(g.key, salt, g.n_seats, order, draws)
+    for i in range(n):
+        cards[order[i]] = 1
 
 
 @jit
@@ -188,11 +177,11 @@ def setup_game(g, P, key, order, draws):
     deal_cavers(g, P, order, draws)
     if P.scenario == SC_ANNIHILATION:
         build_annihilation_stack(g, P, order, draws)
-        deal_bomb_cards(g, P, order, draws)
+        deal_cards(g, g.c_bombs, BOMBS, P.bomb_seats, SALT_BOMB_SEATS, order, draws)
     else:
         build_stack(g, P, order, draws)
     if P.biosamples:  # Extraction only (config.py checks it)
-        deal_biosamples(g, P, order, draws)
+        deal_cards(g, g.c_samples, BIOSAMPLES, P.biosample_seats, SALT_SAMPLE_SEATS, order, draws)
     deal_hazards(g, P, order, draws)
     g.ropes_left = P.rope_tokens
     g.scout_redraws = P.scout_redraws

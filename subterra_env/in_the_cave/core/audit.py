@@ -61,6 +61,7 @@ from .layout import (
     WATER,
 )
 from .observe import vp
+from .turns import category
 
 # violation codes: (a, b, c, d) of each, as invariants.py formats them
 BANK_SUM, BANK_NEG, BACKPACK, CAMP_FULL, EQUIP, GONE_CAMP, PAWN, TILE_COUNT = range(8)  # (b, got, total) ..
@@ -256,17 +257,6 @@ def check_tokens(g, seats, errs, m, water, photo, gone, ropes):
 
 
 @jit
-def seat_category(g, s, c):
-    if c == 0:
-        return g[TRAV + s]
-    if c == 1:
-        return g[WATER + s]
-    if c == 2:
-        return g[PHOTO + s]
-    return g[SQ + 3 * s] + g[SQ + 3 * s + 1] + g[SQ + 3 * s + 2]
-
-
-@jit
 def add_majority(vals, seats, out):
     """R-ITC-SCORE-2 for one category (vals: 0 for the eliminated and the empty-handed): sole most 8 and a sole
     second 4; two tied for most 4 each; more tied, nothing."""
@@ -305,7 +295,7 @@ def recount(g, seats, want):
         want[s] = vp(g, s) if g[POS + s] == 0 else 0
     for c in range(4):
         for s in range(seats):
-            v = seat_category(g, s, c)
+            v = category(g, s, c)
             vals[s] = v if g[POS + s] == 0 and v > 0 else 0
         add_majority(vals, seats, want)
 
