@@ -11,11 +11,11 @@ import pytest
 
 from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent
-from subterra_env import scenario
 from subterra_env.config import GameConfig, preset
-from subterra_env.core.actions import ACTION_NAMES
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
+
+from heuristic_moves import heuristic_decisions
 
 ANN = GameConfig(scenario="annihilation")
 DECK = "deck: tremor tremor tremor tremor tremor out-of-time"
@@ -24,15 +24,7 @@ STACK = "stack: " + "normal:4 " * 10 + "bomb"
 
 def decisions(text: str, n: int = 1) -> list[str]:
     """The heuristic's next n decisions on an Annihilation map (each one played)."""
-    core = Core(ANN)
-    st = scenario.build(text, core=core)
-    agent = HeuristicAgent(SimpleNamespace(core=core, state=st))
-    out = []
-    for _ in range(n):
-        a = agent.act(None, core.legal_mask(st)[0])
-        out.append(ACTION_NAMES[a])
-        core.step(st, np.array([a]))
-    return out
+    return heuristic_decisions(ANN, text, n)
 
 
 def test_places_the_bomb_it_stands_on():  # R-ANN-6

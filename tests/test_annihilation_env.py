@@ -1,29 +1,13 @@
 """The Annihilation scenario through every interface: its own spaces and name, PettingZoo's and Gymnasium's
-checkers, and the base game's spaces unchanged beside it."""
+checkers (tests/test_scenario_envs.py), and the base game's spaces unchanged beside it."""
 
 from __future__ import annotations
 
 import numpy as np
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
 
 import subterra_env
 from subterra_env.core.observe import GRID_CHANNELS, ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, grid_channels, scalars_of
-from subterra_env.single import SubterraSingleAgentEnv
 from subterra_env.vector import SubterraVectorEnv
-
-
-def test_pettingzoo_api_test() -> None:
-    api_test(subterra_env.env(scenario="annihilation"), num_cycles=1000)
-
-
-def test_pettingzoo_seed_test() -> None:
-    seed_test(lambda: subterra_env.env(scenario="annihilation"), num_cycles=200)
-
-
-def test_gymnasium_check_env() -> None:
-    check_env(SubterraSingleAgentEnv(obs_radius=3, illegal_action="penalise", scenario="annihilation"),
-              skip_render_check=True)
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:

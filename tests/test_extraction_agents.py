@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from agents.heuristic import HeuristicAgent
-from subterra_env import scenario
 from subterra_env.config import GameConfig, preset
-from subterra_env.core.actions import ACTION_NAMES
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
+
+from heuristic_moves import heuristic_decisions
 
 EXT = GameConfig(scenario="extraction")
 DECK = "deck: tremor tremor tremor tremor tremor out-of-time"
@@ -22,15 +22,7 @@ DECK = "deck: tremor tremor tremor tremor tremor out-of-time"
 
 def decisions(text: str, n: int = 1, cfg: GameConfig = EXT) -> list[str]:
     """The heuristic's next n decisions on an Extraction map (each one played)."""
-    core = Core(cfg)
-    st = scenario.build(text, core=core)
-    agent = HeuristicAgent(SimpleNamespace(core=core, state=st))
-    out = []
-    for _ in range(n):
-        a = agent.act(None, core.legal_mask(st)[0])
-        out.append(ACTION_NAMES[a])
-        core.step(st, np.array([a]))
-    return out
+    return heuristic_decisions(cfg, text, n)
 
 
 @pytest.mark.parametrize("leaper, first_step", [("1,0", "move S"), ("1,2", "run")])

@@ -1,30 +1,14 @@
 """The Extraction scenario through every interface: its own spaces and name, PettingZoo's and Gymnasium's
-checkers, events, narration and the text board, and what stays hidden."""
+checkers (tests/test_scenario_envs.py), events, narration and the text board, and what stays hidden."""
 
 from __future__ import annotations
 
 import numpy as np
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
 
 import subterra_env
 from subterra_env.config import preset
 from subterra_env.core.observe import EXTRACTION_CHANNELS, EXTRACTION_SCALARS, GRID_CHANNELS, grid_channels, scalars_of
-from subterra_env.single import SubterraSingleAgentEnv
 from subterra_env.vector import SubterraVectorEnv
-
-
-def test_pettingzoo_api_test() -> None:
-    api_test(subterra_env.env(scenario="extraction", biosamples=True), num_cycles=1000)
-
-
-def test_pettingzoo_seed_test() -> None:
-    seed_test(lambda: subterra_env.env(scenario="extraction"), num_cycles=200)
-
-
-def test_gymnasium_check_env() -> None:
-    check_env(SubterraSingleAgentEnv(obs_radius=3, illegal_action="penalise", scenario="extraction"),
-              skip_render_check=True)
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
