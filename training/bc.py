@@ -175,7 +175,10 @@ def split(demos: Demonstrations, holdout: float, seed: int = 0) -> tuple[Demonst
 
 
 def _batch(policy: Any, demos: Demonstrations, idx: np.ndarray) -> tuple[Any, torch.Tensor, np.ndarray]:
-    obs, _ = policy.obs_to_tensor({k: v[idx] for k, v in demos.obs.items()})
+    if set(demos.obs) == {"observation"} and not hasattr(policy.observation_space, "spaces"):
+        obs, _ = policy.obs_to_tensor(demos.obs["observation"][idx])  # a Box-observation policy (In the Cave)
+    else:
+        obs, _ = policy.obs_to_tensor({k: v[idx] for k, v in demos.obs.items()})
     return obs, torch.as_tensor(demos.actions[idx], device=policy.device), demos.masks[idx]
 
 
