@@ -1,0 +1,360 @@
+"""Play In the Cave in the terminal against bot teams, save the game, replay it (issue 21).
+
+    subterra itc                                     # you play team 0, the heuristic team the other
+    subterra itc --players 4 --seed 7 --save game.json
+    subterra itc --config configs/in_the_cave/first_game.yaml --seats heuristic,human,random
+    subterra itc --watch --players 3 --delay 0.1     # bots only
+    subterra itc replay game.json [--auto --delay 0.2]
+
+Seats: ``human`` (optionally ``human:NAME``), ``heuristic`` (``agents.in_the_cave.HeuristicTeam``) or ``random``,
+one per team in seat order. Every decision goes through the AEC env (``subterra_env.in_the_cave.env_aec``); the
+record (``itc_records``) holds the config, seed, seats and every action, and a replay re-plays them from the seed
+and checks that it reaches the recorded final scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import shutil
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from subterra_env.config import ConfigError
+from subterra_env.in_the_cave.config import PRESETS, ItcConfig, load, preset
+from subterra_env.in_the_cave.core import layout as L
+from subterra_env.in_the_cave.core.actions import ACTION_NAMES
+from subterra_env.in_the_cave.env_aec import raw_env
+
+from . import itc_records as R
+from . import itc_screen as S
+from .records import RecordError
+
+CLEAR = "\x1b[2J\x1b[H"
+
+
+class ItcPlayError(ValueError):
+    """Bad command-line input; the message says what and how to fix it."""
+
+
+def parse_seats(text: str | None, players: int | None, watch: bool) -> list[tuple[str, str | None]]:
+    """(kind, person's name) per seat; default: seat 0 human, the others heuristic (all heuristic with --watch)."""
+    if text is None:
+        n = players or 2
+        return [("heuristic", None)] * n if watch else [("human", None)] + [("heuristic", None)] * (n - 1)
+    seats = []
+    for i, e in enumerate(x.strip().lower() for x in text.split(",")):
+        kind, _, name = e.partition(":")
+        if kind not in R.PLAYERS or (name and kind != "human"):
+            raise ItcPlayError(f"--seats entry {i} {e!r}: expected human, human:NAME, heuristic or random")
+        seats.append((kind, name or None))
+    if players is not None and len(seats) != players:
+        raise ItcPlayError(f"--seats lists {len(seats)} seats but {players} teams play: give one per team")
+    if watch and any(k == "human" for k, _ in seats):
+        raise ItcPlayError("--watch plays bots only: drop the human seats")
+    return seats
+
+
+def table_config(config: str | None, players: int | None, max_rounds: int | None) -> tuple[ItcConfig, str]:
+    """Settings from --config (a YAML file or a preset name) and the flags that override it."""
+    try:
+        if config and Path(config).is_file():
+            cfg, name = load(config), Path(config).stem
+        elif config in PRESETS:
+            cfg, name = preset(config), str(config)
+        elif config:
+            raise ItcPlayError(f"--config {config!r}: no such file, and not a preset ({', '.join(PRESETS)})")
+        else:
+            cfg, name = ItcConfig(), "default"
+        over: dict[str, Any] = {}
+        if players is not None:
+            over["num_players"] = players
+        if max_rounds is not None:
+            over["max_rounds"] = max_rounds
+        return (cfg.replace(**over) if over else cfg), name
+    except ConfigError as e:
+        raise ItcPlayError(str(e)) from None
+
+
+class Table:
+    """One game: the AEC env, who plays each seat, their bots, the record being written."""
+
+    def __init__(self, cfg: ItcConfig, seed: int, seats: list[tuple[str, str | None]], name: str = "default"):
+        self.env = raw_env(cfg)
+        if len(seats) != self.env.seats:
+            raise ItcPlayError(f"--seats lists {len(seats)} seats but the config seats {self.env.seats} teams")
+        self.env.reset(seed=seed)
+        self.seed, self.name, self.kinds = seed, name, [k for k, _ in seats]
+        people = sum(k == "human" for k in self.kinds)
+        self.labels = [(nm or ("you" if people == 1 else f"person {i + 1}")) if k == "human" else k
+                       for i, (k, nm) in enumerate(seats)]
+        from agents.in_the_cave import HeuristicTeam, RandomTeam
+
+        heuristic = HeuristicTeam(self.env)
+        self.bots = {i: heuristic if k == "heuristic" else RandomTeam(seed * 10 + i)
+                     for i, k in enumerate(self.kinds) if k != "human"}
+        self.doc = R.new_record(cfg, seed, [
+            {"seat": i, "team": f"team_{i}", "player": k, **({"name": self.labels[i]} if k == "human" else {})}
+            for i, k in enumerate(self.kinds)], name)
+
+    @property
+    def g(self) -> np.ndarray:
+        return self.env.game
+
+    @property
+    def over(self) -> bool:
+        return int(self.g[L.OVER]) != L.RUNNING
+
+    def seat(self) -> int:
+        return self.env.possible_agents.index(self.env.agent_selection)
+
+    def legal(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.env.observe(self.env.agent_selection)["action_mask"])]
+
+    def bot_action(self, seat: int) -> int:
+        obs = self.env.observe(self.env.agent_selection)
+        return int(self.bots[seat].act(obs, obs["action_mask"]))
+
+    def apply(self, action: int) -> str:
+        """One decision of the acting team through the env; the record follows; returns its narration."""
+        seat, before = self.seat(), self.g.copy()
+        self.env.step(int(action))
+        self.doc["actions"].append({"step": len(self.doc["actions"]), "seat": seat, "action": int(action),
+                                    "name": ACTION_NAMES[int(action)], "player": self.kinds[seat]})
+        return S.narrate(before, self.g, self.env.core.P, seat, self.labels[seat], int(action))
+
+    def title(self) -> str:
+        return f"In the Cave · seed {self.seed} · {self.name} · {self.env.seats} teams"
+
+    def save(self, path: str | Path) -> Path:
+        return R.save(R.finish(self.doc, self.env), path)
+
+
+def record_name(seed: int, finished: bool = True) -> str:
+    from .play import default_record_name
+
+    return default_record_name(seed, finished, prefix="itc")
+
+
+class Terminal:
+    """Reads a person's input and writes the screen; ``clear``: redraw from the top (a real terminal)."""
+
+    def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], Any] = print,
+                 clear: bool = False, delay: float = 0.0):
+        self.read, self.write, self.clear, self.delay = read, write, clear, max(0.0, delay)
+        self.log: deque[str] = deque(maxlen=200)
+        size = shutil.get_terminal_size((100, 40))
+        self.width, self.height = min(size.columns, 120), size.lines
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        if not self.clear:
+            self.write(line)
+
+    def show(self, text: str) -> None:
+        if self.clear:  # the latest narration that fits under the board, above the prompt
+            room = max(3, self.height - text.count("\n") - 4)
+            recent = list(self.log)[-room:]
+            self.write(CLEAR + text + ("\nwhat happened:\n" + "\n".join(recent) if recent else ""))
+        else:
+            self.write(text)
+
+
+def human_turn(table: Table, term: Terminal) -> int | None:
+    """The person's choice (an action id), or None when they quit."""
+    seat, legal = table.seat(), table.legal()
+    g, P = table.g, table.env.core.P
+    screen = S.board(g, P, table.labels, table.title(), viewer=seat)
+    ap = "packing" if g[L.ROUND] == 0 else f"{int(g[L.AP])} AP left"
+    costs = S.ap_costs(table.env.core, g, legal)
+    options = S.menu(g, P, legal, term.width, costs)
+    screen += f"\nyour move, team {seat} ({table.labels[seat]}) · {ap}:\n" + options
+    term.show(screen)
+    prompt = f"choose 1-{len(legal)} or a name (? help, q quit): "
+    while True:
+        raw = term.read(prompt)
+        low = raw.strip().lower()
+        if low in ("q", "quit", "exit"):
+            return None
+        if low in ("?", "h", "help"):
+            term.write(S.help_text())
+            term.write(options)
+            continue
+        got = S.pick(raw, legal)
+        if isinstance(got, int):
+            return got
+        term.write(f"  {got}")
+
+
+def offer_save(table: Table, term: Terminal, save: str | None, finished: bool) -> None:
+    default = save or record_name(table.seed, finished)
+    try:
+        ans = term.read(f"save the game {'record' if finished else 'so far'}? file name [{default}], n = no: ")
+    except (EOFError, KeyboardInterrupt):
+        ans = "n"
+    ans = ans.strip()
+    if ans.lower() in ("n", "no"):
+        term.write("not saved")
+        return
+    path = table.save(ans or default)
+    term.write(f"saved to {path}; replay it with: subterra itc replay {path}")
+
+
+def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool = False, watch: bool = False) -> int:
+    """Play to the end (0) or until the person quits (130)."""
+    last_round, turn = -1, None
+    while not table.over:
+        seat = table.seat()
+        if (int(table.g[L.ROUND]), seat) != turn and table.g[L.ROUND] > 0:
+            turn = (int(table.g[L.ROUND]), seat)
+            term.say(S.turn_line(table.g, table.labels))
+        try:
+            if table.kinds[seat] == "human":
+                action = human_turn(table, term)
+                if action is None:
+                    term.write("game stopped")
+                    offer_save(table, term, save, finished=False)
+                    return 130
+                term.say(table.apply(action))
+                continue
+            if watch and int(table.g[L.ROUND]) != last_round:
+                last_round = int(table.g[L.ROUND])
+                term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=last_round <= 1))
+            term.say(table.apply(table.bot_action(seat)))
+            if term.delay:
+                if term.clear and watch:
+                    term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=False))
+                time.sleep(term.delay)
+        except EOFError:
+            term.write("input closed: game stopped")
+            if save:
+                term.write(f"the game so far is saved to {table.save(save)}")
+            return 130
+        except KeyboardInterrupt:
+            term.write("\ngame stopped")
+            offer_save(table, term, save, finished=False)
+            return 130
+    term.show(S.board(table.g, table.env.core.P, table.labels, table.title()))
+    for line in S.final_lines(table.g, table.labels):
+        term.write(line)
+    if save:
+        term.write(f"game record saved to {table.save(save)}; replay it with: subterra itc replay {save}")
+    elif ask_save:
+        offer_save(table, term, None, finished=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- replay
+def replay_game(path: str, term: Terminal, auto: bool) -> int:
+    """Check the record (it must replay to its final scores), then step through it."""
+    try:
+        doc = R.load(path)
+        frames = [None]
+
+        def keep(i: int, env: raw_env) -> None:
+            frames.append(env.game.copy())
+
+        env = R.replay(doc, path, on_step=keep)
+    except RecordError as e:
+        term.write(f"error: {e}")
+        return 2
+    P, n = env.core.P, len(doc["actions"])
+    first = raw_env(env.config)
+    first.reset(seed=doc["seed"])
+    frames[0] = first.game.copy()
+    labels = [s.get("name") or s["player"] for s in doc["seats"]]
+    res = doc["result"]
+    term.write(f"{path}: {n} decisions replayed to the recorded final scores {res['scores']} "
+               f"({res.get('result')}{'' if res['finished'] else ', unfinished'})")
+    title = f"replay {Path(path).stem} · seed {doc['seed']} · {env.seats} teams"
+    i = 0
+    try:
+        while True:
+            g = frames[i]
+            if i and (frames[i - 1][L.ROUND], frames[i - 1][L.ACTOR]) != (g[L.ROUND], g[L.ACTOR]) and g[L.ROUND] \
+                    and g[L.OVER] == L.RUNNING and i < n:
+                term.say(S.turn_line(g, labels))
+            if i:
+                a = doc["actions"][i - 1]
+                term.say(f"step {i}/{n}:" + S.narrate(frames[i - 1], g, P, a["seat"], labels[a["seat"]],
+                                                      a["action"])[1:])
+            if not auto or term.clear or i == n or (i and frames[i - 1][L.ROUND] != g[L.ROUND]):
+                term.show(S.board(g, P, labels, f"{title} · step {i}/{n}", legend=i == 0))
+            if i == n:
+                break
+            if auto:
+                time.sleep(term.delay)
+                i += 1
+                continue
+            ans = term.read(f"step {i}/{n} (Enter next, b back, a number jumps, q quit): ").strip().lower()
+            if ans in ("q", "quit"):
+                break
+            i = max(0, i - 1) if ans in ("b", "back") else min(n, int(ans)) if ans.isdigit() else i + 1
+    except (EOFError, KeyboardInterrupt):
+        pass
+    for line in S.final_lines(frames[-1], labels):
+        term.write(line)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="subterra itc", description="Play In the Cave in the terminal against bot "
+                                "teams (each team's seat: human, heuristic or random). subterra itc replay FILE "
+                                "replays a saved game.", epilog="Keys in the game: a number picks that option, an "
+                                "action name or its start picks that action, ? shows the help, q quits.")
+    p.add_argument("--players", type=int, choices=(2, 3, 4, 5), help="teams at the table (default 2, or the "
+                   "config's)")
+    p.add_argument("--config", help="an In the Cave YAML file (configs/in_the_cave/four.yaml) or a preset name ("
+                   + ", ".join(PRESETS) + ")")
+    p.add_argument("--seed", type=int, help="the game's seed (default: a random one, shown and saved)")
+    p.add_argument("--seats", help="every team in seat order: human[:NAME], heuristic or random (default: you play "
+                   "team 0, the heuristic the others)")
+    p.add_argument("--watch", action="store_true", help="bots only: watch them play")
+    p.add_argument("--delay", type=float, default=0.2, help="seconds after each bot decision (default 0.2; 0: no "
+                   "pause)")
+    p.add_argument("--max-rounds", type=int, help="the round limit (default: the config's, 100)")
+    p.add_argument("--save", metavar="FILE", help="save the game record here at the end (else you are asked)")
+    return p
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="subterra itc replay", description="Replay a saved In the Cave record: it is "
+                                "re-played from its seed and must reach its recorded final scores; then step "
+                                "through it.")
+    p.add_argument("file")
+    p.add_argument("--auto", action="store_true", help="advance by itself every --delay seconds")
+    p.add_argument("--delay", type=float, default=0.2, help="seconds per step with --auto (default 0.2)")
+    return p
+
+
+def itc_main(argv: Sequence[str], read: Callable[[str], str] = input, write: Callable[[str], Any] = print) -> int:
+    """``subterra itc ...`` and ``subterra itc replay FILE ...``; returns the exit code."""
+    argv = list(argv)
+    tty = sys.stdin.isatty() and sys.stdout.isatty() and read is input
+    if argv and argv[0] == "replay":
+        args = replay_parser().parse_args(argv[1:])
+        term = Terminal(read, write, clear=tty and not args.auto, delay=args.delay)
+        return replay_game(args.file, term, auto=args.auto or not tty and read is input)
+    args = parser().parse_args(argv)
+    try:
+        seats = parse_seats(args.seats, args.players, args.watch)
+        players = args.players if args.players is not None else len(seats) if args.seats and not args.config else None
+        cfg, name = table_config(args.config, players, args.max_rounds)
+        seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+        if args.seats is None and cfg.num_players != len(seats):
+            seats = parse_seats(None, cfg.num_players, args.watch)
+        table = Table(cfg, seed, seats, name)
+    except ItcPlayError as e:
+        write(f"error: {e}")
+        return 2
+    term = Terminal(read, write, clear=tty, delay=args.delay)
+    term.write(f"In the Cave: seed {seed}, {cfg.num_players} teams: "
+               + ", ".join(f"team {i} {lab}" for i, lab in enumerate(table.labels)))
+    return play(table, term, save=args.save, ask_save=tty, watch=args.watch)
