@@ -14,7 +14,7 @@ Image (``render_rgb``): ``cell`` pixels per grid cell over the tiles' box plus o
 ``min_radius`` cells around home, so a young cave keeps one size), tiles filled with KIND_COLOURS (darker by
 depth), closed sides in WALL_COLOUR, passages as gaps, a boulder choke open on its one passage, unexplored exits
 as yellow stubs into the empty cell, ROPE_COLOUR bars across roped edges, a white dot for a token still there,
-squeeze difficulty and depth level as ticks, camps as tents and pawns as squares (seat digit) in TEAM_COLOURS
+squeeze difficulty and depth level as ticks, camps placed away from home as tents and pawns as squares (seat digit) in TEAM_COLOURS
 (the acting team outlined white); under the map a status strip (round, whose turn, AP, tiles left; one line per
 team: VP, tokens, position, result at the end) and a legend of the kinds.
 """
@@ -228,14 +228,16 @@ def render_rgb(g: np.ndarray, seats: int, cell: int = 32, *, min_radius: int = 5
             _stub(mapimg, (x + DXY[d][0] - x0) * cell, (y + DXY[d][1] - y0) * cell, d, cell)
     q = max(6, cell // 3)
     marks: list[tuple[int, int, int]] = []  # pawn squares: (x, y, seat) for the digits
+    placed: dict[int, int] = {}
     for s in range(seats):
         camp = int(g[L.CAMP + s])
-        if camp >= 0:  # a tent in the team's colour, bottom right
+        if camp > 0:  # a tent in the team's colour along the bottom (camps at home are not drawn)
+            k = placed[camp] = placed.get(camp, -1) + 1
             tx, ty = (int(g[L.TX + camp]) - x0) * cell, (int(g[L.TY + camp]) - y0) * cell
-            ch = max(4, cell // 4)
-            cx, top = tx + cell - cell // 8 - 2 - ch, ty + cell - cell // 8 - 2 - ch
+            ch = max(3, cell // 6)
+            cx, top = tx + cell - cell // 8 - 2 - ch - k * (2 * ch + 1), ty + cell - cell // 8 - 1 - ch
             for i in range(ch):
-                mapimg[top + i, cx - i:cx + i + 1] = TEAM_COLOURS[s]
+                mapimg[top + i, max(tx, cx - i):cx + i + 1] = TEAM_COLOURS[s]
     for t in sorted({int(g[L.POS + s]) for s in range(seats)}):
         here = sorted(s for s in range(seats) if int(g[L.POS + s]) == t)
         tx, ty = (int(g[L.TX + t]) - x0) * cell, (int(g[L.TY + t]) - y0) * cell
