@@ -5,6 +5,7 @@
     subterra itc --config configs/in_the_cave/first_game.yaml --seats heuristic,human,random
     subterra itc --watch --players 3 --delay 0.1     # bots only
     subterra itc replay game.json [--auto --delay 0.2]
+    subterra itc --resume so_far.json                # go on with a game saved before its end (q, then a file name)
 
 Seats: ``human`` (optionally ``human:NAME``), ``heuristic`` (``agents.in_the_cave.HeuristicTeam``) or ``random``,
 one per team in seat order. Every decision goes through the AEC env (``subterra_env.in_the_cave.env_aec``); the
@@ -124,6 +125,7 @@ class Table:
     def apply(self, action: int) -> str:
         """One decision of the acting team through the env; the record follows; returns its narration."""
         seat, before = self.seat(), self.g.copy()
+        self.packing = before[L.ROUND] == 0  # the initial packing (R-ITC-SET-9)
         self.env.step(int(action))
         self.doc["actions"].append({"step": len(self.doc["actions"]), "seat": seat, "action": int(action),
                                     "name": ACTION_NAMES[int(action)], "player": self.kinds[seat]})
@@ -206,6 +208,20 @@ def offer_save(table: Table, term: Terminal, save: str | None, finished: bool) -
     term.write(f"saved to {path}; replay it with: subterra itc replay {path}")
 
 
+def say(table: Table, term: Terminal, line: str) -> None:
+    """Narrate a decision. While the teams pack (R-ITC-SET-9: hidden until all have packed) at a table with people,
+    another team's choices are not told, only that it is done (a lone person's own choices are)."""
+    last = table.doc["actions"][-1]
+    people = table.kinds.count("human")
+    own = people == 1 and table.kinds[last["seat"]] == "human"
+    if table.packing and people and not own:
+        if last["name"] == "pack_done":
+            term.say(f"  team {last['seat']} ({table.labels[last['seat']]}): done packing (hidden until every team "
+                     "has packed)")
+        return
+    term.say(line)
+
+
 def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool = False, watch: bool = False) -> int:
     """Play to the end (0) or until the person quits (130)."""
     last_round, turn = -1, None
@@ -221,12 +237,12 @@ def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool =
                     term.write("game stopped")
                     offer_save(table, term, save, finished=False)
                     return 130
-                term.say(table.apply(action))
+                say(table, term, table.apply(action))
                 continue
             if watch and int(table.g[L.ROUND]) != last_round:
                 last_round = int(table.g[L.ROUND])
                 term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=last_round <= 1))
-            term.say(table.apply(table.bot_action(seat)))
+            say(table, term, table.apply(table.bot_action(seat)))
             if term.delay:
                 if term.clear and watch:
                     term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=False))
@@ -321,7 +337,23 @@ def parser() -> argparse.ArgumentParser:
                    "pause)")
     p.add_argument("--max-rounds", type=int, help="the round limit (default: the config's, 100)")
     p.add_argument("--save", metavar="FILE", help="save the game record here at the end (else you are asked)")
+    p.add_argument("--resume", metavar="FILE", help="go on with a game saved before its end (its config, seed and "
+                   "seats; --seats changes who plays)")
     return p
+
+
+def resume(path: str, seats_text: str | None) -> Table:
+    """The table of a record saved before its end, its decisions played again (checked as a replay)."""
+    doc = R.load(path)
+    if doc["result"].get("finished"):
+        raise ItcPlayError(f"the game in {path} is over: replay it with: subterra itc replay {path}")
+    cfg = R.config_of(doc, path)
+    seats = parse_seats(seats_text, cfg.num_players, False) if seats_text else \
+        [(s["player"], s.get("name") if s["player"] == "human" else None) for s in doc["seats"]]
+    table = Table(cfg, doc["seed"], seats, str(doc.get("config_name", "default")))
+    R.replay(doc, path, verify=False, env=table.env)
+    table.doc["actions"] = [dict(a, player=table.kinds[a["seat"]]) for a in doc["actions"]]
+    return table
 
 
 def replay_parser() -> argparse.ArgumentParser:
@@ -344,6 +376,10 @@ def itc_main(argv: Sequence[str], read: Callable[[str], str] = input, write: Cal
         return replay_game(args.file, term, auto=args.auto or not tty and read is input)
     args = parser().parse_args(argv)
     try:
+        if args.resume:
+            table = resume(args.resume, args.seats)
+            write(f"resumed {args.resume} after {len(table.doc['actions'])} decisions")
+            return play(table, Terminal(read, write, clear=tty, delay=args.delay), save=args.save, ask_save=tty)
         seats = parse_seats(args.seats, args.players, args.watch)
         players = args.players if args.players is not None else len(seats) if args.seats and not args.config else None
         cfg, name = table_config(args.config, players, args.max_rounds)
@@ -351,7 +387,7 @@ def itc_main(argv: Sequence[str], read: Callable[[str], str] = input, write: Cal
         if args.seats is None and cfg.num_players != len(seats):
             seats = parse_seats(None, cfg.num_players, args.watch)
         table = Table(cfg, seed, seats, name)
-    except ItcPlayError as e:
+    except (ItcPlayError, RecordError) as e:
         write(f"error: {e}")
         return 2
     term = Terminal(read, write, clear=tty, delay=args.delay)

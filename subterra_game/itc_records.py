@@ -131,15 +131,17 @@ def config_of(doc: dict[str, Any], where: str = "record") -> ItcConfig:
 
 
 def replay(doc: dict[str, Any], where: str = "record", on_step: Callable[[int, raw_env], Any] | None = None,
-           verify: bool = True) -> raw_env:
-    """Play the record's actions through a fresh AEC env from its seed; returns the env at the end.
-    ``on_step(i, env)`` is called after action i. RecordError names the first step that does not replay, and
-    (``verify``) a result, final scores or final game that differ from the record's."""
+           verify: bool = True, env: raw_env | None = None) -> raw_env:
+    """Play the record's actions through a fresh AEC env from its seed (or through ``env``, reset with the
+    record's config and seed: resuming a game); returns the env at the end. ``on_step(i, env)`` is called after
+    action i. RecordError names the first step that does not replay, and (``verify``) a result, final scores or
+    final game that differ from the record's."""
     parse(doc, where)
-    env = raw_env(config_of(doc, where))
+    if env is None:
+        env = raw_env(config_of(doc, where))
+        env.reset(seed=doc["seed"])
     if len(doc["seats"]) != env.seats:
         raise RecordError(f"{where}: {len(doc['seats'])} seats in the record but its config seats {env.seats} teams")
-    env.reset(seed=doc["seed"])
     for i, entry in enumerate(doc["actions"]):
         g = env.game
         if g[L.OVER] != L.RUNNING:

@@ -181,6 +181,17 @@ def test_quit_saves_an_unfinished_game_that_replays(tmp_path):
     assert itc_main(["replay", str(path), "--auto", "--delay", "0"], write=again.append) == 0
     assert again[0] == f"{path}: 1 decisions replayed to the recorded final scores [0, 0] (running, unfinished)"
     assert again[-1] == "the game is not over (stopped in round 0): no final scores"
+    later: list[str] = []  # --resume: the saved decisions again, then the person goes on
+    path2 = tmp_path / "later.json"
+    assert itc_main(["--resume", str(path), "--delay", "0"], read=Script(["take_raft", "q", str(path2)]),
+                    write=later.append) == 130
+    assert later[0] == f"resumed {path} after 1 decisions"
+    assert [a["name"] for a in json.loads(path2.read_text())["actions"]] == ["take_camera", "take_raft"]
+    done: list[str] = []
+    finished = tmp_path / "finished.json"
+    assert itc_main(["--watch", "--seed", "2", "--delay", "0", "--save", str(finished)], write=lambda s: None) == 0
+    assert itc_main(["--resume", str(finished)], read=Script([]), write=done.append) == 2
+    assert done == [f"error: the game in {finished} is over: replay it with: subterra itc replay {finished}"]
 
 
 def test_text_map_draws_passages_pawns_and_unexplored_exits():
