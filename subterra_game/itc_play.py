@@ -92,6 +92,7 @@ class Table:
             raise ItcPlayError(f"--seats lists {len(seats)} seats but the config seats {self.env.seats} teams")
         self.env.reset(seed=seed)
         self.seed, self.name, self.kinds = seed, name, [k for k, _ in seats]
+        self.packing = False  # the last decision was part of the initial packing
         people = sum(k == "human" for k in self.kinds)
         self.labels = [(nm or ("you" if people == 1 else f"person {i + 1}")) if k == "human" else k
                        for i, (k, nm) in enumerate(seats)]
@@ -124,11 +125,17 @@ class Table:
 
     def apply(self, action: int) -> str:
         """One decision of the acting team through the env; the record follows; returns its narration."""
-        seat, before = self.seat(), self.g.copy()
+        seat, before, snap = self.seat(), self.g.copy(), self.env.get_state()
         self.packing = before[L.ROUND] == 0  # the initial packing (R-ITC-SET-9)
-        self.env.step(int(action))
-        self.doc["actions"].append({"step": len(self.doc["actions"]), "seat": seat, "action": int(action),
-                                    "name": ACTION_NAMES[int(action)], "player": self.kinds[seat]})
+        n = len(self.doc["actions"])
+        try:
+            self.env.step(int(action))
+            self.doc["actions"].append({"step": n, "seat": seat, "action": int(action),
+                                        "name": ACTION_NAMES[int(action)], "player": self.kinds[seat]})
+        except BaseException:  # Ctrl-C half way: the game and the record stay as they were
+            self.env.set_state(snap)
+            del self.doc["actions"][n:]
+            raise
         return S.narrate(before, self.g, self.env.core.P, seat, self.labels[seat], int(action))
 
     def title(self) -> str:
@@ -286,7 +293,7 @@ def replay_game(path: str, term: Terminal, auto: bool) -> int:
     frames[0] = first.game.copy()
     labels = [s.get("name") or s["player"] for s in doc["seats"]]
     res = doc["result"]
-    term.write(f"{path}: {n} decisions replayed to the recorded final scores {res['scores']} "
+    term.say(f"{path}: {n} decisions replayed to the recorded final scores {res['scores']} "
                f"({res.get('result')}{'' if res['finished'] else ', unfinished'})")
     title = f"replay {Path(path).stem} · seed {doc['seed']} · {env.seats} teams"
     i = 0
