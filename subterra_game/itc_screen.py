@@ -15,11 +15,8 @@ from subterra_env.in_the_cave.core import actions as A
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import backpack, camp_contents, stacks_left, tokens
 from subterra_env.in_the_cave.observe import vp
-from subterra_env.in_the_cave.render import text_map
+from subterra_env.in_the_cave.render import LEGEND, text_map
 
-SHORT_LEGEND = ("H home  + board  . plain  ~ water  * wonder  s squeeze (digit: difficulty; S: token there)  "
-                "v descent  # boulder choke\n! token there  0-4 team pawns  ? unexplored exit  - | passages  "
-                "r roped drop  d drop without rope (needs ropes)")
 SIDES = "NESW"
 KIT_NAMES = {"consumable": "consumable", "rope": "rope", "oxygen2": "oxygen (2 tanks)", "oxygen1": "oxygen (1 tank)",
              "camera": "camera", "raft": "raft"}
@@ -161,7 +158,7 @@ def board(g: np.ndarray, P: np.ndarray, labels: Sequence[str], title: str, viewe
     rule = "─" * max(10, 72 - len(title) - 6)
     parts = [f"──── {title} {rule}", *text_map(g, len(labels))]
     if legend:
-        parts.append(SHORT_LEGEND)
+        parts += LEGEND
     parts += status_lines(g, P, labels, viewer)
     return "\n".join(parts)
 

@@ -79,6 +79,19 @@ def test_scripted_human_game_refuses_bad_input_and_keeps_the_game():
     assert list(table.g[L.BP:L.BP + L.NK]) == [1, 0, 0, 0, 1, 0]
 
 
+def test_hot_seat_people_do_not_see_each_others_packing():
+    """R-ITC-SET-9: while the teams pack, people see neither the others' kit nor what they take, only that they
+    are done."""
+    table = Table(ItcConfig(), 3, [("human", "ann"), ("human", "bob")])
+    out: list[str] = []
+    play(table, Terminal(Script(["take_cam", "take_raft", "pack_done", "take_rope", "q", "n"]), out.append))
+    assert "  team 0 (ann): done packing (hidden until every team has packed)" in out
+    assert not [ln for ln in out if "take_" in ln and ln.startswith("  team")]
+    bob = "\n".join(out[out.index("  team 0 (ann): done packing (hidden until every team has packed)"):])
+    assert "      backpack and camp: hidden while the teams pack" in bob  # ann's, on bob's screen
+    assert "your move, team 1 (bob) · packing:" in bob
+
+
 def test_human_turn_shows_costs_and_placements_and_moves_by_prefix():
     """Past the packing: the menu shows each option's AP; "move_n" and a placement by number go through."""
     table = human_table(seed=11)

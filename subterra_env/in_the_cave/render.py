@@ -32,9 +32,10 @@ Colour = tuple[int, int, int]
 _CH = {L.K_HOME: "H", L.K_BOARD: "+", L.K_PLAIN: ".", L.K_WATER: "~", L.K_WONDER: "*", L.K_SQUEEZE: "s",
        L.K_DESCENT: "v", L.K_BOULDER: "#"}
 DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
-LEGEND = ("map: H home  + starting board  . plain  ~ water  * wonder  s squeeze (1-3: difficulty, S: token there)  "
-          "v descent  # boulder choke | ! token still there | 0-4 team pawn | ? unexplored exit | - | passage, "
-          "r roped drop, d drop without rope")
+LEGEND = ("H home  + board  . plain  ~ water  * wonder  s squeeze (digit: difficulty; S: token there)  v descent  "
+          "# boulder choke",
+          "! token there  0-4 team pawns  ? unexplored exit  - | passages  r roped drop  d drop without rope (needs "
+          "ropes)")
 KIND_COLOURS: dict[int, Colour] = {
     L.K_HOME: (235, 200, 80), L.K_BOARD: (190, 185, 170), L.K_PLAIN: (160, 125, 90), L.K_WATER: (70, 135, 215),
     L.K_WONDER: (175, 110, 205), L.K_SQUEEZE: (120, 120, 140), L.K_DESCENT: (90, 165, 120),
@@ -128,8 +129,7 @@ def text_map(g: np.ndarray, seats: int) -> list[str]:
 
 def render_ansi(g: np.ndarray, seats: int) -> str:
     """The text map, its legend, the turn and every team's backpack and tokens (the env's "ansi" render)."""
-    lines = text_map(g, seats)
-    lines.append(LEGEND)
+    lines = text_map(g, seats) + list(LEGEND)
     pend = L.PEND_NAMES[int(g[L.PEND])]
     lines.append(f"round {int(g[L.ROUND])}  actor {int(g[L.ACTOR])}  AP {int(g[L.AP])}  pending {pend}  "
                  f"stacks {stacks_left(g)}")
