@@ -4,7 +4,7 @@
     subterra itc --players 4 --seed 7 --save game.json
     subterra itc --config configs/in_the_cave/first_game.yaml --seats heuristic,human,random
     subterra itc --watch --players 3 --delay 0.1     # bots only
-    subterra itc replay game.json [--auto --delay 0.2]
+    subterra itc replay game.json [--auto --delay 0.2] [--png frames/] [--gif game.gif]
     subterra itc --resume so_far.json                # go on with a game saved before its end (q, then a file name)
 
 Seats: ``human`` (optionally ``human:NAME``), ``heuristic`` (``agents.in_the_cave.HeuristicTeam``) or ``random``,
@@ -274,8 +274,36 @@ def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool =
 
 
 # ---------------------------------------------------------------------------------------------- replay
-def replay_game(path: str, term: Terminal, auto: bool) -> int:
-    """Check the record (it must replay to its final scores), then step through it."""
+def write_frames(doc: dict[str, Any], frames: list[np.ndarray], P: np.ndarray, labels: list[str],
+                 png: str | None, gif: str | None, delay: float, cell: int) -> list[str]:
+    """The replay's pictures (``render_rgb`` over the final cave's box, so all one size, each captioned with its
+    step) as PNG files and/or an animated GIF (Sub Terra's writers); returns what was written, in words."""
+    from subterra_env.in_the_cave.render import cave_box, render_rgb
+
+    from .records import save_gif, save_pngs
+
+    box, n, seats = cave_box(frames[-1]), len(frames) - 1, len(labels)
+
+    def caption(i: int) -> str:
+        if i == 0:
+            return f"start (seed {doc['seed']}), {n} decisions"
+        a = doc["actions"][i - 1]
+        return f"step {i}/{n}:" + S.narrate(frames[i - 1], frames[i], P, a["seat"], labels[a["seat"]], a["action"])[1:]
+
+    images = [render_rgb(g, seats, cell, labels=labels, box=box, caption=caption(i)) for i, g in enumerate(frames)]
+    done = []
+    if png:
+        paths = save_pngs(images, png)
+        done.append(f"wrote {len(paths)} frames: {paths[0]} .. {paths[-1]}")
+    if gif:
+        done.append(f"wrote {save_gif(images, gif, delay=delay)} ({len(images)} frames, {delay:g} s each)")
+    return done
+
+
+def replay_game(path: str, term: Terminal, auto: bool, png: str | None = None, gif: str | None = None,
+                cell: int = 40) -> int:
+    """Check the record (it must replay to its final scores), then write its pictures (``png``, ``gif``) or step
+    through it."""
     try:
         doc = R.load(path)
         frames = [None]
@@ -295,6 +323,10 @@ def replay_game(path: str, term: Terminal, auto: bool) -> int:
     res = doc["result"]
     term.say(f"{path}: {n} decisions replayed to the recorded final scores {res['scores']} "
                f"({res.get('result')}{'' if res['finished'] else ', unfinished'})")
+    if png or gif:
+        for line in write_frames(doc, frames, P, labels, png, gif, max(0.02, term.delay), cell):
+            term.write(line)
+        return 0
     title = f"replay {Path(path).stem} · seed {doc['seed']} · {env.seats} teams"
     i = 0
     try:
@@ -369,7 +401,11 @@ def replay_parser() -> argparse.ArgumentParser:
                                 "through it.")
     p.add_argument("file")
     p.add_argument("--auto", action="store_true", help="advance by itself every --delay seconds")
-    p.add_argument("--delay", type=float, default=0.2, help="seconds per step with --auto (default 0.2)")
+    p.add_argument("--delay", type=float, default=0.2, help="seconds per step with --auto, and per GIF frame "
+                   "(default 0.2)")
+    p.add_argument("--png", metavar="DIR", help="write frame_0000.png (the start) .. one per decision into DIR")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF (frames = decisions + 1)")
+    p.add_argument("--cell", type=int, default=40, help="pixels per space in PNG/GIF frames (default 40)")
     return p
 
 
@@ -380,7 +416,8 @@ def itc_main(argv: Sequence[str], read: Callable[[str], str] = input, write: Cal
     if argv and argv[0] == "replay":
         args = replay_parser().parse_args(argv[1:])
         term = Terminal(read, write, clear=tty and not args.auto, delay=args.delay)
-        return replay_game(args.file, term, auto=args.auto or not tty and read is input)
+        return replay_game(args.file, term, auto=args.auto or not tty and read is input, png=args.png, gif=args.gif,
+                           cell=args.cell)
     args = parser().parse_args(argv)
     try:
         if args.resume:

@@ -15,7 +15,7 @@ from subterra_env.in_the_cave.core import actions as A
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import backpack, camp_contents, stacks_left, tokens
 from subterra_env.in_the_cave.observe import vp
-from subterra_env.in_the_cave.render import LEGEND, text_map
+from subterra_env.in_the_cave.render import LEGEND, text_map, where
 
 SIDES = "NESW"
 KIT_NAMES = {"consumable": "consumable", "rope": "rope", "oxygen2": "oxygen (2 tanks)", "oxygen1": "oxygen (1 tank)",
@@ -34,15 +34,6 @@ a team not home at the end scores 0. The game ends 3 rounds after the last tile 
 Keys: a number picks that option; a name or its start picks an action (mo = move, if only one move is legal);
 ? or help: this help; q: quit (you may save the game so far).
 The action table (ids, AP, rule IDs of /RULES_ITC.md):"""
-
-
-def where(g: np.ndarray, t: int) -> str:
-    """A space in words: ``home`` or ``E2 S1, 25 m`` (east/west, north/south of home, depth)."""
-    if t == 0:
-        return "home"
-    x, y, d = int(g[L.TX + t]), int(g[L.TY + t]), int(g[L.TDEPTH + t])
-    parts = [f"{'E' if x > 0 else 'W'}{abs(x)}" if x else "", f"{'S' if y > 0 else 'N'}{abs(y)}" if y else ""]
-    return " ".join(p for p in parts if p) + f", {d} m"
 
 
 def kit(counts: Sequence[int]) -> str:

@@ -14,7 +14,7 @@ from subterra_env.in_the_cave import env
 from subterra_env.in_the_cave.config import ItcConfig
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.actions import ACTION_NAMES
-from subterra_env.in_the_cave.render import KIND_COLOURS, render_rgb, text_map
+from subterra_env.in_the_cave.render import CELL, KIND_COLOURS, render_rgb, text_map
 from subterra_game import itc_screen as S
 from subterra_game.itc_play import Table, Terminal, itc_main, play
 from subterra_game.play import main
@@ -231,7 +231,7 @@ def test_rgb_render_shape_colours_and_change_after_a_move():
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[1] >= 600
     g = e.unwrapped.game
     bare = render_rgb(g, 2, status=False)
-    cell = 32
+    cell = CELL
     assert bare.shape == (11 * cell, 11 * cell, 3)  # at least 5 cells around home, one empty cell of margin
     hx = hy = 5 * cell  # home (0, 0) is the middle cell
     assert tuple(bare[hy + 6, hx + 6]) == KIND_COLOURS[L.K_HOME]
@@ -248,3 +248,22 @@ def test_render_test_covers_rgb_array():
     assert "rgb_array" in env().metadata["render_modes"]
     render_test(lambda render_mode=None: env(render_mode=render_mode, initial_pack="fixed"),
                 custom_tests={"rgb_array": lambda img: img.shape[1] >= 600 and img.shape[2] == 3})
+
+
+def test_replay_writes_png_frames_and_a_gif_of_one_size(tmp_path):
+    path = tmp_path / "short.json"
+    assert itc_main(["--watch", "--seed", "2", "--max-rounds", "2", "--delay", "0", "--save", str(path)],
+                    write=lambda s: None) == 0
+    n = len(json.loads(path.read_text())["actions"])
+    out: list[str] = []
+    assert itc_main(["replay", str(path), "--png", str(tmp_path / "frames"), "--gif", str(tmp_path / "g.gif"),
+                     "--delay", "0.1"], write=out.append) == 0
+    assert out[1:] == [f"wrote {n + 1} frames: {tmp_path / 'frames' / 'frame_0000.png'} .. "
+                       f"{tmp_path / 'frames' / f'frame_{n:04d}.png'}",
+                       f"wrote {tmp_path / 'g.gif'} ({n + 1} frames, 0.1 s each)"]
+    from PIL import Image
+
+    sizes = {Image.open(p).size for p in (tmp_path / "frames").glob("*.png")}
+    assert len(sizes) == 1  # the final cave's box for every frame
+    with Image.open(tmp_path / "g.gif") as gif:
+        assert gif.n_frames == n + 1 and gif.size == sizes.pop()

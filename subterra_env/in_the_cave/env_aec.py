@@ -198,11 +198,11 @@ class raw_env(AECEnv):
 
         return render_ansi(self.game, self.seats)
 
-    def render_rgb(self, cell: int = 32, labels: list[str] | None = None) -> np.ndarray:
+    def render_rgb(self, labels: list[str] | None = None, **kw: Any) -> np.ndarray:
         """The game as an (H, W, 3) uint8 image (``render.render_rgb``: tiles, passages, pawns, camps, status)."""
         from .render import render_rgb
 
-        return render_rgb(self.game, self.seats, cell, labels=labels)
+        return render_rgb(self.game, self.seats, labels=labels, **kw)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

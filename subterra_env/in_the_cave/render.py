@@ -10,7 +10,7 @@ up and down; ``r`` a roped edge between depths, ``d`` a drop of depth not yet ro
     detail: ! its token (water / photo / squeeze) is still there; a squeeze shows its difficulty 1-3 (S: token there)
      ?      an empty cell that an unexplored exit faces (a Reveal can place a tile there)
 
-Image (``render_rgb``): ``cell`` pixels per grid cell over the tiles' box plus one cell of margin (at least
+Image (``render_rgb``): ``cell`` (CELL = 40) pixels per grid cell over the tiles' box plus one cell of margin (at least
 ``min_radius`` cells around home, so a young cave keeps one size), tiles filled with KIND_COLOURS (darker by
 depth), closed sides in WALL_COLOUR, passages as gaps, a boulder choke open on its one passage, unexplored exits
 as yellow stubs into the empty cell, ROPE_COLOUR bars across roped edges, a white dot for a token still there,
@@ -48,6 +48,7 @@ ROPE_COLOUR: Colour = (250, 240, 200)
 PANEL_COLOUR: Colour = (24, 24, 28)
 TEXT_COLOUR: Colour = (235, 235, 235)
 MIN_WIDTH = 600
+CELL = 40  # pixels per space by default
 
 
 def _cells(g: np.ndarray) -> dict[tuple[int, int], int]:
@@ -74,6 +75,15 @@ def _exits(g: np.ndarray, t: int, cells: dict) -> list[int]:
         return []
     x, y = int(g[L.TX + t]), int(g[L.TY + t])
     return [d for d, (dx, dy) in enumerate(DXY) if (int(g[L.TOPEN + t]) >> d) & 1 and (x + dx, y + dy) not in cells]
+
+
+def where(g: np.ndarray, t: int) -> str:
+    """A space in words: ``home`` or ``E2 S1, 25 m`` (east/west and north/south of home, depth)."""
+    if t == 0:
+        return "home"
+    x, y, d = int(g[L.TX + t]), int(g[L.TY + t]), int(g[L.TDEPTH + t])
+    parts = [f"{'E' if x > 0 else 'W'}{abs(x)}" if x else "", f"{'S' if y > 0 else 'N'}{abs(y)}" if y else ""]
+    return " ".join(p for p in parts if p) + f", {d} m"
 
 
 def pawns_at(g: np.ndarray, seats: int, t: int) -> list[int]:
@@ -206,72 +216,93 @@ def _stub(img: np.ndarray, x: int, y: int, d: int, cell: int) -> None:
         sub[a:b, 0:ln] = EXIT_COLOUR
 
 
-def _box(g: np.ndarray, cells: dict, min_radius: int) -> tuple[int, int, int, int]:
+def cave_box(g: np.ndarray, min_radius: int = 5) -> tuple[int, int, int, int]:
+    """The grid box (x0, y0, x1, y1) a picture of this game shows: its tiles plus one cell, and at least
+    ``min_radius`` cells around home. Tiles are never removed, so a game's final box holds all its frames."""
+    cells = _cells(g)
     xs = [c[0] for c in cells] + [-min_radius + 1, min_radius - 1]
     ys = [c[1] for c in cells] + [-min_radius + 1, min_radius - 1]
     return min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1
 
 
-def render_rgb(g: np.ndarray, seats: int, cell: int = 32, *, min_radius: int = 5, labels: list[str] | None = None,
-               status: bool = True) -> np.ndarray:
+def render_rgb(g: np.ndarray, seats: int, cell: int = CELL, *, min_radius: int = 5, labels: list[str] | None = None,
+               status: bool = True, box: tuple[int, int, int, int] | None = None,
+               caption: str | None = None) -> np.ndarray:
     """(H, W, 3) uint8 picture of one game's record (see the module docstring). ``labels``: a name per seat for
-    the status strip; ``status=False``: the map alone (no text)."""
+    the status strip; ``status=False``: the map alone (no text); ``box``: the grid box to draw (``cave_box`` of a
+    replay's last state gives every frame one size); ``caption``: a first status line (a replay's step)."""
     if cell < 12:
         raise ValueError(f"cell={cell}: at least 12 pixels per space")
     cells = _cells(g)
-    x0, y0, x1, y1 = _box(g, cells, min_radius)
+    x0, y0, x1, y1 = box or cave_box(g, min_radius)
     mapimg = np.empty(((y1 - y0 + 1) * cell, (x1 - x0 + 1) * cell, 3), dtype=np.uint8)
     mapimg[:] = BACKGROUND
     for (x, y), t in cells.items():
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            continue
         _draw_tile(mapimg, g, t, (x - x0) * cell, (y - y0) * cell, cell, cells)
         for d in _exits(g, t, cells):
+            if not (x0 <= x + DXY[d][0] <= x1 and y0 <= y + DXY[d][1] <= y1):
+                continue
             _stub(mapimg, (x + DXY[d][0] - x0) * cell, (y + DXY[d][1] - y0) * cell, d, cell)
     q = max(6, cell // 3)
-    marks: list[tuple[int, int, int]] = []  # pawn squares: (x, y, seat) for the digits
+    marks: list[tuple[int, int, int, int]] = []  # pawn squares: (x, y, size, seat) for the digits
     placed: dict[int, int] = {}
     for s in range(seats):
         camp = int(g[L.CAMP + s])
-        if camp > 0:  # a tent in the team's colour along the bottom (camps at home are not drawn)
-            k = placed[camp] = placed.get(camp, -1) + 1
-            tx, ty = (int(g[L.TX + camp]) - x0) * cell, (int(g[L.TY + camp]) - y0) * cell
+        cx_, cy_ = int(g[L.TX + camp]), int(g[L.TY + camp])
+        if camp > 0 and x0 <= cx_ <= x1 and y0 <= cy_ <= y1:  # a tent in the team's colour along the bottom
+            k = placed[camp] = placed.get(camp, -1) + 1  # (camps at home are not drawn)
+            tx, ty = (cx_ - x0) * cell, (cy_ - y0) * cell
             ch = max(3, cell // 6)
             cx, top = tx + cell - cell // 8 - 2 - ch - k * (2 * ch + 1), ty + cell - cell // 8 - 1 - ch
             for i in range(ch):
                 mapimg[top + i, max(tx, cx - i):cx + i + 1] = TEAM_COLOURS[s]
     for t in sorted({int(g[L.POS + s]) for s in range(seats)}):
+        if not (x0 <= g[L.TX + t] <= x1 and y0 <= g[L.TY + t] <= y1):
+            continue
         here = sorted(s for s in range(seats) if int(g[L.POS + s]) == t)
-        tx, ty = (int(g[L.TX + t]) - x0) * cell, (int(g[L.TY + t]) - y0) * cell
-        for i, s in enumerate(here):
-            px = tx + cell // 8 + 1 + (i % 2) * (q + 1) + (0 if len(here) > 1 else (cell - q) // 2 - cell // 8 - 1)
-            py = ty + cell // 3 + (i // 2) * (q + 1) - (q // 2 if len(here) > 2 else 0)
-            py = min(py, ty + cell - q - 1)
+        cols = 1 if len(here) == 1 else 2 if len(here) <= 4 else 3
+        size = q if cols < 3 else max(5, (cell - 8) // 3 - 1)
+        rows = -(-len(here) // cols)
+        tx = (int(g[L.TX + t]) - x0) * cell + (cell - cols * (size + 2)) // 2 + 1
+        ty = (int(g[L.TY + t]) - y0) * cell + (cell - rows * (size + 2)) // 2 + 1
+        for i, s in enumerate(here):  # a centred grid of squares
+            px, py = tx + (i % cols) * (size + 2), ty + (i // cols) * (size + 2)
             outline = (255, 255, 255) if s == int(g[L.ACTOR]) else (0, 0, 0)
-            mapimg[py - 1:py + q + 1, px - 1:px + q + 1] = outline
-            mapimg[py:py + q, px:px + q] = TEAM_COLOURS[s]
-            marks.append((px, py, s))
+            mapimg[py - 1:py + size + 1, px - 1:px + size + 1] = outline
+            mapimg[py:py + size, px:px + size] = TEAM_COLOURS[s]
+            marks.append((px, py, size, s))
     if not status:
         return mapimg
-    return _with_status(g, seats, mapimg, marks, q, labels)
+    return _with_status(g, seats, mapimg, marks, q, labels, caption)
 
 
 def _with_status(g: np.ndarray, seats: int, mapimg: np.ndarray, marks: list[tuple[int, int, int]], q: int,
-                 labels: list[str] | None) -> np.ndarray:
+                 labels: list[str] | None, caption: str | None = None) -> np.ndarray:
     from PIL import Image, ImageDraw
 
     from ..render import _font, _ink
     from .observe import vp
 
     font, small = _font(14), _font(max(9, q))
+    tiny = _font(max(7, q - 3))
     lh = 19
-    width = max(mapimg.shape[1], MIN_WIDTH)
-    lines = 2 + seats + 1  # turn, tiles, a line per team, the legend
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    legend_w = sum(30 + int(probe.textlength(name, font=small)) for name in L.KIND_NAMES + ("unexplored exit",))
+    width = max(mapimg.shape[1], MIN_WIDTH, legend_w + 20)
+    lines = (1 if caption else 0) + 2 + seats + 1  # caption, turn, tiles, a line per team, the legend
     img = Image.new("RGB", (width, mapimg.shape[0] + lines * lh + 12), PANEL_COLOUR)
     ox = (width - mapimg.shape[1]) // 2
     img.paste(Image.fromarray(mapimg), (ox, 0))
     draw = ImageDraw.Draw(img)
-    for px, py, s in marks:
-        draw.text((ox + px + q // 2, py + q // 2), str(s), fill=_ink(TEAM_COLOURS[s]), font=small, anchor="mm")
+    for px, py, size, s in marks:
+        draw.text((ox + px + size // 2, py + size // 2), str(s), fill=_ink(TEAM_COLOURS[s]),
+                  font=small if size >= q else tiny, anchor="mm")
     y = mapimg.shape[0] + 6
+    if caption:
+        draw.text((10, y), caption, fill=EXIT_COLOUR, font=font)
+        y += lh
     over = int(g[L.OVER])
     if over == L.RUNNING:
         actor = int(g[L.ACTOR])
@@ -290,10 +321,9 @@ def _with_status(g: np.ndarray, seats: int, mapimg: np.ndarray, marks: list[tupl
         draw.text((17, yy + 9), str(s), fill=_ink(TEAM_COLOURS[s]), font=small, anchor="mm")
         tk = tokens(g, s)
         pos = int(g[L.POS + s])
-        where = "home" if pos == 0 else f"({int(g[L.TX + pos])},{int(g[L.TY + pos])}) {int(g[L.TDEPTH + pos])} m"
-        who = f" {labels[s]}" if labels else ""
+        who = f" ({labels[s]})" if labels else ""
         text = (f"team {s}{who}: VP {vp(g, s)} · traverse {tk['traverse']} water {tk['water']} photo {tk['photo']} "
-                f"squeeze {sum(tk['squeeze'])} depth {len(tk['depth'])} · {where}")
+                f"squeeze {sum(tk['squeeze'])} depth {len(tk['depth'])} · {where(g, pos)}")
         if over == L.ENDED:
             text += f" · score {int(g[L.SCORE + s])}" + (" WINNER" if g[L.WIN + s] else "")
         draw.text((30, yy), text, fill=TEXT_COLOUR, font=font)
