@@ -5,7 +5,9 @@ test); everything here reads one game's record (``core/layout.py``) and shows pu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import shutil
+from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,7 @@ from subterra_env.in_the_cave.observe import vp
 from subterra_env.in_the_cave.render import LEGEND, text_map, where
 
 SIDES = "NESW"
+CLEAR = "\x1b[2J\x1b[H"
 KIT_NAMES = {"consumable": "consumable", "rope": "rope", "oxygen2": "oxygen (2 tanks)", "oxygen1": "oxygen (1 tank)",
              "camera": "camera", "raft": "raft"}
 
@@ -25,12 +28,14 @@ HELP = """\
 IN THE CAVE: grow one shared cave with the other teams, collect exploration tokens, be home when it ends.
 A turn: 5 AP (action points). Reveal (1 AP) draws a tile at an unexplored exit of your space; you then place it
 (pick the exit and rotation: "opens" lists its open sides). Move costs the entry: 1 (squeeze: 1 + difficulty;
-water: 2 AP + 1 oxygen, or 1 AP with the raft). A step between depths needs ropes (1 AP and 1 rope per 25 m)
-unless that edge is already roped. Photograph (1 AP, camera) a wonder; explore water (1 AP + oxygen); the first
-team through a squeeze takes its token. Crawl (the whole turn) when exhausted. Away from home, each turn starts by
-eating 1 consumable (no consumable: exhausted, you can only crawl). Pack (2 AP, at home) to exchange with the
-bank; camps carry 4 more tokens (place 2 AP, repack 1 AP). Score: tokens' VP, majorities (8/4 per category);
-a team not home at the end scores 0. The game ends 3 rounds after the last tile of stack IV is placed.
+water: 1 with the raft); dive into water: 2 AP + 1 oxygen (takes its token). A step between depths needs ropes
+(1 AP and 1 rope per 25 m) unless that edge is already roped. Photograph (1 AP, camera) a wonder; explore water
+(1 AP + oxygen); the first team to move through a squeeze takes its token. Crawl (all 5 AP, the whole turn): into
+any connected space, no equipment, no token. Away from home each turn starts by eating 1 consumable (none left:
+exhausted, crawl only). Pack (2 AP, at home) to exchange with the bank; a camp holds 4 more tokens (place 2 AP,
+repack 1 AP). Score: tokens' VP plus majorities (8/4 per category); a team not home at the end scores 0. The end:
+3 full rounds after the last tile of stack IV is placed (or once no unexplored exit is left).
+Each option shows its AP, found by trying it on a copy of the game.
 Keys: a number picks that option; a name or its start picks an action (mo = move, if only one move is legal);
 ? or help: this help; q: quit (you may save the game so far).
 The action table (ids, AP, rule IDs of /RULES_ITC.md):"""
@@ -246,3 +251,27 @@ def final_lines(g: np.ndarray, labels: Sequence[str]) -> list[str]:
 
 def help_text() -> str:
     return HELP + "\n" + "\n".join(ln for ln in A.__doc__.splitlines() if ln.startswith("|"))
+
+
+class Terminal:
+    """Reads a person's input and writes the screen; ``clear``: redraw from the top (a real terminal)."""
+
+    def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], Any] = print,
+                 clear: bool = False, delay: float = 0.0):
+        self.read, self.write, self.clear, self.delay = read, write, clear, max(0.0, delay)
+        self.log: deque[str] = deque(maxlen=200)
+        size = shutil.get_terminal_size((100, 40))
+        self.width, self.height = min(size.columns, 120), size.lines
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        if not self.clear:
+            self.write(line)
+
+    def show(self, text: str) -> None:
+        if self.clear:  # the latest narration that fits under the board, above the prompt
+            room = max(3, self.height - text.count("\n") - 4)
+            recent = list(self.log)[-room:]
+            self.write(CLEAR + text + ("\nwhat happened:\n" + "\n".join(recent) if recent else ""))
+        else:
+            self.write(text)
