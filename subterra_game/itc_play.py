@@ -154,7 +154,7 @@ def human_turn(table: Table, term: Terminal) -> int | None:
     """The person's choice (an action id), or None when they quit."""
     seat, legal = table.seat(), table.legal()
     g, P = table.g, table.env.core.P
-    screen = S.board(g, P, table.labels, table.title(), viewer=seat)
+    screen = S.board(g, P, table.labels, table.title(), viewer=seat, colour=term.colour)
     ap = "packing" if g[L.ROUND] == 0 else f"{int(g[L.AP])} AP left"
     costs = S.ap_costs(table.env.core, g, legal)
     options = S.menu(g, P, legal, term.width, costs)
@@ -223,11 +223,13 @@ def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool =
                 continue
             if watch and int(table.g[L.ROUND]) != last_round:
                 last_round = int(table.g[L.ROUND])
-                term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=last_round <= 1))
+                term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=last_round <= 1,
+                                   colour=term.colour))
             say(table, term, table.apply(table.bot_action(seat)))
             if term.delay:
                 if term.clear and watch:
-                    term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=False))
+                    term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=False,
+                                       colour=term.colour))
                 time.sleep(term.delay)
         except EOFError:
             term.write("input closed: game stopped")
@@ -238,7 +240,7 @@ def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool =
             term.write("\ngame stopped")
             offer_save(table, term, save, finished=False)
             return 130
-    term.show(S.board(table.g, table.env.core.P, table.labels, table.title()))
+    term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), colour=term.colour))
     for line in S.final_lines(table.g, table.labels):
         term.write(line)
     if save:
@@ -266,9 +268,16 @@ def parser() -> argparse.ArgumentParser:
                    "pause)")
     p.add_argument("--max-rounds", type=int, help="the round limit (default: the config's, 100)")
     p.add_argument("--save", metavar="FILE", help="save the game record here at the end (else you are asked)")
+    p.add_argument("--no-color", action="store_true", help="no colours on the map (also: the NO_COLOR environment "
+                   "variable)")
     p.add_argument("--resume", metavar="FILE", help="go on with a game saved before its end (its config, seed and "
                    "seats; --seats changes who plays)")
     return p
+
+
+def colour(tty: bool, args: argparse.Namespace) -> bool:
+    """Colour the map in a real terminal, unless --no-color or the NO_COLOR environment variable."""
+    return tty and not args.no_color and not os.environ.get("NO_COLOR")
 
 
 def resume(path: str, seats_text: str | None) -> Table:
@@ -301,7 +310,7 @@ def _itc_main(argv: Sequence[str], read: Callable[[str], str], write: Callable[[
     tty = sys.stdin.isatty() and sys.stdout.isatty() and read is input
     if argv and argv[0] == "replay":
         args = replay_parser().parse_args(argv[1:])
-        term = Terminal(read, write, clear=tty and not args.auto, delay=args.delay)
+        term = Terminal(read, write, clear=tty and not args.auto, delay=args.delay, colour=colour(tty, args))
         return replay_game(args.file, term, auto=args.auto or not tty and read is input, png=args.png, gif=args.gif,
                            cell=args.cell)
     args = parser().parse_args(argv)
@@ -309,7 +318,8 @@ def _itc_main(argv: Sequence[str], read: Callable[[str], str], write: Callable[[
         if args.resume:
             table = resume(args.resume, args.seats)
             write(f"resumed {args.resume} after {len(table.doc['actions'])} decisions")
-            return play(table, Terminal(read, write, clear=tty, delay=args.delay), save=args.save, ask_save=tty)
+            term = Terminal(read, write, clear=tty, delay=args.delay, colour=colour(tty, args))
+            return play(table, term, save=args.save, ask_save=tty)
         seats = parse_seats(args.seats, args.players, args.watch)
         players = args.players if args.players is not None else len(seats) if args.seats and not args.config else None
         cfg, name = table_config(args.config, players, args.max_rounds)
@@ -320,7 +330,7 @@ def _itc_main(argv: Sequence[str], read: Callable[[str], str], write: Callable[[
     except (ItcPlayError, RecordError) as e:
         write(f"error: {e}")
         return 2
-    term = Terminal(read, write, clear=tty, delay=args.delay)
+    term = Terminal(read, write, clear=tty, delay=args.delay, colour=colour(tty, args))
     term.write(f"In the Cave: seed {seed}, {cfg.num_players} teams: "
                + ", ".join(f"team {i} {lab}" for i, lab in enumerate(table.labels)))
     return play(table, term, save=args.save, ask_save=tty, watch=args.watch)

@@ -87,7 +87,7 @@ def replay_game(path: str, term: Terminal, auto: bool, png: str | None = None, g
                 term.say(f"step {i}/{n}:" + S.narrate(frames[i - 1], g, P, a["seat"], labels[a["seat"]],
                                                       a["action"])[1:])
             if not auto or term.clear or i == n or (i and frames[i - 1][L.ROUND] != g[L.ROUND]):
-                term.show(S.board(g, P, labels, f"{title} · step {i}/{n}", legend=i == 0))
+                term.show(S.board(g, P, labels, f"{title} · step {i}/{n}", legend=i == 0, colour=term.colour))
             if i == n:
                 break
             if auto:
@@ -116,4 +116,5 @@ def replay_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", metavar="DIR", help="write frame_0000.png (the start) .. one per decision into DIR")
     p.add_argument("--gif", metavar="FILE", help="write an animated GIF (frames = decisions + 1)")
     p.add_argument("--cell", type=int, default=40, help="pixels per space in PNG/GIF frames (default 40)")
+    p.add_argument("--no-color", action="store_true", help="no colours on the map (also: NO_COLOR)")
     return p

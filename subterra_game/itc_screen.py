@@ -148,11 +148,39 @@ def status_lines(g: np.ndarray, P: np.ndarray, labels: Sequence[str], viewer: in
     return lines
 
 
+KIND_ANSI = {"H": "1;33", "+": "37", ".": "33", "~": "1;34", "*": "1;35", "s": "36", "S": "1;36", "v": "32",
+             "#": "2;37"}
+TEAM_ANSI = ("1;97;41", "1;30;46", "1;30;43", "1;30;42", "1;97;45")  # the image's team colours, as ANSI
+
+
+def colour_map(lines: Sequence[str]) -> list[str]:
+    """The text map with ANSI colours (a real terminal): pawn digits on their team's colour, kinds by colour,
+    tokens bright, ``?`` yellow. Spaces sit on even lines at columns 4k (pawn), 4k+1 (kind), 4k+2 (detail)."""
+    out = []
+    for r, line in enumerate(lines):
+        if r % 2:
+            out.append(line)
+            continue
+        chars = []
+        for c, ch in enumerate(line):
+            code = None
+            if c % 4 == 0 and ch.isdigit():
+                code = TEAM_ANSI[int(ch) % len(TEAM_ANSI)]
+            elif c % 4 == 1:
+                code = "1;93" if ch == "?" else KIND_ANSI.get(ch)
+            elif c % 4 == 2 and ch != " ":
+                code = "1;97"
+            chars.append(f"\x1b[{code}m{ch}\x1b[0m" if code else ch)
+        out.append("".join(chars))
+    return out
+
+
 def board(g: np.ndarray, P: np.ndarray, labels: Sequence[str], title: str, viewer: int | None = None,
-          legend: bool = True) -> str:
-    """The whole board: a title line, the map, the legend, the status panel."""
+          legend: bool = True, colour: bool = False) -> str:
+    """The whole board: a title line, the map (``colour``: with ANSI colours), the legend, the status panel."""
     rule = "─" * max(10, 72 - len(title) - 6)
-    parts = [f"──── {title} {rule}", *text_map(g, len(labels))]
+    lines = text_map(g, len(labels))
+    parts = [f"──── {title} {rule}", *(colour_map(lines) if colour else lines)]
     if legend:
         parts += LEGEND
     parts += status_lines(g, P, labels, viewer)
@@ -254,11 +282,13 @@ def help_text() -> str:
 
 
 class Terminal:
-    """Reads a person's input and writes the screen; ``clear``: redraw from the top (a real terminal)."""
+    """Reads a person's input and writes the screen; ``clear``: redraw from the top (a real terminal);
+    ``colour``: colour the map."""
 
     def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], Any] = print,
-                 clear: bool = False, delay: float = 0.0):
+                 clear: bool = False, delay: float = 0.0, colour: bool = False):
         self.read, self.write, self.clear, self.delay = read, write, clear, max(0.0, delay)
+        self.colour = colour  # ANSI colours on the map
         self.log: deque[str] = deque(maxlen=200)
         size = shutil.get_terminal_size((100, 40))
         self.width, self.height = min(size.columns, 120), size.lines

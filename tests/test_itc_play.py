@@ -225,6 +225,20 @@ def test_text_map_draws_passages_pawns_and_unexplored_exits():
         " ?"]
 
 
+def test_colour_map_paints_pawns_kinds_and_exits_only():
+    e = env(initial_pack="fixed")
+    e.reset(seed=0)
+    lines = text_map(e.unwrapped.game, 2)
+    painted = S.colour_map(lines)
+    start = int(e.unwrapped.game[L.ACTOR])
+    assert painted[4] == (f"\x1b[{S.TEAM_ANSI[start]}m{start}\x1b[0m\x1b[1;33mH\x1b[0m - \x1b[37m+\x1b[0m - "
+                          "\x1b[1;93m?\x1b[0m")
+    assert painted[1] == lines[1] == " |"  # passages between rows stay plain
+    import re
+
+    assert [re.sub(r"\x1b\[[0-9;]*m", "", ln) for ln in painted] == lines
+
+
 def test_rgb_render_shape_colours_and_change_after_a_move():
     e = env(render_mode="rgb_array", initial_pack="fixed")
     e.reset(seed=0)
