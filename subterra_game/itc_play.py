@@ -92,8 +92,8 @@ class Table:
         self.env.reset(seed=seed)
         self.seed, self.name, self.kinds = seed, name, [k for k, _ in seats]
         self.packing = False  # the last decision was part of the initial packing
-        people = sum(k == "human" for k in self.kinds)
-        self.labels = [(nm or ("you" if people == 1 else f"person {i + 1}")) if k == "human" else k
+        people = [i for i, k in enumerate(self.kinds) if k == "human"]
+        self.labels = [(nm or ("you" if len(people) == 1 else f"person {people.index(i) + 1}")) if k == "human" else k
                        for i, (k, nm) in enumerate(seats)]
         from agents.in_the_cave import HeuristicTeam, RandomTeam
 
@@ -290,7 +290,7 @@ def resume(path: str, seats_text: str | None) -> Table:
         [(s["player"], s.get("name") if s["player"] == "human" else None) for s in doc["seats"]]
     table = Table(cfg, doc["seed"], seats, str(doc.get("config_name", "default")))
     R.replay(doc, path, verify=False, env=table.env)
-    table.doc["actions"] = [dict(a, player=table.kinds[a["seat"]]) for a in doc["actions"]]
+    table.doc["actions"] = [dict(a) for a in doc["actions"]]  # who took them then, whoever plays on
     return table
 
 

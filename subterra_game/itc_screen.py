@@ -38,7 +38,7 @@ repack 1 AP). Score: tokens' VP plus majorities (8/4 per category); a team not h
 Each option shows its AP, found by trying it on a copy of the game.
 Keys: a number picks that option; a name or its start picks an action (mo = move, if only one move is legal);
 ? or help: this help; q: quit (you may save the game so far).
-The action table (ids, AP, rule IDs of /RULES_ITC.md):"""
+The action table (id, action, AP, rule IDs of RULES_ITC.md):"""
 
 
 def kit(counts: Sequence[int]) -> str:
