@@ -9,6 +9,7 @@
     subterra play --resume game.json                # go on with a game saved before its end (Ctrl-C)
     subterra replay game.json [--auto --delay 0.5] [--png frames/] [--gif game.gif]
     subterra serve [--port 8765]                    # the browser table (subterra_game.web; the web extra)
+    subterra itc [--players 3] [--watch]            # In the Cave against bot teams (subterra_game.itc_play)
     python -m subterra_game.play ...                 # the same command ("play" may be left out)
 
 Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``search``, ``heuristic``, ``random``,
@@ -486,9 +487,9 @@ class Session:
         return save_record(self.record, path)
 
 
-def default_record_name(seed: int, finished: bool = True) -> str:
+def default_record_name(seed: int, finished: bool = True, prefix: str = "subterra") -> str:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return f"subterra-{stamp}-seed{seed}{'' if finished else '-unfinished'}.json"
+    return f"{prefix}-{stamp}-seed{seed}{'' if finished else '-unfinished'}.json"
 
 
 def play_session(session: Session, ui: Any, save: str | None = None, interactive: bool = True) -> int:
@@ -809,10 +810,14 @@ def replay_main(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``subterra [play] ...`` or ``subterra replay FILE ...``."""
+    """``subterra [play] ...``, ``subterra replay FILE ...``, ``subterra serve ...`` or ``subterra itc ...``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "replay":
         return replay_main(argv[1:])
+    if argv and argv[0] == "itc":  # In the Cave against bot teams (subterra_game.itc_play)
+        from .itc_play import itc_main
+
+        return itc_main(argv[1:])
     if argv and argv[0] == "serve":  # the browser table: its own subpackage, which needs the web extra
         try:
             from .web.server import serve_main
@@ -827,6 +832,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         play_parser().print_help()
         print("\nsubterra replay FILE [--auto] [--delay S] [--png DIR] [--gif FILE]: see subterra replay --help")
         print("subterra serve [--host H] [--port P] [--data DIR]: play in the browser; see subterra serve --help")
+        print("subterra itc [--players N] [--seats ...] | itc replay FILE: In the Cave against bot teams; see "
+              "subterra itc --help")
         return 0
     return play_main(argv)
 

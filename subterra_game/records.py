@@ -39,7 +39,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -426,12 +426,17 @@ def frames(doc: dict[str, Any], cell: int | None = None, replay: Replay | None =
 def write_pngs(doc: dict[str, Any], directory: str | Path, cell: int | None = None,
                replay: Replay | None = None) -> list[Path]:
     """``frame_0000.png`` (the start) .. ``frame_NNNN.png`` (after decision N) in ``directory``."""
+    return save_pngs(frames(doc, cell, replay), directory)
+
+
+def save_pngs(images: Iterable[np.ndarray], directory: str | Path) -> list[Path]:
+    """``frame_0000.png`` .. one file per image (any game's frames: Sub Terra's, In the Cave's)."""
     from PIL import Image
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for i, img in enumerate(frames(doc, cell, replay)):
+    for i, img in enumerate(images):
         p = directory / f"frame_{i:04d}.png"
         Image.fromarray(img).save(p)
         paths.append(p)
@@ -442,9 +447,15 @@ def write_gif(doc: dict[str, Any], path: str | Path, delay: float = 0.5, cell: i
               replay: Replay | None = None, hold_last: float = 3.0) -> Path:
     """An animated GIF with one frame per picture of ``frames`` (decisions + 1), ``delay`` seconds each, the
     last held ``hold_last`` seconds; loops forever."""
+    return save_gif(frames(doc, cell, replay), path, delay, hold_last)
+
+
+def save_gif(frames_: Iterable[np.ndarray], path: str | Path, delay: float = 0.5, hold_last: float = 3.0) -> Path:
+    """An animated GIF of same-sized (H, W, 3) images, ``delay`` seconds each, the last held ``hold_last`` seconds;
+    loops forever (any game's frames: Sub Terra's, In the Cave's)."""
     from PIL import Image
 
-    images = [Image.fromarray(img) for img in frames(doc, cell, replay)]
+    images = [Image.fromarray(img) for img in frames_]
     # one palette for the whole animation, from a sample of frames (the last one holds the result colours):
     # flat colours without dithering keep the file small and the text crisp
     sample = images[:: max(1, len(images) // 8)] + [images[-1]]
@@ -475,6 +486,8 @@ __all__ = [
     "parse_record",
     "record_config",
     "replay_record",
+    "save_gif",
+    "save_pngs",
     "save_record",
     "settings_to_json",
     "state_hash",

@@ -41,7 +41,7 @@ def team_names(n: int) -> list[str]:
 
 
 class raw_env(AECEnv):
-    metadata = {"name": "in_the_cave_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "in_the_cave_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 2}
 
     def __init__(self, config: ItcConfig | None = None, *, render_mode: str | None = None, obs_radius: int = 7,
@@ -198,13 +198,22 @@ class raw_env(AECEnv):
 
         return render_ansi(self.game, self.seats)
 
-    def render(self) -> str | None:
+    def render_rgb(self, labels: list[str] | None = None, **kw: Any) -> np.ndarray:
+        """The game as an (H, W, 3) uint8 image (``render.render_rgb``: tiles, passages, pawns, camps, status)."""
+        from .render import render_rgb
+
+        return render_rgb(self.game, self.seats, labels=labels, **kw)
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
         if self.render_mode == "human":
             print(self.render_text())
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
         return self.render_text()
 
     def close(self) -> None:

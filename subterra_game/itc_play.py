@@ -1,0 +1,336 @@
+"""Play In the Cave in the terminal against bot teams, save the game, replay it (issue 21).
+
+    subterra itc                                     # you play team 0, the heuristic team the other
+    subterra itc --players 4 --seed 7 --save game.json
+    subterra itc --config configs/in_the_cave/first_game.yaml --players 3 --seats heuristic,human,random
+    subterra itc --watch --players 3 --delay 0.1     # bots only
+    subterra itc replay game.json [--auto --delay 0.2] [--png frames/] [--gif game.gif]
+    subterra itc --resume so_far.json                # go on with a game saved before its end (q, then a file name)
+
+Seats: ``human`` (optionally ``human:NAME``), ``heuristic`` (``agents.in_the_cave.HeuristicTeam``) or ``random``,
+one per team in seat order. Every decision goes through the AEC env (``subterra_env.in_the_cave.env_aec``); the
+record (``itc_records``) holds the config, seed, seats and every action, and a replay re-plays them from the seed
+and checks that it reaches the recorded final scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from subterra_env.config import ConfigError
+from subterra_env.in_the_cave.config import PRESETS, ItcConfig, load, preset
+from subterra_env.in_the_cave.core import layout as L
+from subterra_env.in_the_cave.core.actions import ACTION_NAMES
+from subterra_env.in_the_cave.env_aec import raw_env
+
+from . import itc_records as R
+from . import itc_screen as S
+from .itc_replay import replay_game, replay_parser
+from .itc_screen import Terminal
+from .records import RecordError
+
+
+class ItcPlayError(ValueError):
+    """Bad command-line input; the message says what and how to fix it."""
+
+
+def parse_seats(text: str | None, players: int | None, watch: bool) -> list[tuple[str, str | None]]:
+    """(kind, person's name) per seat; default: seat 0 human, the others heuristic (all heuristic with --watch)."""
+    if text is None:
+        n = players or 2
+        return [("heuristic", None)] * n if watch else [("human", None)] + [("heuristic", None)] * (n - 1)
+    seats = []
+    for i, e in enumerate(x.strip().lower() for x in text.split(",")):
+        kind, _, name = e.partition(":")
+        if kind not in R.PLAYERS or (name and kind != "human"):
+            raise ItcPlayError(f"--seats entry {i} {e!r}: expected human, human:NAME, heuristic or random")
+        seats.append((kind, name or None))
+    if players is not None and len(seats) != players:
+        raise ItcPlayError(f"--seats lists {len(seats)} seats but {players} teams play: give one per team")
+    if watch and any(k == "human" for k, _ in seats):
+        raise ItcPlayError("--watch plays bots only: drop the human seats")
+    return seats
+
+
+def table_config(config: str | None, players: int | None, max_rounds: int | None) -> tuple[ItcConfig, str]:
+    """Settings from --config (a YAML file or a preset name) and the flags that override it."""
+    try:
+        if config and Path(config).is_file():
+            cfg, name = load(config), Path(config).stem
+        elif config in PRESETS:
+            cfg, name = preset(config), str(config)
+        elif config:
+            raise ItcPlayError(f"--config {config!r}: no such file, and not a preset ({', '.join(PRESETS)})")
+        else:
+            cfg, name = ItcConfig(), "default"
+        over: dict[str, Any] = {}
+        if players is not None:
+            over["num_players"] = players
+        if max_rounds is not None:
+            over["max_rounds"] = max_rounds
+        return (cfg.replace(**over) if over else cfg), name
+    except ConfigError as e:
+        raise ItcPlayError(str(e)) from None
+
+
+class Table:
+    """One game: the AEC env, who plays each seat, their bots, the record being written."""
+
+    def __init__(self, cfg: ItcConfig, seed: int, seats: list[tuple[str, str | None]], name: str = "default"):
+        self.env = raw_env(cfg)
+        if len(seats) != self.env.seats:
+            raise ItcPlayError(f"--seats lists {len(seats)} seats but the config seats {self.env.seats} teams")
+        self.env.reset(seed=seed)
+        self.seed, self.name, self.kinds = seed, name, [k for k, _ in seats]
+        self.packing = False  # the last decision was part of the initial packing
+        people = [i for i, k in enumerate(self.kinds) if k == "human"]
+        self.labels = [(nm or ("you" if len(people) == 1 else f"person {people.index(i) + 1}")) if k == "human" else k
+                       for i, (k, nm) in enumerate(seats)]
+        from agents.in_the_cave import HeuristicTeam, RandomTeam
+
+        heuristic = HeuristicTeam(self.env)
+        self.bots = {i: heuristic if k == "heuristic" else RandomTeam(seed * 10 + i)
+                     for i, k in enumerate(self.kinds) if k != "human"}
+        self.doc = R.new_record(cfg, seed, [
+            {"seat": i, "team": f"team_{i}", "player": k, **({"name": self.labels[i]} if k == "human" else {})}
+            for i, k in enumerate(self.kinds)], name)
+
+    @property
+    def g(self) -> np.ndarray:
+        return self.env.game
+
+    @property
+    def over(self) -> bool:
+        return int(self.g[L.OVER]) != L.RUNNING
+
+    def seat(self) -> int:
+        return self.env.possible_agents.index(self.env.agent_selection)
+
+    def legal(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.env.observe(self.env.agent_selection)["action_mask"])]
+
+    def bot_action(self, seat: int) -> int:
+        obs = self.env.observe(self.env.agent_selection)
+        return int(self.bots[seat].act(obs, obs["action_mask"]))
+
+    def apply(self, action: int) -> str:
+        """One decision of the acting team through the env; the record follows; returns its narration."""
+        seat, before, snap = self.seat(), self.g.copy(), self.env.get_state()
+        self.packing = before[L.ROUND] == 0  # the initial packing (R-ITC-SET-9)
+        n = len(self.doc["actions"])
+        try:
+            self.env.step(int(action))
+            self.doc["actions"].append({"step": n, "seat": seat, "action": int(action),
+                                        "name": ACTION_NAMES[int(action)], "player": self.kinds[seat]})
+        except BaseException:  # Ctrl-C half way: the game and the record stay as they were
+            self.env.set_state(snap)
+            del self.doc["actions"][n:]
+            raise
+        return S.narrate(before, self.g, self.env.core.P, seat, self.labels[seat], int(action))
+
+    def title(self) -> str:
+        return f"In the Cave · seed {self.seed} · {self.name} · {self.env.seats} teams"
+
+    def save(self, path: str | Path) -> Path:
+        return R.save(R.finish(self.doc, self.env), path)
+
+
+def record_name(seed: int, finished: bool = True) -> str:
+    from .play import default_record_name
+
+    return default_record_name(seed, finished, prefix="itc")
+
+
+def human_turn(table: Table, term: Terminal) -> int | None:
+    """The person's choice (an action id), or None when they quit."""
+    seat, legal = table.seat(), table.legal()
+    g, P = table.g, table.env.core.P
+    screen = S.board(g, P, table.labels, table.title(), viewer=seat, colour=term.colour)
+    ap = "packing" if g[L.ROUND] == 0 else f"{int(g[L.AP])} AP left"
+    costs = S.ap_costs(table.env.core, g, legal)
+    options = S.menu(g, P, legal, term.width, costs)
+    screen += f"\nyour move, team {seat} ({table.labels[seat]}) · {ap}:\n" + options
+    term.show(screen)
+    prompt = f"choose 1-{len(legal)} or a name (? help, q quit): "
+    while True:
+        raw = term.read(prompt)
+        low = raw.strip().lower()
+        if low in ("q", "quit", "exit"):
+            return None
+        if low in ("?", "h", "help"):
+            term.write(S.help_text())
+            term.write(options)
+            continue
+        got = S.pick(raw, legal)
+        if isinstance(got, int):
+            return got
+        term.write(f"  {got}")
+
+
+def offer_save(table: Table, term: Terminal, save: str | None, finished: bool) -> None:
+    default = save or record_name(table.seed, finished)
+    try:
+        ans = term.read(f"save the game {'record' if finished else 'so far'}? file name [{default}], n = no: ")
+    except (EOFError, KeyboardInterrupt):
+        ans = "n"
+    ans = ans.strip()
+    if ans.lower() in ("n", "no"):
+        term.write("not saved")
+        return
+    path = table.save(ans or default)
+    term.write(f"saved to {path}; replay it with: subterra itc replay {path}")
+
+
+def say(table: Table, term: Terminal, line: str) -> None:
+    """Narrate a decision. While the teams pack (R-ITC-SET-9: hidden until all have packed) at a table with people,
+    another team's choices are not told, only that it is done (a lone person's own choices are)."""
+    last = table.doc["actions"][-1]
+    people = table.kinds.count("human")
+    own = people == 1 and table.kinds[last["seat"]] == "human"
+    if table.packing and people and not own:
+        if last["name"] == "pack_done":
+            term.say(f"  team {last['seat']} ({table.labels[last['seat']]}): done packing (hidden until every team "
+                     "has packed)")
+        return
+    term.say(line)
+
+
+def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool = False, watch: bool = False) -> int:
+    """Play to the end (0) or until the person quits (130)."""
+    last_round, turn = -1, None
+    while not table.over:
+        seat = table.seat()
+        if (int(table.g[L.ROUND]), seat) != turn and table.g[L.ROUND] > 0:
+            turn = (int(table.g[L.ROUND]), seat)
+            term.say(S.turn_line(table.g, table.labels))
+        try:
+            if table.kinds[seat] == "human":
+                action = human_turn(table, term)
+                if action is None:
+                    term.write("game stopped")
+                    offer_save(table, term, save, finished=False)
+                    return 130
+                say(table, term, table.apply(action))
+                continue
+            if watch and int(table.g[L.ROUND]) != last_round:
+                last_round = int(table.g[L.ROUND])
+                term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=last_round <= 1,
+                                   colour=term.colour))
+            say(table, term, table.apply(table.bot_action(seat)))
+            if term.delay:
+                if term.clear and watch:
+                    term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), legend=False,
+                                       colour=term.colour))
+                time.sleep(term.delay)
+        except EOFError:
+            term.write("input closed: game stopped")
+            if save:
+                term.write(f"the game so far is saved to {table.save(save)}")
+            return 130
+        except KeyboardInterrupt:
+            term.write("\ngame stopped")
+            offer_save(table, term, save, finished=False)
+            return 130
+    term.show(S.board(table.g, table.env.core.P, table.labels, table.title(), colour=term.colour))
+    for line in S.final_lines(table.g, table.labels):
+        term.write(line)
+    if save:
+        term.write(f"game record saved to {table.save(save)}; replay it with: subterra itc replay {save}")
+    elif ask_save:
+        offer_save(table, term, None, finished=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- command line
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="subterra itc", description="Play In the Cave in the terminal against bot "
+                                "teams (each team's seat: human, heuristic or random). subterra itc replay FILE "
+                                "replays a saved game.", epilog="Keys in the game: a number picks that option, an "
+                                "action name or its start picks that action, ? shows the help, q quits.")
+    p.add_argument("--players", type=int, choices=(2, 3, 4, 5), help="teams at the table (default 2, or the "
+                   "config's)")
+    p.add_argument("--config", help="an In the Cave YAML file (configs/in_the_cave/four.yaml) or a preset name ("
+                   + ", ".join(PRESETS) + ")")
+    p.add_argument("--seed", type=int, help="the game's seed (default: a random one, shown and saved)")
+    p.add_argument("--seats", help="every team in seat order: human[:NAME], heuristic or random (default: you play "
+                   "team 0, the heuristic the others)")
+    p.add_argument("--watch", action="store_true", help="bots only: watch them play")
+    p.add_argument("--delay", type=float, default=0.2, help="seconds after each bot decision (default 0.2; 0: no "
+                   "pause)")
+    p.add_argument("--max-rounds", type=int, help="the round limit (default: the config's, 100)")
+    p.add_argument("--save", metavar="FILE", help="save the game record here at the end (else you are asked)")
+    p.add_argument("--no-color", action="store_true", help="no colours on the map (also: the NO_COLOR environment "
+                   "variable)")
+    p.add_argument("--resume", metavar="FILE", help="go on with a game saved before its end (its config, seed and "
+                   "seats; --seats changes who plays)")
+    return p
+
+
+def colour(tty: bool, args: argparse.Namespace) -> bool:
+    """Colour the map in a real terminal, unless --no-color or the NO_COLOR environment variable."""
+    return tty and not args.no_color and not os.environ.get("NO_COLOR")
+
+
+def resume(path: str, seats_text: str | None) -> Table:
+    """The table of a record saved before its end, its decisions played again (checked as a replay)."""
+    doc = R.load(path)
+    if doc["result"].get("finished"):
+        raise ItcPlayError(f"the game in {path} is over: replay it with: subterra itc replay {path}")
+    cfg = R.config_of(doc, path)
+    seats = parse_seats(seats_text, cfg.num_players, False) if seats_text else \
+        [(s["player"], s.get("name") if s["player"] == "human" else None) for s in doc["seats"]]
+    table = Table(cfg, doc["seed"], seats, str(doc.get("config_name", "default")))
+    R.replay(doc, path, verify=False, env=table.env)
+    table.doc["actions"] = [dict(a) for a in doc["actions"]]  # who took them then, whoever plays on
+    return table
+
+
+def itc_main(argv: Sequence[str], read: Callable[[str], str] = input, write: Callable[[str], Any] = print) -> int:
+    """``subterra itc ...`` and ``subterra itc replay FILE ...``; returns the exit code (141 when the output pipe
+    closes, as ``subterra itc --watch | head`` does)."""
+    try:
+        return _itc_main(argv, read, write)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout at exit
+        return 141
+
+
+def _itc_main(argv: Sequence[str], read: Callable[[str], str], write: Callable[[str], Any]) -> int:
+    argv = list(argv)
+    tty = sys.stdin.isatty() and sys.stdout.isatty() and read is input
+    if argv and argv[0] == "replay":
+        args = replay_parser().parse_args(argv[1:])
+        term = Terminal(read, write, clear=tty and not args.auto, delay=args.delay, colour=colour(tty, args))
+        return replay_game(args.file, term, auto=args.auto or not tty and read is input, png=args.png, gif=args.gif,
+                           cell=args.cell)
+    args = parser().parse_args(argv)
+    try:
+        if args.resume:
+            table = resume(args.resume, args.seats)
+            write(f"resumed {args.resume} after {len(table.doc['actions'])} decisions")
+            term = Terminal(read, write, clear=tty, delay=args.delay, colour=colour(tty, args))
+            return play(table, term, save=args.save, ask_save=tty)
+        seats = parse_seats(args.seats, args.players, args.watch)
+        players = args.players if args.players is not None else len(seats) if args.seats and not args.config else None
+        cfg, name = table_config(args.config, players, args.max_rounds)
+        seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+        if args.seats is None and cfg.num_players != len(seats):
+            seats = parse_seats(None, cfg.num_players, args.watch)
+        table = Table(cfg, seed, seats, name)
+    except (ItcPlayError, RecordError) as e:
+        write(f"error: {e}")
+        return 2
+    term = Terminal(read, write, clear=tty, delay=args.delay, colour=colour(tty, args))
+    term.write(f"In the Cave: seed {seed}, {cfg.num_players} teams: "
+               + ", ".join(f"team {i} {lab}" for i, lab in enumerate(table.labels)))
+    return play(table, term, save=args.save, ask_save=tty, watch=args.watch)
