@@ -47,7 +47,7 @@ TERM_BG: dict[str, tuple[int, int, int]] = {
     "start": (108, 108, 108), "exit": (0, 135, 0), "normal": (68, 68, 68), "water": (0, 95, 175),
     "gas": (95, 135, 0), "cave-in": (135, 95, 0), "horror": (95, 0, 95), "squeeze": (95, 95, 135),
     "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0), "bomb": (175, 0, 0),
-    "sanctuary": (135, 135, 95),
+    "sanctuary": (135, 135, 95), "item": (175, 135, 0),
 }
 FLOODED_BG = (0, 0, 135)
 TERM_CAVER = {**CAVER_COLOURS, 7: (95, 135, 255)}  # the image's dark blue Bodyguard is hard to read on black
