@@ -363,15 +363,12 @@ def test_gas_mask_stops_all_gas_damage_including_gas_x2_and_entering():  # R-INV
 
 
 def test_lucky_charm_adds_one_to_every_check_and_stacks_with_the_leader():  # R-INV-19
-    # Tremor: each caver checks; rolls 3 and 2: the diver with the charm passes on 3, the leader (+1 +1) on 2
-    g = inv("start:E normal:W", cavers="diver@1,0:items=lucky-charm leader@1,0:items=", deck="tremor", ap="0",
-            dice="3 2")
-    g.st.c_items[0, 1] = 1 << ITEM_NAMES.index("lucky charm") | 0  # both hold a charm (a test state)
-    g.st.c_items[0, 0] = 1 << ITEM_NAMES.index("lucky charm")
-    g.st.i_out[0] &= ~(1 << ITEM_NAMES.index("lucky charm"))
+    # Tremor: each caver checks; rolls 3 and 2: the diver (no charm) fails on 3, the leader (+1 Leader, +1 charm)
+    # passes on 2
+    g = inv("start:E normal:W", cavers="diver@1,0 leader@1,0:items=lucky-charm", deck="tremor", ap="0", dice="3 2")
     g.play("end turn", "end turn")
-    assert g.hp() == {"diver": 3, "leader": 3}
-    assert [e.value for e in decode(g.st) if e.kind == "check"] == [1, 1]
+    assert g.hp() == {"diver": 2, "leader": 3}
+    assert [e.value for e in decode(g.st) if e.kind == "check"] == [0, 1]
 
 
 def test_wetsuit_moves_into_floods_and_the_flood_still_hurts():  # R-INV-20
@@ -381,3 +378,19 @@ def test_wetsuit_moves_into_floods_and_the_flood_still_hurts():  # R-INV-20
     assert "move E" in g.legal()
     g.play("move E", "end turn", "end turn")
     assert g.pos("medic") == (1, 0) and g.hp("medic") == 2  # the flood card: 1 damage on a water tile
+
+
+def test_every_investigation_rule_id_is_named_by_a_test():
+    """R-INV-1..20 each appear on the line of a test function of tests/test_investigation*.py (its comment)."""
+    import re
+    from pathlib import Path
+
+    named: set[int] = set()
+    for path in sorted(Path(__file__).parent.glob("test_investigation*.py")):
+        for line in path.read_text().splitlines():
+            if line.startswith("def test_") and "#" in line:
+                comment = line.split("#", 1)[1]
+                for first, rest in re.findall(r"R-INV-(\d+)((?:\.\.\d+)?)", comment):
+                    last = int(rest[2:]) if rest else int(first)
+                    named.update(range(int(first), last + 1) if last - int(first) < 3 else [int(first)])
+    assert sorted(set(range(1, 21)) - named) == []
