@@ -303,6 +303,12 @@ from an unconscious caver). A devoured caver's card is lost. Unless every bomb t
 whenever horrors move and [bold]slash[/] (2 damage, then leave) instead of knocking out. Leapers never enter the
 [bold]sanctuary[/] (SAN), and cavers on it are no monster's victim. With biosamples: three cavers hold one (-1 on
 their checks); pass them with give/take card; unless all three are held on the exit at the end: DEFEAT.""",
+    "investigation": """\
+[bold]Investigation[/] (R-INV): three [bold]item tiles[/] (ITM, token I) are in the stack: the first caver to enter one
+draws an [bold]item[/] from a hidden deck of 14. Use an item as an action (1 AP, or 0 for Signal Booster, Spare
+Battery, Adrenaline; the card is spent); Body Armor and the Gas Mask fire by themselves, the Lucky Charm (+1 on
+checks) and the Wetsuit (walk into floods) help while held; give/take card passes an item. [bold]Doom[/] cards make
+the next hazard card an x2. Medals as usual.""",
 }
 
 

@@ -147,6 +147,11 @@ def test_explore_onto_an_item_tile_draws_even_if_the_entry_knocks_the_caver_out(
     g = inv("start:E item:W:I", cavers="diver@0,0", horrors="1,0", items="gas-mask")
     g.play("move E")
     assert held(g, "diver") == ["gas mask"] and g.hp("diver") == 0  # drew, then the horror knocked it out
+    g = inv("start:E", cavers="diver@0,0 leader@0,0", stack="item:T", items="wetsuit flare")
+    g.play("explore E")  # Explore places the item tile, then enters it: the token is taken at once
+    if int(g.st.pend[0]) == 1:
+        g.play(sorted(n for n in g.legal() if n.startswith("rotate"))[0])
+    assert g.pos("diver") == (1, 0) and held(g, "diver") == ["wetsuit"] and not g.st.t_item[0].any()
     g = inv("start:E item:W:I", cavers="diver@0,0")  # an empty item deck: the token goes, nothing drawn
     g.play("move E")
     assert not g.st.t_item[0].any() and held(g, "diver") == []
@@ -229,6 +234,11 @@ def test_protections_come_before_the_gas_mask_and_the_armor():  # R-INV-6 order
             ap="0")
     g.play("end turn", "end turn", "end turn")
     assert g.hp("diver") == 3 and held(g, "diver") == ["body armor", "gas mask"]
+    # a caver at 0 health loses nothing more and spends no card
+    g = inv("start:E gas:W", cavers="diver@1,0:hp=0:items=gas-mask,body-armor leader@0,0", deck="gas", ap="0",
+            start="leader")
+    g.play("end turn")
+    assert g.hp("diver") == 0 and held(g, "diver") == ["body armor", "gas mask"]
 
 
 def test_shovel_clears_rubble_here_or_on_a_connected_tile():  # R-INV-7
