@@ -28,7 +28,7 @@ from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_N
                                          C_DOOM, ITEM_NAMES, ROT_MASK, X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
+from subterra_env.core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
 from subterra_env.events import Event as RuleEvent
 from subterra_env.events import decode, set_logging
 
@@ -265,6 +265,10 @@ def pending_text(core: Core, st: State, g: int = 0) -> str:
                 f"{catalogue_tile(core, int(st.aside_tile[g]))}")
     if pend == P_RUN:
         return f"running: {int(st.run_left[g])} steps left"
+    if pend == P_FLARE:
+        return "Flare: choose the next side to reveal"
+    if pend == P_ITEM:
+        return "Transfer: choose the item to move"
     if pend:
         return "surfacing: choose a water tile"
     return ""
