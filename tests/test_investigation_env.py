@@ -100,3 +100,51 @@ def test_events_narration_and_text_board_show_items() -> None:  # R-INV-3, R-INV
     assert "ITM" in cave_text(env.state_, colour=False, core=core).plain
     console = Console(record=True, width=160)
     console.print(team_panel(core, env.state_, ["a", "b", "c", "d"]))
+
+
+def test_narration_of_whole_heuristic_games_tells_the_items() -> None:  # R-INV-4, R-INV-5
+    """Every step of heuristic games narrates (no fallback line): items drawn and used are told."""
+    from agents import HeuristicAgent
+    from subterra_game.narrate import narrate
+
+    lines, ends = [], []
+    for seed in range(6):
+        env = subterra_env.env(scenario="investigation", record_events=True)
+        env.reset(seed=seed)
+        bot = HeuristicAgent(env)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action, before = bot.act(None, obs["action_mask"]), env.state_.copy()
+            env.step(action)
+            lines += [e.text for e in narrate(env.core, before, env.state_, action)]
+        ends += [line for line in lines if line.startswith("GAME OVER")][-1:]
+    assert not [line for line in lines if "narration failed" in line]
+    assert len(ends) == 6 and sum("takes the item token" in line for line in lines) == ITEM_TOKENS_TAKEN
+    assert sum(" uses the " in line for line in lines) == ITEMS_USED
+
+
+ITEM_TOKENS_TAKEN, ITEMS_USED = 13, 6
+
+
+def test_the_terminal_and_browser_tables_draw_items() -> None:  # R-INV-4
+    """A heuristic table of Investigation: once an item is drawn, the terminal map shows the item tile and the
+    browser's board view the tile, the caver's items and the team status line."""
+    from subterra_env.config import preset
+    from subterra_game import play
+    from subterra_game.tui import cave_text
+    from subterra_game.web.view import board_view
+
+    s = play.Session(preset("investigation"), 1, play.seat_plan(None, [], "heuristic", True))
+    while not s.env.state_.c_items[0].any() and s.env.state_.result[0] < 0:
+        seat = int(s.env.state_.actor[0])
+        s.apply(s.bots[seat].act(s.env, seat), "heuristic")
+    st = s.env.state_
+    assert st.c_items[0].any()
+    assert "ITM" in cave_text(st, 0)
+    view = board_view(s.env.core, st, s.env.legal_mask, s.labels, set(), 200)
+    assert [t["type"] for t in view["tiles"]].count("item") >= 1
+    assert sum(len(c["items"]) for c in view["cavers"]) == 1
+    assert any(line.startswith("items: ") for line in view["team"]["status"])
