@@ -96,4 +96,16 @@ def test_plays_whole_games():  # the heuristic on 64 seeded setups
     assert st.i_out.any()  # items were used
 
 
-RESULTS_64 = [37, 21, 5, 1]  # defeat, bronze, silver, gold
+RESULTS_64 = [38, 19, 5, 2]  # defeat, bronze, silver, gold
+
+
+def test_steps_onto_an_item_tile_beside_it_while_the_exit_is_hidden():  # R-INV-4
+    assert decisions(f"""
+map:
+  start:NESW  item:W:I
+cavers: diver@0,0 leader@0,0 scout@0,0 medic@0,0
+actor: diver
+stack: normal:4 normal:4 normal:4 normal:4 exit
+items: wetsuit
+{DECK}
+""") == ["move E"]

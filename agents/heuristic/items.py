@@ -15,7 +15,7 @@ Flare's sides in N, E, S, W order (each tile's rotation as any placement); the M
 from __future__ import annotations
 
 from subterra_env.core.actions import (A_ADRENALINE, A_BATTERY, A_DIG, A_FLARE, A_FLARE_SIDE, A_GRENADE, A_HOOK,
-                                       A_ITEM_PICK, A_MAP, A_PAINKILLERS, A_ROPE, A_SHOVEL)
+                                       A_ITEM_PICK, A_MAP, A_MOVE, A_PAINKILLERS, A_ROPE, A_SHOVEL)
 from subterra_env.core.catalogue import NUM_ITEMS, T_HORROR
 
 from .board import n_revealable
@@ -42,10 +42,24 @@ def want_map(g, P, mask):
 
 
 @jit
+def fetch_item(g, bd, mask):
+    """R-INV-4: while the exit is hidden, step onto a connected item tile whose token is still there (one AP for
+    an item), unless a monster stands on it; -1 if none."""
+    if bd.exit >= 0 or g.directing >= 0:
+        return -1
+    t0 = g.c_tile[g.actor]
+    for d in range(4):
+        v = g.t_nbr[t0, d]
+        if v >= 0 and g.t_item[v] and not bd.is_horror[v] and mask[A_MOVE + d]:
+            return A_MOVE + d
+    return -1
+
+
+@jit
 def item_override(g, P, bd, mask):
     """An item to use now, before the turn's plan (see the module docstring), or -1."""
     if g.c_items[g.actor] == 0:
-        return -1
+        return fetch_item(g, bd, mask)
     s = g.actor
     if mask[A_BATTERY]:  # R-INV-9
         return A_BATTERY
@@ -58,7 +72,7 @@ def item_override(g, P, bd, mask):
         return A_ADRENALINE
     if mask[A_FLARE] and bd.exit < 0 and n_revealable(g, bd, g.c_tile[s]) >= 2:  # R-INV-10
         return A_FLARE
-    return -1
+    return fetch_item(g, bd, mask)
 
 
 @jit
