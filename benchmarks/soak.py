@@ -59,6 +59,9 @@ SCENARIO_LANES: tuple[dict[str, Any], ...] = (
     {"scenario": "extraction", "biosamples": True},
     {"scenario": "extraction", "num_cavers": 5, "difficulty": "advanced", "seat_order": "random",
      "sanctuary_blocks_horrors": True},
+    {"scenario": "investigation"},
+    {"scenario": "investigation", "num_cavers": 6, "difficulty": "expert", "seat_order": "random",
+     "gas_mask_keeps": True},
 )
 LANES: tuple[dict[str, Any], ...] = SETTINGS + SCENARIO_LANES
 DEFAULT_OUT = Path(__file__).parent / "results" / "soak.json"

@@ -29,8 +29,9 @@ play):
                (``TORCHRL_BATCHES``, whatever ``--batches``), stepped with ``step_and_maybe_reset`` as TorchRL's
                rollouts and collectors do, and TorchRL's ``PettingZooWrapper(subterra_env.env(), use_mask=True)``
                (one game, ``rand_action`` under its masks), when torchrl is installed (``pip install -e .[torchrl]``)
-    scenarios  each built expansion scenario (RULES_VAR.md; now Annihilation and Extraction): its AEC env, and the core
-               "step+mask+obs" at B = 1 and B = 4096 (or the largest B), beside the base game's core rows
+    scenarios  each built expansion scenario (RULES_VAR.md: Annihilation, Extraction, Investigation): its AEC
+               env, and the core "step+mask+obs" at B = 1 and B = 4096 (or the largest B), beside the base game's
+               core rows
     itc        In the Cave (``subterra_env.in_the_cave``): its AEC env ``in_the_cave_v0`` (2 teams, one game), and its
                compiled ``ItcCore`` "step+mask" (``masks`` + ``step``, single-threaded) at B = 1 and B = 4096 (or
                the largest B); finished or truncated games are replaced in place by new ones inside the timer
@@ -461,7 +462,7 @@ def pettingzoo_classic(module: str, env_id: str, **kwargs: Any) -> Callable[[], 
 
 # ---------------------------------------------------------------------------------------------- rows
 KINDS = ("aec", "core", "heuristic", "vector", "torchrl", "scenarios", "itc", "reference")
-SCENARIO_ROWS = ("annihilation", "extraction")  # the built scenarios (config.BUILT_SCENARIOS but "base")
+SCENARIO_ROWS = ("annihilation", "extraction", "investigation")  # the built scenarios (config.BUILT_SCENARIOS but "base")
 
 
 def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, seed: int,

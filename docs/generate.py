@@ -22,7 +22,8 @@ if str(ROOT) not in sys.path:  # run as a script: use this checkout's package
 from subterra_env.config import GameConfig  # noqa: E402
 from subterra_env.core import actions as A  # noqa: E402
 from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS,  # noqa: E402
-                                       EXTRACTION_SCALARS, GRID_CHANNELS, SCALARS)
+                                       EXTRACTION_SCALARS, GRID_CHANNELS, INVESTIGATION_CHANNELS,
+                                       INVESTIGATION_SCALARS, SCALARS)
 
 DOC = ROOT / "docs" / "actions_observation.md"
 
@@ -58,6 +59,24 @@ ACTION_WHEN: dict[str, str] = {
     "surface 1..8": "Diver under water at the start of his turn: onto the k-th water tile placed (R-CAV-1)",
     # Annihilation (ids after the base game's 90)
     "place bomb": "holding a bomb card, on a bomb tile without a token (R-ANN-6)",
+    # Investigation (ids after Annihilation's and Extraction's 107); the card is spent on use (R-INV-5)
+    "shovel here": "holding the Shovel, rubble on your tile (R-INV-7)",
+    "shovel N/E/S/W": "holding the Shovel, rubble on the connected tile (R-INV-7)",
+    "signal booster caver 1..8": "holding it, not under Direct; another conscious caver anywhere, not under water: "
+                                 "it may take one 1-AP action free, or decline with end turn (R-INV-8)",
+    "spare battery": "holding it, not under Direct; Out of Time drawn or next; no Out of Time check for you this "
+                     "round (R-INV-9)",
+    "flare": "holding it; a side where Reveal is legal: a tile revealed beyond each such side (R-INV-10)",
+    "adrenaline": "holding it, not under Direct: +1 AP this turn (R-INV-11)",
+    "painkillers": "holding them, hurt: regain 2 health (R-INV-12)",
+    "grappling hook": "holding it, on a ledge or slide without rope, tokens left; no skill check (R-INV-13)",
+    "grenade N/E/S/W": "holding it, a monster on the connected tile: every monster there leaves (R-INV-14)",
+    "explosive N/E/S/W": "holding it; a side as Demolish may take, then a Cave-in event (R-INV-15)",
+    "flare side N/E/S/W": "during a Flare: the next side to reveal (R-INV-10)",
+    "scrawled map redraw": "holding the Map, placing a tile (not the exit, not a bomb), tiles left: discard it, "
+                           "place the next (R-INV-16)",
+    "transfer item <item>": "after give/take with several items to choose from: the one that moves, held by the "
+                            "giver (14 ids in `catalogue.ITEM_NAMES` order; R-INV-6)",
     "give card to caver 1..8": "holding a card (Annihilation: a bomb card; Extraction: a biosample); that caver "
                                "(conscious or not) on your tile (R-ANN-7, R-EXT-9)",
     "take card from caver 1..8": "that caver is unconscious on your tile and holds a card (R-ANN-7, R-EXT-9)",
@@ -83,6 +102,9 @@ GRID_MEANING: dict[str, str] = {
                          "tile; R-EXT-7)",
     "oldest monster here: place in the move order": "on a tile with monsters, the place of the oldest of them in "
                                                     "the order monsters move (1 = first; oldest first, R-EXT-4)",
+    # Investigation
+    "item tile/token": "an item tile (in the base planes a normal tile; R-INV-1); its item token, not yet taken "
+                       "(R-INV-4)",
 }
 
 SCALAR_MEANING: dict[str, str] = {
@@ -121,6 +143,12 @@ SCALAR_MEANING: dict[str, str] = {
     "leapers in cave": "leapers on the table (at most 3, R-EXT-4)",
     "biosamples on the exit": "biosamples held by cavers on the exit; fewer than 3 at the end is a defeat when "
                               "biosamples are on (R-EXT-9)",
+    # Investigation
+    "doom pending": "1 while a Doom card waits: the next hazard card resolves as its x2 version (R-INV-3)",
+    "item deck size": "items left in the item deck (its order is hidden; R-INV-2)",
+    "flare under way": "1 while a Flare reveals its tiles: `flare side` decisions (R-INV-10)",
+    "transfer giver offset+1": "during a Transfer's item choice: the giver, as a seat offset + 1 (R-INV-6)",
+    "transfer receiver offset+1": "during a Transfer's item choice: the receiver, as a seat offset + 1 (R-INV-6)",
 }
 
 
@@ -169,6 +197,8 @@ def _ap(kind: int, cfg: GameConfig) -> str:
         return f"{cfg.explore_cost} (`explore_cost`)"
     if kind == A.K_HEAL:
         return f"{cfg.heal_cost} (`heal_cost`)"
+    if kind in A.ITEM_KINDS_1AP:
+        return f"{cfg.item_cost} (`item_cost`)"
     return str(int(A.KIND_COST[kind]))
 
 
@@ -178,12 +208,12 @@ def action_table(first: int = 0, end: int | None = None) -> str:
     cfg = GameConfig()
     end = A.NUM_ACTIONS if end is None else end
     rows, start = [], first
-    here = (A.K_DIG, A.K_EXCAVATE)  # "dig here" / "excavate here" get rows of their own
+    here = (A.K_DIG, A.K_EXCAVATE, A.K_SHOVEL)  # "dig here" / "excavate here" / "shovel here": rows of their own
     key = [(int(k), int(k) in here and int(a) == A.HERE) for k, a in zip(A.ACTION_KIND, A.ACTION_ARG)]
     for i in range(first + 1, end + 1):
         if i < end and key[i] == key[start]:
             continue
-        label = _label(list(A.ACTION_NAMES[start:i]))
+        label = _label(list(A.ACTION_NAMES[start:i])) if key[start][0] != A.K_ITEM_PICK else "transfer item <item>"
         rows.append(f"| {_ids(start, i - 1)} | {label} | {_ap(key[start][0], cfg)} | {ACTION_WHEN[label]} |")
         start = i
     return "\n".join(["| ids | name | AP | legal when (rule) |", "|---|---|---|---|"] + rows)
@@ -207,7 +237,27 @@ def tables() -> dict[str, str]:
         "extraction": "\n\n".join([
             feature_table(EXTRACTION_CHANNELS, GRID_MEANING, "channels", len(GRID_CHANNELS)),
             feature_table(EXTRACTION_SCALARS, SCALAR_MEANING, "index", len(SCALARS))]),
+        "investigation": "\n\n".join([
+            action_table(A.num_actions("annihilation"), A.num_actions("investigation")),
+            feature_table(INVESTIGATION_CHANNELS, GRID_MEANING, "channels", len(GRID_CHANNELS)),
+            investigation_scalars()]),
     }
+
+
+def investigation_scalars() -> str:
+    """Investigation's scalars: the 84 "caver k holds X" and 14 "X out of the game" rows in one row each."""
+    n, k = len(SCALARS), len(A.ITEM_NAMES)
+    names = INVESTIGATION_SCALARS
+    rows = [f"| {n + i} | {names[i]} | {SCALAR_MEANING[names[i]]} |" for i in range(5)]
+    rows.append(f"| {n + 5}-{n + 4 + 6 * k} | caver k holds <item> | 1 if caver k holds the item: index "
+                f"{n + 5} + 14 k + i, i in `catalogue.ITEM_NAMES` order (public; R-INV-5) |")
+    rows.append(f"| {n + 5 + 6 * k}-{n + 4 + 7 * k} | <item> out of the game | 1 once the item is used or lost "
+                f"(public; R-INV-5, R-INV-6) |")
+    first = n + 5 + 7 * k
+    rows.append(f"| {first}-{first + 5} | caver 0..5 spare battery active | 1 if caver k makes no Out of Time check "
+                f"this round (R-INV-9) |")
+    assert first + 6 == n + len(names)
+    return "\n".join(["| index | name | content |", "|---|---|---|"] + rows)
 
 
 def render(text: str) -> str:

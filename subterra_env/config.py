@@ -24,11 +24,12 @@ HAZARDS: tuple[str, ...] = ("tremor", "flood", "cave-in", "gas", "horror")
 DIFFICULTIES: tuple[str, ...] = ("easier", "normal", "advanced", "expert")
 # The expansion scenarios of RULES_VAR.md, one at a time; "base" is the rulebook game (R-VAR).
 SCENARIOS: tuple[str, ...] = ("base", "annihilation", "extraction", "investigation")
-BUILT_SCENARIOS: tuple[str, ...] = ("base", "annihilation", "extraction")
+BUILT_SCENARIOS: tuple[str, ...] = ("base", "annihilation", "extraction", "investigation")
 # The settings the scenarios added (read only by a scenario's rules): configs recorded before them lack them.
 SCENARIO_SETTINGS: tuple[str, ...] = ("scenario", "unstable_cave_in_numbers", "bomb_seats", "place_bomb_cost",
                                       "transfer_cost", "leaper_cards", "leaper_x2_cards", "leaper_limit",
-                                      "sanctuary_blocks_horrors", "biosamples", "biosample_seats")
+                                      "sanctuary_blocks_horrors", "biosamples", "biosample_seats", "doom_cards",
+                                      "item_cost", "gas_mask_keeps", "explicit_reactions")
 
 # R-TILE catalogue [default]: counts per (type, shape).
 DEFAULT_TILES: dict[str, dict[str, int]] = {
@@ -163,7 +164,8 @@ class GameConfig:
 
     # --- expansion scenarios (RULES_VAR.md)
     scenario: str = "base"
-    """'base' (the rulebook game) [default], 'annihilation' (R-ANN) or 'extraction' (R-EXT); one at a time."""
+    """'base' (the rulebook game) [default], 'annihilation' (R-ANN), 'extraction' (R-EXT) or 'investigation'
+    (R-INV); one at a time."""
     unstable_cave_in_numbers: tuple[tuple[int, ...], ...] = ((1, 2, 3), (4, 5, 6))
     """R-ANN-3 [default]: the die faces of Annihilation's unstable cave-in tiles (three each)."""
     bomb_seats: tuple[int, ...] | None = None
@@ -184,6 +186,14 @@ class GameConfig:
     """R-EXT-9 [default off]: 3 biosample cards dealt; all must be held on the exit at the end, else Defeat."""
     biosample_seats: tuple[int, ...] | None = None
     """R-EXT-9: the seats dealt a biosample, or None for 3 different seats drawn by the game seed [default]."""
+    doom_cards: int = 3
+    """R-INV-2 (box): Doom hazard cards added to Investigation's pool after the difficulty removals."""
+    item_cost: int = 1
+    """R-INV-5 [default]: AP of using an action item other than Signal Booster, Spare Battery and Adrenaline (0)."""
+    gas_mask_keeps: bool = False
+    """R-INV-18 setting [default off]: the Gas Mask holder loses 1 instead and keeps the card."""
+    explicit_reactions: bool = False
+    """R-INV-5 setting [default off]: the Gas Mask as a yes/no decision of its holder (not built: automatic)."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -326,6 +336,7 @@ def _validate_scenario(c: GameConfig) -> None:
         raise ConfigError(f"setting 'scenario'={c.scenario!r} is not built yet: built are {BUILT_SCENARIOS} "
                           "(RULES_VAR.md; issue 18)")
     _validate_extraction(c)
+    _validate_investigation(c)
     for key in ("place_bomb_cost", "transfer_cost"):
         _check_int(key, getattr(c, key))
         if not 0 <= getattr(c, key) <= 2:
@@ -375,6 +386,33 @@ def _validate_extraction(c: GameConfig) -> None:
         n_cave = sum(sum(v.values()) for v in c.tiles.values())
         if n_cave + 3 - EXTRACTION_REMOVED < c.exit_in_last:  # R-EXT-1: the exit goes among the bottom tiles
             _fail("tiles", n_cave, f"at least {c.exit_in_last} cave tiles for Extraction (R-EXT-1)")
+
+
+def _validate_investigation(c: GameConfig) -> None:
+    _check_int("doom_cards", c.doom_cards)
+    if not 0 <= c.doom_cards <= 16:
+        _fail("doom_cards", c.doom_cards, "an integer in 0..16")
+    _check_int("item_cost", c.item_cost)
+    if not 0 <= c.item_cost <= 2:
+        _fail("item_cost", c.item_cost, "an integer in 0..2")
+    for key in ("gas_mask_keeps", "explicit_reactions"):
+        if not isinstance(getattr(c, key), bool):
+            _fail(key, getattr(c, key), "true or false")
+    if c.explicit_reactions:
+        raise ConfigError("setting 'explicit_reactions'=True (the Gas Mask as a yes/no decision, R-INV-5) is not "
+                          "built yet: Body Armor and the Gas Mask fire automatically [default] (issue 18)")
+    if c.scenario == "investigation":
+        n_cave = sum(sum(v.values()) for v in c.tiles.values())
+        if n_cave + 3 - INVESTIGATION_REMOVED < c.exit_in_last:  # R-INV-1: the exit goes among the bottom tiles
+            _fail("tiles", n_cave, f"at least {c.exit_in_last} cave tiles for Investigation (R-INV-1)")
+        removed = sum(c.removals[c.difficulty].values())
+        deck_size = sum(c.hazard_deck.values()) + sum(c.severe_deck.values()) - removed + c.doom_cards
+        if deck_size > 128:
+            _fail("doom_cards", c.doom_cards, "a pool of at most 128 cards with the Doom cards (R-INV-2)")
+
+
+# R-INV-1: the tiles removed unseen from the top of Investigation's shuffled stack (before the exit goes in)
+INVESTIGATION_REMOVED = 3
 
 
 def from_dict(d: Mapping[str, Any], env_keys: tuple[str, ...] = ()) -> GameConfig:
@@ -457,6 +495,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     "extraction": {"scenario": "extraction"},
     "extraction-five": {"scenario": "extraction", "num_cavers": 5},
     "extraction-six": {"scenario": "extraction", "num_cavers": 6},
+    # Investigation (R-INV): doom cards and fourteen items
+    "investigation": {"scenario": "investigation"},
+    "investigation-five": {"scenario": "investigation", "num_cavers": 5},
+    "investigation-six": {"scenario": "investigation", "num_cavers": 6},
 }
 
 

@@ -39,6 +39,11 @@ leaper_move     a leaper stepped from ``value`` to ``tile``, hunting seat (R-EXT
 leaper_spawn    a leaper spawned on ``tile`` (R-EXT-3)
 leaper_leave    the leaper on ``tile`` left: no victim in reach by its paths (R-EXT-8) or repelled by seat
 slash           a leaper on ``tile`` slashed seat for ``value`` health and left the cave (R-EXT-6)
+item_draw       seat took the item token on ``tile`` and drew the item ``value`` (``catalogue.ITEM_NAMES``;
+                -1: the deck was empty) (R-INV-4)
+item_use        seat's item ``value`` was used and discarded (``rule``: its R-INV rule), or lost with a
+                devoured caver (R-INV-6); ``die``: the target (a direction, a rank) where it has one
+doom            a Doom card is pending (``value`` 1), or the next card resolved doubled (``value``: its code)
 =============== ====================================================================================
 """
 

@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 from .config import CAVER_NAMES, SHAPES, TILE_TYPES, GameConfig
-from .core.catalogue import BIT, BOMBS, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, build
-from .core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RESULT_NAMES, RUNNING, State
+from .core.catalogue import BIT, BOMBS, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, ITEM_NAMES, NUM_ITEMS, build
+from .core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, P_SURFACE, RESULT_NAMES, RUNNING, State
 from .info import game_info
 
 Colour = tuple[int, int, int]
@@ -49,13 +49,13 @@ Colour = tuple[int, int, int]
 TYPE_CODES: dict[str, str] = {
     "start": "STA", "exit": "EXT", "normal": "NOR", "water": "WAT", "gas": "GAS", "cave-in": "CAV",
     "horror": "DEN", "squeeze": "SQZ", "ledge": "LDG", "slide": "SLD", "rough": "ROU", "bomb": "BMB",
-    "sanctuary": "SAN",
+    "sanctuary": "SAN", "item": "ITM",
 }
 TYPE_COLOURS: dict[str, Colour] = {
     "start": (205, 205, 205), "exit": (80, 200, 90), "normal": (160, 130, 95), "water": (80, 140, 200),
     "gas": (175, 195, 60), "cave-in": (185, 110, 55), "horror": (140, 75, 165), "squeeze": (125, 125, 140),
     "ledge": (210, 170, 90), "slide": (95, 185, 185), "rough": (115, 90, 70), "bomb": (215, 60, 45),
-    "sanctuary": (235, 235, 150),
+    "sanctuary": (235, 235, 150), "item": (230, 190, 40),
 }
 CAVER_COLOURS: dict[int, Colour] = {  # by rank 1..8 (CAVER_NAMES order)
     1: (0, 220, 255), 2: (255, 255, 0), 3: (255, 140, 0), 4: (0, 255, 120),
@@ -144,6 +144,8 @@ def _tile_block(st: State, b: int, t: int) -> list[str]:
     rows[3][1:1 + n_h + n_l] = "H" * n_h + "L" * n_l
     if st.t_bomb[b, t]:  # Annihilation: a bomb token placed here (R-ANN-6)
         rows[3][BLOCK_W - 2] = "B"
+    if st.t_item[b, t]:  # Investigation: an item token not yet taken (R-INV-4)
+        rows[3][BLOCK_W - 2] = "I"
     return ["".join(r) for r in rows]
 
 
@@ -171,6 +173,10 @@ def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
         return "Geologist picks the drawn or the set-aside tile"
     if pend == P_SURFACE:
         return "Diver surfaces on a water tile"
+    if pend == P_FLARE:
+        return "Flare: the next side to reveal"
+    if pend == P_ITEM:
+        return "Transfer: which item"
     return "none"
 
 
@@ -197,7 +203,22 @@ def ability_status(st: State, b: int = 0, cat=None) -> list[str]:
     if st.c_samples[b].any():  # Extraction (R-EXT-9)
         held = ", ".join(f"{CAVER_NAMES[st.c_rank[b, s] - 1]} {int(n)}" for s, n in enumerate(st.c_samples[b]) if n)
         out.append(f"biosamples: {held}")
+    if st.i_deck[b].max() >= 0:  # Investigation (R-INV-2..9)
+        out.append(items_status(st, b))
     return out
+
+
+def items_status(st: State, b: int = 0) -> str:
+    """Investigation's public items: who holds what, the item deck's size, the items out, doom pending."""
+    held = "; ".join(f"{CAVER_NAMES[st.c_rank[b, s] - 1]}: "
+                     + ", ".join(ITEM_NAMES[i] for i in range(NUM_ITEMS) if (int(st.c_items[b, s]) >> i) & 1)
+                     for s in range(st.num_seats) if st.c_items[b, s])
+    gone = sum((int(st.i_out[b]) >> i) & 1 for i in range(NUM_ITEMS))
+    text = f"items: {held or 'none held'} | item deck {NUM_ITEMS - int(st.i_pos[b])}, {gone} out"
+    if st.battery[b]:
+        text += " | spare battery on: " + ", ".join(CAVER_NAMES[st.c_rank[b, s] - 1] for s in range(st.num_seats)
+                                                      if (int(st.battery[b]) >> s) & 1)
+    return text + (" | DOOM pending" if st.doom[b] else "")
 
 
 def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:

@@ -24,6 +24,10 @@ go to the lower index). Caver tokens ``name@x,y`` take options ``hp=N``, ``hidde
 (biosamples held, Extraction). ``leapers`` lists Extraction's leapers like ``horrors``; in Extraction every
 monster is spawned in the order listed, horrors first, unless a cell ends in ``:N``, its spawn order (monsters move
 oldest first across kinds, R-EXT-4). The deck takes ``leaper`` and ``leaper:x2`` in Extraction.
+In Investigation: the type ``item`` and the mark ``I`` for an item token on it; ``items=NAME,NAME`` on a caver (the
+items held, ``catalogue.ITEM_NAMES`` with ``-`` for a space: ``gas-mask``); ``items: NAME ...`` the item deck, top
+first (empty if absent; every item neither held nor in the deck is out of the game); ``doom: on`` (doom
+pending); ``battery: NAME ...`` (cavers with a Spare Battery active); the deck takes ``doom``.
 Seats follow the listed order. ``stack`` and ``deck`` list what is left, top first; ``dice`` scripts the next
 die faces (then the game's seeded stream continues). Other keys: ``actor``, ``ap``, ``exerted``, ``round``,
 ``start`` (starting caver), ``gas`` (on/off: entering damage active), ``out-of-time`` (on/off), ``seed``,
@@ -42,7 +46,8 @@ import numpy as np
 from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
 from .core import rng
 from .core.board import relink
-from .core.catalogue import BIT, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, CORE_TILE_TYPES, X2
+from .core.catalogue import (ALL_ITEMS, BIT, C_DOOM, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, CORE_TILE_TYPES, ITEM_NAMES,
+                             NUM_ITEMS, X2)
 from .core.rules import Core
 from .core.state import FORCED, State, alloc
 
@@ -90,7 +95,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     cfg, cat = core.cfg, core.cat
     rows, keys = parse_sections(text)
     known = {"cavers", "horrors", "leapers", "stack", "deck", "actor", "ap", "exerted", "round", "start", "gas",
-             "out-of-time", "seed", "dice", "ropes", "aside", "redraws", "explosives"}
+             "out-of-time", "seed", "dice", "ropes", "aside", "redraws", "explosives", "items", "doom", "battery"}
     if set(keys) - known:
         raise ScenarioError(f"unknown keys {sorted(set(keys) - known)}; known: {sorted(known)}")
     cavers = keys.get("cavers", "").split()
@@ -118,6 +123,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
         st.t_cat[0, i] = cid
         st.t_type[0, i] = CORE_TILE_TYPES.index(ttype)
         st.t_bomb[0, i] = "B" in marks
+        st.t_item[0, i] = "I" in marks
         st.t_x[0, i], st.t_y[0, i] = origin + x - start_xy[0], origin + y - start_xy[1]
         st.t_open[0, i] = sides
         st.t_flood[0, i] = "~" in marks
@@ -163,6 +169,9 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
                 st.c_bombs[0, s] = int(o[6:])
             if o.startswith("samples="):
                 st.c_samples[0, s] = int(o[8:])
+            if o.startswith("items="):
+                for item in (_item(cfg, v) for v in o[6:].split(",") if v):
+                    st.c_items[0, s] |= 1 << item
         st.c_hidden[0, s] = "hidden" in opts
     _monsters(keys, cfg, st, tile_at)
 
@@ -191,6 +200,7 @@ def build(text: str, cfg: GameConfig | None = None, core: Core | None = None) ->
     st.forced[0, :len(dice)] = dice
 
     seat_of = {CAVER_NAMES[r - 1]: s for s, r in enumerate(st.c_rank[0])}
+    _investigation(keys, cfg, st, seat_of)
     st.round[0] = int(keys.get("round", 1))
     st.start_seat[0] = seat_of[keys.get("start", CAVER_NAMES[st.c_rank[0, 0] - 1])]
     actor = keys.get("actor", CAVER_NAMES[st.c_rank[0, st.start_seat[0]] - 1])
@@ -290,15 +300,50 @@ def _monsters(keys: dict[str, str], cfg: GameConfig, st: State, tile_at) -> None
         st.born_n[0] = max([born] + [int(v) + 1 for v in np.concatenate([st.h_born[0], st.l_born[0]])])
 
 
+def _item(cfg: GameConfig, name: str) -> int:
+    if cfg.scenario != "investigation":
+        raise ScenarioError(f"item {name!r}: items need scenario 'investigation' (R-INV)")
+    if name.replace("-", " ") not in ITEM_NAMES:
+        raise ScenarioError(f"item {name!r}: one of {[n.replace(' ', '-') for n in ITEM_NAMES]}")
+    return ITEM_NAMES.index(name.replace("-", " "))
+
+
+def _investigation(keys: dict[str, str], cfg: GameConfig, st: State, seat_of: dict[str, int]) -> None:
+    """Investigation's item deck (top first), doom pending, the Spare Batteries active; the items neither held nor
+    in the deck are out of the game (R-INV-2, R-INV-3, R-INV-9)."""
+    deck = [_item(cfg, v) for v in keys.get("items", "").split()]
+    held = int(np.bitwise_or.reduce(st.c_items[0].astype(np.int64)))
+    if len(set(deck)) != len(deck) or any((held >> i) & 1 for i in deck) or any(
+            bin(int(a) & int(b)).count("1") for j, a in enumerate(st.c_items[0]) for b in st.c_items[0, j + 1:]):
+        raise ScenarioError("items: each item is in one place only (the deck or one caver's hand, R-INV-2)")
+    for k in ("doom", "battery"):
+        if k in keys and cfg.scenario != "investigation":
+            raise ScenarioError(f"'{k}:' needs scenario 'investigation' (R-INV)")
+    if cfg.scenario != "investigation":
+        return
+    st.i_deck[0, :] = -1
+    st.i_deck[0, NUM_ITEMS - len(deck):] = deck
+    st.i_pos[0] = NUM_ITEMS - len(deck)
+    in_deck = sum(1 << i for i in deck)
+    st.i_out[0] = ALL_ITEMS & ~(held | in_deck)
+    st.doom[0] = keys.get("doom", "off") == "on"
+    for name in keys.get("battery", "").split():
+        if name not in seat_of:
+            raise ScenarioError(f"battery: {name!r} is not among the cavers {sorted(seat_of)}")
+        st.battery[0] |= 1 << seat_of[name]
+
+
 def _card(tok: str, cfg: GameConfig) -> int:
     if tok == "out-of-time":
         return C_OUT_OF_TIME
+    if tok == "doom" and cfg.scenario == "investigation":
+        return C_DOOM
     if tok in ("leaper", "leaper:x2") and cfg.scenario == "extraction":
         return C_LEAPER_X2 if tok.endswith("x2") else C_LEAPER
     name, _, sev = tok.partition(":")
     if name not in HAZARDS or sev not in ("", "x2"):
-        raise ScenarioError(f"card {tok!r}: one of {HAZARDS} (':x2' for severe), 'out-of-time', or in Extraction "
-                            "'leaper' ('leaper:x2')")
+        raise ScenarioError(f"card {tok!r}: one of {HAZARDS} (':x2' for severe), 'out-of-time', in Extraction "
+                            "'leaper' ('leaper:x2'), in Investigation 'doom'")
     return HAZARDS.index(name) + (X2 if sev else 0)
 
 

@@ -25,10 +25,10 @@ from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
 from subterra_env.core import actions as A
 from subterra_env.core.board import in_zone
 from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY,
-                                         ROT_MASK, X2)
+                                         C_DOOM, ITEM_NAMES, ROT_MASK, X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
+from subterra_env.core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
 from subterra_env.events import Event as RuleEvent
 from subterra_env.events import decode, set_logging
 
@@ -42,6 +42,7 @@ HAZARD_TEXT: dict[str, str] = {
     "gas": "cavers on gas tiles lose 2 health; entering a gas tile costs 2 until the next hazard phase (R-HZ-3)",
     "horror": "every horror moves one step toward its closest victim, then a horror spawns (R-HZ-5)",
     "leaper": "every monster moves (leapers two steps), then a leaper spawns (R-EXT-3)",
+    "doom": "nothing now; the next hazard card resolves as its x2 version (R-INV-3)",
     "out of time": "from now on, every hazard phase, each caver off the exit must pass a skill check or be "
                    "devoured (R-HZ-7)",
 }
@@ -203,6 +204,12 @@ def action_detail(core: Core, st: State, action: int, g: int = 0) -> str:
             return f"blast the {DIR_WORDS[arg]} wall ({int(st.explosives[g])} explosives left), then a cave-in"
         if kind == A.K_DIG or kind == A.K_EXCAVATE:
             return "the rubble on your tile"
+        if kind in (A.K_GIVE, A.K_TAKE) and core.cfg.scenario == "investigation":  # R-INV-6
+            s = _seat_of_rank(st, arg, g)
+            return (f"one of your items to the {CAVER_NAMES[arg - 1]}" if kind == A.K_GIVE
+                    else f"an item of the unconscious {CAVER_NAMES[arg - 1]}")
+        if kind >= A.K_SHOVEL:  # Investigation's items (R-INV-5..16)
+            return ITEM_ACTION_TEXT.get(kind, "")
         if kind in (A.K_GIVE, A.K_TAKE):
             s = _seat_of_rank(st, arg, g)
             cards, what = (st.c_samples, "biosample") if core.cfg.scenario == "extraction" else (st.c_bombs,
@@ -221,6 +228,22 @@ def action_detail(core: Core, st: State, action: int, g: int = 0) -> str:
     except (IndexError, ValueError):  # never let a label break the game
         return ""
 
+
+
+ITEM_ACTION_TEXT = {  # Investigation's item actions in words (R-INV-5..16)
+    A.K_SHOVEL: "the Shovel clears the rubble (the card is spent)",
+    A.K_BOOSTER: "that caver may take one 1-AP action now, free (the card is spent)",
+    A.K_BATTERY: "no Out of Time check for you this round (the card is spent)",
+    A.K_FLARE: "reveal a tile beyond every open side of your tile (the card is spent)",
+    A.K_ADRENALINE: "+1 AP this turn (the card is spent)",
+    A.K_PAINKILLERS: "regain 2 health (the card is spent)",
+    A.K_HOOK: "a rope on this ledge/slide, no skill check (the card is spent)",
+    A.K_GRENADE: "every monster on that tile leaves the cave (the card is spent)",
+    A.K_EXPLOSIVE: "blast that wall, then a cave-in (the card is spent)",
+    A.K_FLARE_SIDE: "the Flare's next tile on that side",
+    A.K_MAP: "discard this tile with the Scrawled Map, place the next",
+    A.K_ITEM_PICK: "the item the Transfer moves",
+}
 
 def short_action(st: State, action: int, g: int = 0) -> str:
     """The action's rulebook name, with the caver's name for Heal, Bandage and Direct (``heal medic``)."""
@@ -242,6 +265,10 @@ def pending_text(core: Core, st: State, g: int = 0) -> str:
                 f"{catalogue_tile(core, int(st.aside_tile[g]))}")
     if pend == P_RUN:
         return f"running: {int(st.run_left[g])} steps left"
+    if pend == P_FLARE:
+        return "Flare: choose the next side to reveal"
+    if pend == P_ITEM:
+        return "Transfer: choose the item to move"
     if pend:
         return "surfacing: choose a water tile"
     return ""
@@ -315,7 +342,23 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     k = e.kind
     if k == "draw":
         return Event("tile", f"{name} draws a {catalogue_tile(core, e.value)}")
+    if k == "item_draw":
+        got = f"draws the {ITEM_NAMES[e.value].upper()}" if e.value >= 0 else "finds the item deck empty"
+        return Event("action", f"{name} takes the item token on {where(a, e.tile, g)} and {got} (R-INV-4)")
+    if k == "item_use":
+        if e.rule == "R-INV-6":
+            return Event("info", f"{name}'s {ITEM_NAMES[e.value]} is lost (R-INV-6)")
+        if e.rule == "R-INV-18" and e.die == 1:
+            return Event("info", f"{name}'s gas mask filters the gas: 1 health lost, the mask kept (R-INV-18)")
+        return Event("action", f"{name} uses the {ITEM_NAMES[e.value].upper()} ({e.rule})")
+    if k == "doom":
+        if e.value == 1 and e.die == 0:
+            return Event("hazard", "DOOM is pending: the next hazard card resolves as its x2 version (R-INV-3)")
+        return Event("hazard", "DOOM strikes: " + (f"the card resolves as {CARD_NAMES[e.value].upper()}"
+                                                   if e.value >= 0 else "Out of Time clears it") + " (R-INV-3)")
     if k == "discard":  # drawn and discarded (one row)
+        if e.rule == "R-INV-16":
+            return Event("tile", f"the {catalogue_tile(core, e.value)} is discarded: the Scrawled Map (R-INV-16)")
         if e.rule == "R-CAV-2":
             return Event("tile", f"the {catalogue_tile(core, e.value)} is discarded: the Scout's redraw (R-CAV-2)")
         return Event("tile", f"{name} draws a {catalogue_tile(core, e.value)}: discarded, it would close the cave "
@@ -362,13 +405,16 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "blast":
         return Event("hazard", f"{name} blasts the {DIR_WORDS[e.value]} wall of {tile_name(a, e.tile, g)}")
     if k == "direct":
+        if e.rule == "R-INV-8":
+            return Event("turn", f"{name} may take one free 1-AP action: the Signal Booster (end turn declines)")
         return Event("turn", f"{name} may take one 1-AP action for the leader (end turn declines)")
     if k == "horror_move":
         return Event("horror", f"a horror moves from {where(a, e.value, g)} to {where(a, e.tile, g)}")
     if k == "horror_spawn":
         return Event("horror", f"a horror spawns on {tile_name(a, e.tile, g)}")
     if k == "horror_leave":
-        why = f"repelled by the {name}" if e.rule == "R-CAV-7" else "no victim within reach"
+        why = (f"repelled by the {name}" if e.rule == "R-CAV-7" else f"a grenade of the {name}" if e.rule == "R-INV-14"
+               else "no victim within reach")
         return Event("horror", f"the horror at {where(a, e.tile, g)} leaves the cave ({why})")
     if k == "leaper_move":
         return Event("horror", f"a leaper leaps from {where(a, e.value, g)} to {where(a, e.tile, g)}")
@@ -402,12 +448,15 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
         return Event("result", f"{name} places a BOMB on {where(a, e.tile, g)} ({e.value} of 3 placed)")
     if k == "transfer":
         what = "a biosample" if core.cfg.scenario == "extraction" else "a bomb card"
+        if core.cfg.scenario == "investigation":  # R-INV-6: die holds the item
+            what = f"the {ITEM_NAMES[e.die]}"
         return Event("info", f"{name} passes {what} to {_caver(a, e.value, g)}")
     return None
 
 
 def _card_event(card: int) -> Event:
-    base = "out of time" if card == C_OUT_OF_TIME else "leaper" if card > C_OUT_OF_TIME else HAZARDS[card % X2]
+    base = ("out of time" if card == C_OUT_OF_TIME else "doom" if card == C_DOOM else "leaper" if card > C_OUT_OF_TIME
+            else HAZARDS[card % X2])
     twice = " (twice: x2)" if X2 <= card < C_OUT_OF_TIME or card == C_LEAPER_X2 else ""
     return Event("hazard", f"HAZARD: {CARD_NAMES[card].upper()}: {HAZARD_TEXT[base]}{twice}")
 

@@ -49,7 +49,7 @@ import numpy as np
 from subterra_env.config import CAVER_NAMES, SCENARIOS, ConfigError, GameConfig, from_dict, to_dict
 from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS_ALL, num_actions
 from subterra_env.core.observe import observe
-from subterra_env.core.state import HASH_FIELDS, RUNNING, SCENARIO_FIELDS, State, scenario_fields_set
+from subterra_env.core.state import HASH_FIELDS, RUNNING, State, scenario_hash_fields
 from subterra_env.env import raw_env
 from subterra_env.events import Event
 from subterra_env import episode
@@ -79,8 +79,7 @@ def state_hash(st: State, g: int = 0) -> str:
     fields follow only when one is set (they are zero in the base game, so its hashes never changed)."""
     one = st.take([g]) if st.batch_size > 1 else st  # the grid is computed for this game only
     h = hashlib.blake2b(digest_size=8)
-    scenario = scenario_fields_set(one, 0)
-    for name in HASH_FIELDS + (SCENARIO_FIELDS if scenario else ()):
+    for name in HASH_FIELDS + scenario_hash_fields(one, 0):
         arr = getattr(one, name)
         h.update(f"{name}:{arr.dtype.str}:{'x'.join(str(n) for n in arr.shape[1:])};".encode())
         h.update(np.ascontiguousarray(arr[0]).tobytes())

@@ -47,7 +47,7 @@ TERM_BG: dict[str, tuple[int, int, int]] = {
     "start": (108, 108, 108), "exit": (0, 135, 0), "normal": (68, 68, 68), "water": (0, 95, 175),
     "gas": (95, 135, 0), "cave-in": (135, 95, 0), "horror": (95, 0, 95), "squeeze": (95, 95, 135),
     "ledge": (135, 135, 0), "slide": (0, 135, 135), "rough": (95, 0, 0), "bomb": (175, 0, 0),
-    "sanctuary": (135, 135, 95),
+    "sanctuary": (135, 135, 95), "item": (175, 135, 0),
 }
 FLOODED_BG = (0, 0, 135)
 TERM_CAVER = {**CAVER_COLOURS, 7: (95, 135, 255)}  # the image's dark blue Bodyguard is hard to read on black
@@ -303,6 +303,12 @@ from an unconscious caver). A devoured caver's card is lost. Unless every bomb t
 whenever horrors move and [bold]slash[/] (2 damage, then leave) instead of knocking out. Leapers never enter the
 [bold]sanctuary[/] (SAN), and cavers on it are no monster's victim. With biosamples: three cavers hold one (-1 on
 their checks); pass them with give/take card; unless all three are held on the exit at the end: DEFEAT.""",
+    "investigation": """\
+[bold]Investigation[/] (R-INV): three [bold]item tiles[/] (ITM, token I) are in the stack: the first caver to enter one
+draws an [bold]item[/] from a hidden deck of 14. Use an item as an action (1 AP, or 0 for Signal Booster, Spare
+Battery, Adrenaline; the card is spent); Body Armor and the Gas Mask fire by themselves, the Lucky Charm (+1 on
+checks) and the Wetsuit (walk into floods) help while held; give/take card passes an item. [bold]Doom[/] cards make
+the next hazard card an x2. Medals as usual.""",
 }
 
 

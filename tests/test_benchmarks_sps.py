@@ -37,7 +37,7 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
     expected |= {("in_the_cave AEC env (PettingZoo)", 1), ("in_the_cave core step+mask", 1),
                  ("in_the_cave core step+mask", max(sps.QUICK_BATCHES))}
-    for name in ("annihilation", "extraction"):
+    for name in ("annihilation", "extraction", "investigation"):
         expected |= {(f"{name} AEC env (PettingZoo)", 1), (f"{name} core step+mask+obs", 1),
                      (f"{name} core step+mask+obs", max(sps.QUICK_BATCHES))}
     expected |= {("heuristic decide", max(sps.QUICK_BATCHES)), ("heuristic decide", 1),

@@ -14,7 +14,7 @@ import pytest
 from subterra_env.config import GameConfig
 from subterra_env.core import actions
 from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS, EXTRACTION_SCALARS,
-                                       GRID_CHANNELS, SCALARS)
+                                       GRID_CHANNELS, INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS, SCALARS)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -48,7 +48,7 @@ def test_tables_literally():
                 "| 48 | Scout redrew this placement |"):
         assert row in text, row
     assert actions.NUM_ACTIONS == 90 and (len(GRID_CHANNELS), len(SCALARS)) == (34, 49)
-    assert len(actions.ACTION_NAMES) == 107  # the scenarios' ids follow the base game's
+    assert len(actions.ACTION_NAMES) == 152  # the scenarios' ids follow the base game's (Investigation: 152)
     # every id, channel and scalar index appears in exactly one row
     for table, n in ((gen.action_table(), 90), (gen.tables()["grid"], 34), (gen.tables()["scalars"], 49)):
         covered = []
@@ -60,12 +60,14 @@ def test_tables_literally():
 
 def test_every_explanation_is_used():
     scenario = gen.action_table(actions.NUM_ACTIONS, actions.num_actions("annihilation"))
-    labels = {row.split(" | ")[1] for t in (gen.action_table(), scenario) for row in t.splitlines()[2:]}
+    items = gen.action_table(actions.num_actions("annihilation"), actions.num_actions("investigation"))
+    labels = {row.split(" | ")[1] for t in (gen.action_table(), scenario, items) for row in t.splitlines()[2:]}
     assert labels == set(gen.ACTION_WHEN)
-    grids, scalars = (GRID_CHANNELS, ANNIHILATION_CHANNELS, EXTRACTION_CHANNELS), (SCALARS, ANNIHILATION_SCALARS,
-                                                                                   EXTRACTION_SCALARS)
+    grids, scalars = (GRID_CHANNELS, ANNIHILATION_CHANNELS, EXTRACTION_CHANNELS, INVESTIGATION_CHANNELS), (
+        SCALARS, ANNIHILATION_SCALARS, EXTRACTION_SCALARS)
     assert {lab for names in grids for _, _, lab in gen._groups(names)} == set(gen.GRID_MEANING)
-    assert {lab for names in scalars for _, _, lab in gen._groups(names)} == set(gen.SCALAR_MEANING)
+    inv = set(INVESTIGATION_SCALARS[:5])  # the rest: one row each in gen.investigation_scalars()
+    assert {lab for names in scalars for _, _, lab in gen._groups(names)} | inv == set(gen.SCALAR_MEANING)
 
 
 def test_a_renamed_action_or_feature_fails(monkeypatch):

@@ -13,11 +13,11 @@ from subterra_env.single import SubterraSingleAgentEnv
 
 SCENARIOS = [s for s in BUILT_SCENARIOS if s != "base"]
 # settings that switch a scenario's optional rules on, so the checkers see them too
-OPTIONS = {"extraction": {"biosamples": True}}
+OPTIONS = {"extraction": {"biosamples": True}, "investigation": {"item_cost": 1}}
 
 
 def test_every_built_scenario_is_checked() -> None:
-    assert SCENARIOS == ["annihilation", "extraction"]
+    assert SCENARIOS == ["annihilation", "extraction", "investigation"]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -68,7 +68,8 @@ class HeuristicAgent(GameBoundAgent):
 
     # Annihilation: deliver the bombs, then go out; Extraction: leapers avoided like horrors, the sanctuary safe,
     # biosamples taken from unconscious teammates and carried out
-    scenarios = ("base", "annihilation", "extraction")
+    # Investigation: the simple items used when they help (agents/heuristic/items.py)
+    scenarios = ("base", "annihilation", "extraction", "investigation")
 
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, threads: int | None = None,
                  **weights: float):

@@ -15,14 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from subterra_env.core.actions import (
-    A_BANDAGE, A_END, A_GIVE, A_HEAL, A_PLACE_BOMB, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, A_TAKE,
+    A_BANDAGE, A_END, A_GIVE, A_HEAL, A_MAP, A_PLACE_BOMB, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, A_TAKE,
 )
-from subterra_env.core.catalogue import SC_ANNIHILATION, SC_EXTRACTION
+from subterra_env.core.catalogue import SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
 from subterra_env.core.catalogue import T_WATER
 from subterra_env.core.effects import RANK_BODYGUARD, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
 
 from .board import INF, end_danger, init_board, n_revealable
+from .items import item_decision, item_override, item_swap, want_map
 from .jit import jit
 from .paths import step_pure
 from .plans import best_plan, caver_field, decide_plan, direct, init_plans, path_of, worth_reviving
@@ -43,6 +44,12 @@ def decide(g, P, wt, bd, pl, mask):
 @jit
 def choose(g, P, wt, bd, pl, mask):
     pend = g.pend
+    if P.scenario == SC_INVESTIGATION:  # the items' own decisions (R-INV-6, R-INV-10, R-INV-16)
+        a = item_decision(g, P, bd, mask)
+        if a >= 0:
+            return a
+        if pend == P_PLACE and want_map(g, P, mask):
+            return A_MAP
     if pend == P_PLACE:
         if mask[A_REDRAW] and want_redraw(g, P, bd):
             return A_REDRAW
@@ -82,6 +89,8 @@ def turn(g, P, wt, bd, pl, mask):
         a = direct(g, P, bd, wt, mask, -INF) if g.directing < 0 else -1
         return a if a >= 0 else A_END
     a = bombs(g, P, mask)
+    if a < 0 and P.scenario == SC_INVESTIGATION:  # items first (R-INV-9..14)
+        a = item_override(g, P, bd, mask)
     if a < 0:
         a = repel(g, mask)
     if a < 0:
@@ -91,7 +100,10 @@ def turn(g, P, wt, bd, pl, mask):
     if a >= 0:
         return a
     init_plans(g, P, bd, wt, pl, s, 0)
-    return decide_plan(g, P, bd, wt, pl, mask)
+    a = decide_plan(g, P, bd, wt, pl, mask)
+    if P.scenario == SC_INVESTIGATION:  # the plan's Dig or Rope done with an item (R-INV-7, R-INV-13)
+        a = item_swap(a, mask)
+    return a
 
 
 @jit

@@ -95,10 +95,17 @@ def finish_direct(g):
 def demolish(g, P, d):
     """R-CAV-4: an explosives token on side d (connecting the neighbour, or opening toward an empty cell), then a
     Cave-in event at once."""
+    g.explosives -= 1
+    blast(g, P, d, R_ENGINEER)
+
+
+@jit
+def blast(g, P, d, why):
+    """An explosives token on side d of the actor's tile, then a Cave-in event (R-CAV-4; Investigation's
+    Explosive, R-INV-15, with its own token). why: the rule, for the event log."""
     tile = actor_tile(g)
     other = tile_beyond(g, tile, d)
-    g.explosives -= 1
-    log(g, E_BLAST, g.actor, tile, d, R_ENGINEER, 0)  # value: the side blasted
+    log(g, E_BLAST, g.actor, tile, d, why, 0)  # value: the side blasted
     newly_open = (g.t_open[tile] & BIT[d]) == 0
     g.t_blast[tile] |= BIT[d]
     g.t_open[tile] |= BIT[d]

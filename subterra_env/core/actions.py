@@ -44,7 +44,28 @@ Scenario actions (RULES_VAR.md) come after these; the base game's env (``subterr
 | 99-106 | take card from caver 1..8 | 1 | that caver unconscious on your tile, holding one (R-ANN-7, R-EXT-9) |
 
 Transfer moves the scenario's card: a bomb card in Annihilation, a biosample in Extraction (RULES_VAR.md's *card*),
-so Extraction's env has the same 107 ids, "place bomb" never legal there.
+so Extraction's env has the same 107 ids, "place bomb" never legal there. In Investigation the card is an item
+(R-INV-6): when the giver holds more than one, "transfer item X" (below) then names it.
+
+Investigation (R-INV-5..16) adds, after those (its env sees all ``NUM_ACTIONS_ALL`` = 152 ids):
+
+| ids | name | AP | legal when |
+|---|---|---|---|
+| 107 | shovel here | 1 | holding the Shovel, rubble here (R-INV-7) |
+| 108-111 | shovel N/E/S/W | 1 | holding the Shovel, rubble on the connected tile |
+| 112-119 | signal booster caver 1..8 | 0 | holding it; another conscious caver, not under water (R-INV-8) |
+| 120 | spare battery | 0 | holding it; Out of Time drawn or next; not yet active for you (R-INV-9) |
+| 121 | flare | 1 | holding it; a side where Reveal is legal (R-INV-10) |
+| 122 | adrenaline | 0 | holding it (R-INV-11) |
+| 123 | painkillers | 1 | holding them, hurt (R-INV-12) |
+| 124 | grappling hook | 1 | holding it, on a rope-less ledge or slide, rope tokens left (R-INV-13) |
+| 125-128 | grenade N/E/S/W | 1 | holding it, a monster on the connected tile (R-INV-14) |
+| 129-132 | explosive N/E/S/W | 1 | holding it, a side as Demolish may take (R-INV-15) |
+| 133-136 | flare side N/E/S/W | 0 | during a Flare: the next side to reveal (R-INV-10) |
+| 137 | scrawled map redraw | 0 | holding the Map, placing a tile (not the exit, not a bomb), tiles left (R-INV-16) |
+| 138-151 | transfer item X | 0 | after give/take: the item to move, held by the giver (R-INV-6) |
+
+0-AP items are not taken under the Leader's Direct or a Signal Booster (they grant time, not an action).
 
 While a caver acts under the Leader's Direct, only its 1-AP actions are legal (and the decisions they lead
 to); "end turn" declines and hands the turn back to the Leader.
@@ -55,7 +76,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import CAVER_NAMES
-from .catalogue import DIR_NAMES
+from .catalogue import DIR_NAMES, ITEM_NAMES
 
 (K_END, K_EXERT, K_REVEAL, K_EXPLORE, K_MOVE, K_RUN, K_STEP, K_STOP, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE,
  K_HEAL, K_ROTATE) = range(15)
@@ -64,7 +85,11 @@ K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K_DIRECT, K_REDRAW, K_PICK, K_
     range(15, 26)
 # The scenarios' actions (RULES_VAR.md), after every base id.
 K_PLACE_BOMB, K_GIVE, K_TAKE = range(26, 29)
-NUM_KINDS = 29
+# Investigation (R-INV-5..16): one kind per action item, in catalogue.ITEM_NAMES order (item = kind - K_SHOVEL),
+# then Flare's next side, the Scrawled Map's redraw and the item a Transfer moves.
+(K_SHOVEL, K_BOOSTER, K_BATTERY, K_FLARE, K_ADRENALINE, K_PAINKILLERS, K_HOOK, K_GRENADE, K_EXPLOSIVE, K_FLARE_SIDE,
+ K_MAP, K_ITEM_PICK) = range(29, 41)
+NUM_KINDS = 41
 
 HERE = 4  # the argument of "dig here" and "excavate here" (directions are 0..3)
 _table: list[tuple[int, int, str]] = []  # (kind, argument, name)
@@ -117,8 +142,27 @@ for _rank in range(1, 9):
     _table.append((K_GIVE, _rank, f"give card to caver {_rank}"))  # R-ANN-7, R-EXT-9
 for _rank in range(1, 9):
     _table.append((K_TAKE, _rank, f"take card from caver {_rank}"))  # R-ANN-7, R-EXT-9
+NUM_CARD_ACTIONS = len(_table)  # Annihilation's and Extraction's action space
+assert NUM_CARD_ACTIONS == 107
+_table.append((K_SHOVEL, HERE, "shovel here"))  # R-INV-7
+_add(K_SHOVEL, range(4), "shovel {d}")
+for _rank in range(1, 9):
+    _table.append((K_BOOSTER, _rank, f"signal booster caver {_rank}"))  # R-INV-8
+_add(K_BATTERY, [0], "spare battery")  # R-INV-9
+_add(K_FLARE, [0], "flare")  # R-INV-10
+_add(K_ADRENALINE, [0], "adrenaline")  # R-INV-11
+_add(K_PAINKILLERS, [0], "painkillers")  # R-INV-12
+_add(K_HOOK, [0], "grappling hook")  # R-INV-13
+_add(K_GRENADE, range(4), "grenade {d}")  # R-INV-14
+_add(K_EXPLOSIVE, range(4), "explosive {d}")  # R-INV-15
+_add(K_FLARE_SIDE, range(4), "flare side {d}")  # R-INV-10
+_add(K_MAP, [0], "scrawled map redraw")  # R-INV-16
+for _i, _name in enumerate(ITEM_NAMES):
+    _table.append((K_ITEM_PICK, _i, f"transfer item {_name}"))  # R-INV-6
 NUM_ACTIONS_ALL = len(_table)  # every id the compiled rules know
-_SCENARIO_ACTIONS = {"base": NUM_ACTIONS, "annihilation": NUM_ACTIONS_ALL, "extraction": NUM_ACTIONS_ALL}
+assert NUM_ACTIONS_ALL == 152
+_SCENARIO_ACTIONS = {"base": NUM_ACTIONS, "annihilation": NUM_CARD_ACTIONS, "extraction": NUM_CARD_ACTIONS,
+                     "investigation": NUM_ACTIONS_ALL}
 ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
 ACTION_ARG = np.array([a for _, a, _ in _table], dtype=np.int8)
 ACTION_NAMES: tuple[str, ...] = tuple(n for _, _, n in _table)
@@ -130,6 +174,9 @@ KIND_COST[[K_REVEAL, K_MOVE, K_GEAR, K_BANDAGE, K_SPRINT, K_REPEL, K_EXCAVATE, K
 KIND_COST[[K_RUN, K_SWIM, K_SQUEEZE, K_DIG, K_ROPE, K_HIDE, K_DEMOLISH, K_DIVE]] = 2
 KIND_COST[K_SURFACE] = 1
 KIND_COST[[K_PLACE_BOMB, K_GIVE, K_TAKE]] = 1  # [default]s; the config's place_bomb_cost and transfer_cost
+# R-INV-5 [default]: 1 AP (the config's item_cost), Signal Booster, Spare Battery and Adrenaline 0
+ITEM_KINDS_1AP = (K_SHOVEL, K_FLARE, K_PAINKILLERS, K_HOOK, K_GRENADE, K_EXPLOSIVE)
+KIND_COST[list(ITEM_KINDS_1AP)] = 1
 EXERT_BONUS = 1  # AP that Exert adds for the rest of the turn (R-ACT-2)
 
 
@@ -148,6 +195,11 @@ A_EXCAVATE_HERE, A_EXCAVATE, A_DIRECT = _ID["excavate here"], _ID["excavate N"],
 A_REDRAW, A_PICK, A_DEMOLISH, A_DIVE, A_SURFACE = first(K_REDRAW), first(K_PICK), first(K_DEMOLISH), first(K_DIVE), \
     first(K_SURFACE)
 A_PLACE_BOMB, A_GIVE, A_TAKE = first(K_PLACE_BOMB), first(K_GIVE), first(K_TAKE)  # give to rank r: A_GIVE + r - 1
+A_SHOVEL_HERE, A_SHOVEL, A_BOOSTER = _ID["shovel here"], _ID["shovel N"], first(K_BOOSTER)
+A_BATTERY, A_FLARE, A_ADRENALINE, A_PAINKILLERS, A_HOOK = first(K_BATTERY), first(K_FLARE), first(K_ADRENALINE), \
+    first(K_PAINKILLERS), first(K_HOOK)
+A_GRENADE, A_EXPLOSIVE, A_FLARE_SIDE, A_MAP, A_ITEM_PICK = first(K_GRENADE), first(K_EXPLOSIVE), first(K_FLARE_SIDE), \
+    first(K_MAP), first(K_ITEM_PICK)
 
 
 def num_actions(scenario: str = "base") -> int:

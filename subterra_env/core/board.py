@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, SC_ANNIHILATION, T_BOMB, T_EXIT, T_LEDGE, T_SLIDE
+from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, SC_ANNIHILATION, T_BOMB, T_EXIT, T_ITEM, T_LEDGE, T_SLIDE
 from .events import E_DISCARD, E_DRAW, R_CLOSED, R_REVEAL, log
 from .jit import jit
 from .state import CELL_SLOTS, MAX_TILES, State
@@ -134,6 +134,8 @@ def place(g, P, cat_id, x, y, rot):
     g.n_tiles += 1
     if ttype == T_EXIT:
         g.exit_tile = i
+    if ttype == T_ITEM:  # R-INV-4: a newly placed item tile gets an item token
+        g.t_item[i] = 1
     return i
 
 

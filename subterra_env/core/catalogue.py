@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..config import ANNIHILATION_REMOVED, EXTRACTION_REMOVED, HAZARDS, SHAPES, TILE_TYPES, GameConfig
+from ..config import ANNIHILATION_REMOVED, EXTRACTION_REMOVED, HAZARDS, INVESTIGATION_REMOVED, SHAPES, TILE_TYPES, GameConfig
 
 N, E, S, W = range(4)
 DIR_NAMES = ("N", "E", "S", "W")
@@ -24,9 +24,21 @@ assert TILE_TYPES[T_ROUGH] == "rough" and TILE_TYPES[T_CAVE_IN] == "cave-in"
 # Scenario tiles (RULES_VAR.md), after the base types so the base observation's type planes never move.
 T_BOMB = 11  # R-ANN-3: a bomb tile, otherwise a normal tile
 T_SANCTUARY = 12  # R-EXT-1, R-EXT-7: leapers never enter it; cavers on it are never a victim
-CORE_TILE_TYPES: tuple[str, ...] = TILE_TYPES + ("bomb", "sanctuary")
+T_ITEM = 13  # R-INV-1, R-INV-4: an item tile, otherwise a normal tile; it gets an item token when placed
+CORE_TILE_TYPES: tuple[str, ...] = TILE_TYPES + ("bomb", "sanctuary", "item")
 # Scenarios as the compiled rules number them (config.SCENARIOS order).
-SC_BASE, SC_ANNIHILATION, SC_EXTRACTION = 0, 1, 2
+SC_BASE, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION = 0, 1, 2, 3
+ITEM_TILES = 3  # R-INV-1: item tiles Investigation shuffles in
+# R-INV-5..20: the fourteen items, one card each (R-INV-2), by their index (bit i of a caver's item mask): the
+# actions Shovel..Explosive (R-INV-7..15), the reactions Scrawled Map, Body Armor, Gas Mask (R-INV-16..18), the
+# passives Lucky Charm and Wetsuit (R-INV-19, R-INV-20).
+ITEM_NAMES: tuple[str, ...] = ("shovel", "signal booster", "spare battery", "flare", "adrenaline", "painkillers",
+                               "grappling hook", "grenade", "explosive", "scrawled map", "body armor", "gas mask",
+                               "lucky charm", "wetsuit")
+(I_SHOVEL, I_BOOSTER, I_BATTERY, I_FLARE, I_ADRENALINE, I_PAINKILLERS, I_HOOK, I_GRENADE, I_EXPLOSIVE, I_MAP, I_ARMOR,
+ I_GAS_MASK, I_CHARM, I_WETSUIT) = range(14)
+NUM_ITEMS = len(ITEM_NAMES)
+ALL_ITEMS = (1 << NUM_ITEMS) - 1  # every item's bit
 BOMBS = 3  # R-ANN-3, R-ANN-5: bomb tiles and bomb cards
 BIOSAMPLES = 3  # R-EXT-9: biosample cards
 EXTRA_HORROR_TILES = 2  # R-EXT-1: horror tiles Extraction shuffles in
@@ -54,7 +66,8 @@ C_TREMOR, C_FLOOD, C_CAVE_IN, C_GAS, C_HORROR = range(5)
 X2 = 5
 C_OUT_OF_TIME = 10
 C_LEAPER, C_LEAPER_X2 = 11, 12  # R-EXT-2: Extraction's hazard cards, after Out of Time so base codes never move
-CARD_NAMES = tuple(HAZARDS) + tuple(f"{h} x2" for h in HAZARDS) + ("out of time", "leaper", "leaper x2")
+C_DOOM = 13  # R-INV-2: Investigation's Doom card
+CARD_NAMES = tuple(HAZARDS) + tuple(f"{h} x2" for h in HAZARDS) + ("out of time", "leaper", "leaper x2", "doom")
 assert HAZARDS == ("tremor", "flood", "cave-in", "gas", "horror")
 
 
@@ -97,7 +110,8 @@ def build(cfg: GameConfig) -> Catalogue:
             types += [TILE_TYPES.index(ttype)] * n
             shapes += [SHAPES.index(shape)] * n
     dice = [(a, b, 0) for a, b in cfg.cave_in_numbers]
-    scenario = {"annihilation": SC_ANNIHILATION, "extraction": SC_EXTRACTION}.get(cfg.scenario, SC_BASE)
+    scenario = {"annihilation": SC_ANNIHILATION, "extraction": SC_EXTRACTION,
+                "investigation": SC_INVESTIGATION}.get(cfg.scenario, SC_BASE)
     if scenario == SC_ANNIHILATION:  # R-ANN-3: 2 unstable cave-in tiles, then the 3 bomb tiles (ids n-3..n-1)
         n_plain = len(types) + len(cfg.unstable_cave_in_numbers)
         types += [T_CAVE_IN] * len(cfg.unstable_cave_in_numbers) + [T_BOMB] * BOMBS
@@ -108,11 +122,16 @@ def build(cfg: GameConfig) -> Catalogue:
     if scenario == SC_EXTRACTION:  # R-EXT-1: 2 horror tiles and the sanctuary join the cave tiles (ids n-3..n-1)
         types += [T_HORROR] * EXTRA_HORROR_TILES + [T_SANCTUARY]
         shapes += [SHAPES.index(NEW_HORROR_SHAPE)] * EXTRA_HORROR_TILES + [SHAPES.index(SCENARIO_SHAPE)]
+    if scenario == SC_INVESTIGATION:  # R-INV-1: the 3 item tiles join the cave tiles (ids n-3..n-1)
+        types += [T_ITEM] * ITEM_TILES
+        shapes += [SHAPES.index(SCENARIO_SHAPE)] * ITEM_TILES
     n_cave = len(types)
     if scenario == SC_BASE:
         stack_size = n_cave + 1
     elif scenario == SC_EXTRACTION:  # the top 3 removed unseen, then the exit among the bottom tiles
         stack_size = n_cave - EXTRACTION_REMOVED + 1
+    elif scenario == SC_INVESTIGATION:  # R-INV-1: as Extraction, the top 3 removed unseen, then the exit
+        stack_size = n_cave - INVESTIGATION_REMOVED + 1
     types += [T_EXIT, T_START]
     shapes += [SHAPES.index(cfg.exit_shape), SHAPES.index(cfg.start_shape)]
     tile_type = np.array(types, dtype=np.int8)
@@ -135,6 +154,8 @@ def build(cfg: GameConfig) -> Catalogue:
     if scenario == SC_EXTRACTION:  # R-EXT-2: after the removals; the x2 goes where the difficulty removes x2s
         pool += [C_LEAPER] * cfg.leaper_cards
         pool += [C_LEAPER_X2] * (0 if removals.get("x2", 0) > 0 else cfg.leaper_x2_cards)
+    if scenario == SC_INVESTIGATION:  # R-INV-2: the Doom cards at every difficulty, after the removals
+        pool += [C_DOOM] * cfg.doom_cards
     return Catalogue(
         n_cave=n_cave, tile_type=tile_type, tile_mask=tile_mask, tile_shape=tile_shape, die_a=die_a, die_b=die_b,
         die_c=die_c, deck_pool=np.array(pool, dtype=np.int8), deal_size=cfg.deal_size,

@@ -10,6 +10,7 @@ import numpy as np
 
 from .catalogue import T_GAS, T_ROUGH
 from .events import E_CHECK, E_DAMAGE, E_MOVE, E_PROTECTED, R_BODYGUARD, R_GAS, R_MOVEMENT, R_ROUGH, log
+from .items import GAS_MASK_KEEPS, rinv17_18_absorb, rinv19_charm_bonus, rinv4_take_item_token
 from .jit import jit
 from .rng import draw_one
 from .state import FORCED
@@ -37,6 +38,8 @@ def skill_pass(g, P, seat, roll):
     bonus = P.leader_bonus if g.c_rank[seat] == RANK_LEADER and g.c_hp[seat] > 0 else 0
     if g.c_samples[seat] > 0:
         bonus -= 1
+    if g.c_items[seat] != 0:  # Investigation: the Lucky Charm (R-INV-19)
+        bonus += rinv19_charm_bonus(g, seat)
     return roll + bonus >= P.skill_target
 
 
@@ -70,7 +73,8 @@ def damage(g, hurt, amount, shielded, vigilant_amount, why):
 
     shielded: Flood, Gas, Cave-in or Tremor damage, which the Bodyguard's Protector stops for the others on his
     tile (R-CAV-7); who is protected is settled before anyone is hurt. vigilant_amount >= 0: the Engineer loses
-    that much instead (a cave-in, R-CAV-4). why: the rule doing it, for the event log."""
+    that much instead (a cave-in, R-CAV-4); GAS_MASK_KEEPS (-2): gas damage under Investigation's setting
+    ``gas_mask_keeps`` (R-INV-18). why: the rule doing it, for the event log."""
     guard = guard_tile(g) if shielded else -9
     for s in range(g.n_seats):
         if not (hurt >> s) & 1 or on_exit(g, s) or g.c_dead[s]:
@@ -79,6 +83,8 @@ def damage(g, hurt, amount, shielded, vigilant_amount, why):
             log(g, E_PROTECTED, s, g.c_tile[s], amount, R_BODYGUARD, why)  # die column: the rule it stopped
             continue
         lose = vigilant_amount if vigilant_amount >= 0 and g.c_rank[s] == RANK_ENGINEER else amount
+        if g.c_items[s] != 0:  # Investigation: the Gas Mask, then Body Armor (R-INV-6, R-INV-17, R-INV-18)
+            lose = rinv17_18_absorb(g, s, lose, why, vigilant_amount == GAS_MASK_KEEPS)
         before = g.c_hp[s]
         g.c_hp[s] = max(before - lose, 0)
         if g.c_hp[s] < before:
@@ -93,8 +99,10 @@ def enter_tile(g, P, seat, dest):
     R-EXT-6)."""
     log(g, E_MOVE, seat, dest, g.c_tile[seat], R_MOVEMENT, 0)
     g.c_tile[seat] = dest
+    if g.t_item[dest]:  # Investigation: the first to enter an item tile draws an item (R-INV-4)
+        rinv4_take_item_token(g, seat, dest)
     ttype = g.t_type[dest]
     if ttype == T_GAS and g.gas_active:
-        damage(g, 1 << seat, P.gas_enter_damage, True, -1, R_GAS)
+        damage(g, 1 << seat, P.gas_enter_damage, True, GAS_MASK_KEEPS if P.gas_mask_keeps else -1, R_GAS)
     if ttype == T_ROUGH and not check_one(g, P, seat, R_ROUGH):
         damage(g, 1 << seat, 1, False, -1, R_ROUGH)

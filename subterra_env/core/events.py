@@ -22,12 +22,12 @@ EVENT_KINDS: tuple[str, ...] = (
     "draw", "place", "discard", "move", "dive", "surface", "check", "damage", "protected", "heal", "hidden",
     "rope", "clear", "blast", "direct", "horror_move", "horror_spawn", "horror_leave", "card", "roll", "flood",
     "rubble", "devoured", "turn", "round", "result", "bomb", "transfer", "leaper_move", "leaper_spawn",
-    "leaper_leave", "slash",
+    "leaper_leave", "slash", "item_draw", "item_use", "doom",
 )
 (E_DRAW, E_PLACE, E_DISCARD, E_MOVE, E_DIVE, E_SURFACE, E_CHECK, E_DAMAGE, E_PROTECTED, E_HEAL, E_HIDDEN,
  E_ROPE, E_CLEAR, E_BLAST, E_DIRECT, E_HORROR_MOVE, E_HORROR_SPAWN, E_HORROR_LEAVE, E_CARD, E_ROLL, E_FLOOD,
  E_RUBBLE, E_DEVOURED, E_TURN, E_ROUND, E_RESULT, E_BOMB, E_TRANSFER, E_LEAPER_MOVE, E_LEAPER_SPAWN, E_LEAPER_LEAVE,
- E_SLASH) = range(len(EVENT_KINDS))
+ E_SLASH, E_ITEM_DRAW, E_ITEM_USE, E_DOOM) = range(len(EVENT_KINDS))
 
 # The rules an event can name (index 0: none).
 RULE_IDS: tuple[str, ...] = (
@@ -35,12 +35,14 @@ RULE_IDS: tuple[str, ...] = (
     "R-CON-4", "R-TILE-9", "R-HOR-3", "R-HOR-4", "R-HOR-5", "R-HZ-1", "R-HZ-2", "R-HZ-3", "R-HZ-4", "R-HZ-7",
     "R-RND-1", "R-RND-4", "R-CAV-1", "R-CAV-2", "R-CAV-3", "R-CAV-4", "R-CAV-5", "R-CAV-6", "R-CAV-7",
     "R-CAV-8", "R-ANN-6", "R-ANN-7", "R-ANN-9", "R-EXT-3", "R-EXT-5", "R-EXT-6", "R-EXT-8", "R-EXT-9",
-)
+) + tuple(f"R-INV-{i}" for i in range(1, 21))
 (R_NONE, R_EXERT, R_REVEAL, R_EXPLORE, R_HEAL, R_DIG, R_ROPE, R_HIDE, R_MOVEMENT, R_PLACE, R_CLOSED, R_ROUGH,
  R_HORROR_MOVE, R_HORROR_SPAWN, R_HORROR_TOUCH, R_TREMOR, R_FLOOD, R_GAS, R_CAVE_IN, R_OUT_OF_TIME, R_ROUND,
  R_RESULT, R_DIVER, R_SCOUT, R_GEOLOGIST, R_ENGINEER, R_CLIMBER, R_MEDIC, R_BODYGUARD,
  R_LEADER, R_PLACE_BOMB, R_TRANSFER, R_ANN_RESULT, R_LEAPER_SPAWN, R_LEAPER_MOVE, R_SLASH, R_CUT_OFF,
- R_EXT_RESULT) = range(len(RULE_IDS))
+ R_EXT_RESULT) = range(len(RULE_IDS) - 20)
+R_INV_1 = R_EXT_RESULT + 1  # R-INV-n is R_INV_1 + n - 1
+assert RULE_IDS[R_INV_1] == "R-INV-1" and len(RULE_IDS) == R_INV_1 + 20
 
 
 @jit

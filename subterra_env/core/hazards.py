@@ -5,12 +5,13 @@ The hazard cards are a table: ``resolve_card`` dispatches a card code to the fun
 
 from __future__ import annotations
 
-from .catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN,
+from .catalogue import (SC_INVESTIGATION, C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN,
                         T_GAS, T_WATER, X2)
 from .effects import RANK_DIVER, damage, on_exit, roll_d6, skill_pass
 from .monsters import monster_contact, move_monsters, spawn_monster
 from .events import (E_CARD, E_CHECK, E_DEVOURED, E_FLOOD, E_ROLL, E_ROUND, E_RUBBLE, R_CAVE_IN, R_FLOOD, R_GAS,
                      R_OUT_OF_TIME, R_ROUND, R_TREMOR, log)
+from .items import GAS_MASK_KEEPS, rinv3_doom, rinv6_lose_items
 from .jit import jit
 
 
@@ -22,6 +23,21 @@ def failed_checks(g, P, why):
         roll = roll_d6(g)
         ok = skill_pass(g, P, s, roll)
         log(g, E_CHECK, s, g.c_tile[s], ok, why, roll)
+        if not ok:
+            failed |= 1 << s
+    return failed
+
+
+@jit
+def rinv9_checks_but(g, P, spared):
+    """R-INV-9 Spare Battery: the Out of Time checks (failed_checks) with no roll for the seats in ``spared``."""
+    failed = 0
+    for s in range(g.n_seats):
+        if (spared >> s) & 1:
+            continue
+        roll = roll_d6(g)
+        ok = skill_pass(g, P, s, roll)
+        log(g, E_CHECK, s, g.c_tile[s], ok, R_OUT_OF_TIME, roll)
         if not ok:
             failed |= 1 << s
     return failed
@@ -66,7 +82,12 @@ def flood(g, P, times):
 
 @jit
 def gas(g, P, times):
-    """R-HZ-3: cavers on gas tiles lose health; entering a gas tile hurts until the next hazard phase."""
+    """R-HZ-3: cavers on gas tiles lose health; entering a gas tile hurts until the next hazard phase. In
+    Investigation a Gas x2's damage comes as one loss, so one Gas Mask covers all of it (R-INV-18)."""
+    if P.scenario == SC_INVESTIGATION:
+        damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage * times, True, GAS_MASK_KEEPS if P.gas_mask_keeps else -1,
+               R_GAS)
+        times = 0
     for _ in range(times):
         damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage, True, -1, R_GAS)
     g.gas_active = 1
@@ -152,9 +173,14 @@ def hazard_phase(g, P):
         log(g, E_CARD, -1, -1, card, R_ROUND, 0)
     if card == C_OUT_OF_TIME:
         g.out_of_time = 1
+    if P.scenario == SC_INVESTIGATION:  # R-INV-3: Doom doubles the next card
+        card = rinv3_doom(g, card)
     resolve_card(g, P, card)
     if g.out_of_time:
-        failed = failed_checks(g, P, R_OUT_OF_TIME)
+        if g.battery != 0:  # Investigation: a Spare Battery spares its holder the check (R-INV-9)
+            failed = rinv9_checks_but(g, P, g.battery)
+        else:
+            failed = failed_checks(g, P, R_OUT_OF_TIME)
         for s in range(g.n_seats):
             if (failed >> s) & 1 and not on_exit(g, s) and not g.c_dead[s]:
                 log(g, E_DEVOURED, s, g.c_tile[s], g.c_hp[s], R_OUT_OF_TIME, 0)
@@ -164,6 +190,8 @@ def hazard_phase(g, P):
                 g.c_hp[s] = 0
                 g.c_bombs[s] = 0  # R-ANN-8: a devoured caver's cards are lost with it
                 g.c_samples[s] = 0  # R-EXT-9 (as R-ANN-8)
+                if g.c_items[s] != 0:
+                    rinv6_lose_items(g, s)  # R-INV-6 (as R-ANN-8)
     monster_contact(g)
 
 
@@ -181,4 +209,5 @@ def end_phase(g):
             g.start_seat = s
             break
     g.round += 1
+    g.battery = 0  # R-INV-9: a Spare Battery lasts one hazard phase
     log(g, E_ROUND, g.start_seat, -1, g.round, R_ROUND, 0)

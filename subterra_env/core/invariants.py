@@ -23,8 +23,9 @@ import numpy as np
 from ..config import GameConfig
 from .actions import EXERT_BONUS
 from . import invariants_extraction as extraction
+from . import invariants_investigation as investigation
 from .board import unindexed_tiles
-from .catalogue import BIOSAMPLES, BIT, BOMBS, DX, DY, OPPOSITE, T_BOMB, T_EXIT, build
+from .catalogue import BIOSAMPLES, BIT, BOMBS, DX, DY, I_ADRENALINE, OPPOSITE, T_BOMB, T_EXIT, build
 from .effects import RANK_DIVER
 from .state import RUNNING, State
 
@@ -99,6 +100,7 @@ def _health(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
 
 def _ap(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     top = cfg.action_points + EXERT_BONUS * st.exerted.astype(np.int16)  # the most a turn can ever hold
+    top = top + ((st.i_out.astype(np.int16) >> I_ADRENALINE) & 1)  # Investigation: Adrenaline's +1 (R-INV-11)
     running = st.result == RUNNING
     bad = (st.ap > top) | (running & (st.ap < 0))
     saved = st.directing >= 0  # the Leader's AP waiting while his Direct is carried out (R-CAV-8)
@@ -302,6 +304,9 @@ STATE_CHECKS: tuple[tuple[str, str, StateCheck], ...] = (
     ("leapers", "leapers on placed tiles, never the sanctuary, at most leaper_limit (R-EXT-4, R-EXT-7)",
      extraction.leapers),
     ("biosamples", "0 <= biosamples, at most 3 in all, none held by the devoured (R-EXT-9)", extraction.biosamples),
+    ("items", "each item in one place: deck, one hand or out of the game; none held by the devoured (R-INV-2, "
+     "R-INV-6)", investigation.items),
+    ("item tokens", "item tokens only on placed item tiles, at most 3 (R-INV-4)", investigation.item_tokens),
 )
 STEP_CHECKS: tuple[tuple[str, str, StepCheck], ...] = (
     ("hazard cards never increase", "hazard cards left never increase", _cards_never_grow),
@@ -310,6 +315,8 @@ STEP_CHECKS: tuple[tuple[str, str, StepCheck], ...] = (
     ("bombs never grow", "bomb cards + tokens never increase; tokens stay", _bombs_never_grow),
     ("biosamples conserved", "biosamples are lost only with a devoured holder (R-EXT-9)",
      extraction.biosamples_conserved),
+    ("items never return", "items out of the game stay out, the item deck never refills, tokens only on new tiles "
+     "(R-INV-4, R-INV-5)", investigation.items_never_return),
 )
 
 

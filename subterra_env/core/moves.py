@@ -10,77 +10,22 @@ from .actions import (A_BANDAGE, A_DEMOLISH, A_DIG, A_DIG_HERE, A_DIRECT, A_DIVE
                       A_EXERT, A_EXPLORE, A_GEAR, A_HEAL, A_HIDE, A_MOVE, A_PICK, A_REDRAW, A_REPEL, A_REVEAL,
                       A_ROPE, A_ROTATE, A_RUN, A_SPRINT, A_SQUEEZE, A_STEP, A_STOP, A_SURFACE, A_SWIM, A_PLACE_BOMB,
                       A_GIVE, A_TAKE)
-from .board import in_zone, tile_beyond
-from .catalogue import (BIT, DX, DY, OPPOSITE, SC_ANNIHILATION, SC_EXTRACTION, T_BOMB, T_LEDGE, T_SLIDE, T_SQUEEZE,
-                        T_WATER)
+from .catalogue import BIT, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION, T_BOMB, T_LEDGE, T_SLIDE, T_WATER
 from .effects import (RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER,
                       RANK_MEDIC)
+from .items import rinv20_wetsuit
+from .item_moves import items_mask
 from .jit import jit
-from .monsters import occupied
+from .sides import _EMPTY, _FLOODED, _HAS, _HORROR, _PASSABLE, _REVEALABLE, _RUBBLE, _SQUEEZE, _WALK, _ZONE, around, has
 from .placing import scout_can_redraw
 from .state import P_NONE, P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING
-
-# Bits of the direction masks returned by ``around``.
-_HAS, _PASSABLE, _FLOODED, _RUBBLE, _SQUEEZE, _HORROR, _WALK, _EMPTY, _REVEALABLE, _ZONE = range(10)
-_BITS = 10  # bits per direction
-
-
-@jit
-def leave_blocked(g, tile, d):
-    """Leaving the tile through side d is barred: a ledge's arrow side, a slide's back side, unless roped
-    (R-TILE-7, R-TILE-8)."""
-    if g.t_rope[tile]:
-        return False
-    ttype, arrow = g.t_type[tile], g.t_arrow[tile]
-    return (ttype == T_LEDGE and arrow == d) or (ttype == T_SLIDE and arrow == OPPOSITE[d])
-
-
-@jit
-def around(g, P, tile, rank):
-    """What lies in each direction of the tile, as 4-bit masks packed 4 bits per property (see _HAS ...)."""
-    out = 0
-    for d in range(4):
-        nb = g.t_nbr[tile, d]
-        barred = leave_blocked(g, tile, d)
-        bits = 0
-        if nb >= 0:
-            bits |= 1 << _HAS
-            if not barred:
-                bits |= 1 << _PASSABLE
-            if g.t_flood[nb]:
-                bits |= 1 << _FLOODED
-            if g.t_rubble[nb]:
-                bits |= 1 << _RUBBLE
-            if g.t_type[nb] == T_SQUEEZE:
-                bits |= 1 << _SQUEEZE
-            if occupied(g, nb):  # a horror or a leaper (R-EXT-4: Repel reaches leapers too)
-                bits |= 1 << _HORROR
-            # Move (and Run, Sprint) as this caver may take it (R-ACT-6), with the passives that widen it: the
-            # Diver's Amphibious enters floods (R-CAV-1), the Climber's Agility squeezes and rubble (R-CAV-5).
-            if (not barred and (not g.t_flood[nb] or rank == RANK_DIVER)
-                    and ((g.t_type[nb] != T_SQUEEZE and not g.t_rubble[nb]) or rank == RANK_CLIMBER)):
-                bits |= 1 << _WALK
-        if tile_beyond(g, tile, d) < 0:
-            bits |= 1 << _EMPTY
-            if in_zone(g, P, g.t_x[tile] + DX[d], g.t_y[tile] + DY[d]):
-                bits |= 1 << _ZONE  # R-ANN-2: no tile is placed there
-            # Reveal targets: an open side facing an empty cell (R-CON-4), not barred by a ledge (R-TILE-7).
-            elif (g.t_open[tile] & BIT[d]) != 0 and not barred:
-                bits |= 1 << _REVEALABLE
-        out |= bits << (_BITS * d)
-    return out
-
-
-@jit
-def has(dirs, d, prop):
-    return (dirs >> (_BITS * d + prop)) & 1 != 0
 
 
 @jit
 def walk_any(g, P):
     """The acting caver can take a Move step in some direction (R-ACT-6)."""
     seat = max(g.actor, 0)
-    dirs = around(g, P, max(g.c_tile[seat], 0), g.c_rank[seat])
+    dirs = around(g, P, max(g.c_tile[seat], 0), g.c_rank[seat], rinv20_wetsuit(g, seat))
     for d in range(4):
         if has(dirs, d, _WALK):
             return True
@@ -97,7 +42,7 @@ def legal_mask(g, P, m):
     seat = max(g.actor, 0)
     tile = max(g.c_tile[seat], 0)  # a Diver under water decides only where to surface
     rank = g.c_rank[seat]
-    dirs = around(g, P, tile, rank)
+    dirs = around(g, P, tile, rank, rinv20_wetsuit(g, seat))
     ap = g.ap
     normal = g.pend == P_NONE
     running = g.pend == P_RUN
@@ -157,6 +102,8 @@ def legal_mask(g, P, m):
             m[A_SURFACE + k] = water_tile(g, k + 1) >= 0
     if P.scenario == SC_ANNIHILATION or P.scenario == SC_EXTRACTION:  # the row is wider only in a scenario
         bomb_mask(g, P, m, seat, tile, normal)
+    elif P.scenario == SC_INVESTIGATION:
+        items_mask(g, P, m, seat, tile, dirs, normal, can_draw)
 
 
 @jit

@@ -15,7 +15,10 @@ information: the zone, bomb tiles and tokens, the unstable tiles' third number, 
 not yet placed). In the base planes a bomb tile shows as a normal tile and zone cells are never revealable.
 Extraction adds ``EXTRACTION_CHANNELS`` and ``EXTRACTION_SCALARS`` (leapers per tile, the sanctuary, each tile's
 oldest monster's place in the move order, biosamples per caver, leapers in the cave, biosamples on the exit); its
-sanctuary shows as a normal tile in the base type planes.
+sanctuary shows as a normal tile in the base type planes. Investigation adds ``INVESTIGATION_CHANNELS`` and
+``INVESTIGATION_SCALARS`` (R-INV: item tiles and tokens, doom pending, the item deck's size, each caver's items by
+name, the items out of the game, the Spare Batteries active, a Flare or a Transfer under way); its item tiles show
+as normal tiles in the base type planes. The item deck's order is hidden (only its size is seen).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from numba import prange
 
 from ..config import TILE_TYPES
 from .board import open_beside_start
-from .catalogue import BIT, BOMBS, DX, DY, SC_ANNIHILATION, SC_EXTRACTION, T_NORMAL, T_SANCTUARY, Catalogue
+from .catalogue import (BIT, BOMBS, DX, DY, ITEM_NAMES, NUM_ITEMS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION,
+                        T_ITEM, T_NORMAL, T_SANCTUARY, Catalogue)
 from .hazards import cards_in_deck
 from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
 from .state import State
@@ -92,9 +96,24 @@ EXTRACTION_SCALARS: tuple[str, ...] = (
     tuple(f"caver {k} biosamples" for k in range(MAX_SEATS)) + ("leapers in cave", "biosamples on the exit"))
 _LEAPER_PLANE = NUM_GRID_CHANNELS
 _SAMPLES0 = NUM_SCALARS
+
+# Investigation (R-INV), after the base entries.
+INVESTIGATION_CHANNELS: tuple[str, ...] = ("item tile", "item token")
+INVESTIGATION_SCALARS: tuple[str, ...] = (
+    ("doom pending", "item deck size", "flare under way", "transfer giver offset+1", "transfer receiver offset+1")
+    + tuple(f"caver {k} holds {name}" for k in range(MAX_SEATS) for name in ITEM_NAMES)
+    + tuple(f"{name} out of the game" for name in ITEM_NAMES)
+    + tuple(f"caver {k} spare battery active" for k in range(MAX_SEATS)))
+_ITEM_PLANE = NUM_GRID_CHANNELS
+_INV0 = NUM_SCALARS
+_HOLDS0 = NUM_SCALARS + 5
+_ITEM_OUT0 = _HOLDS0 + MAX_SEATS * NUM_ITEMS
+_BATTERY0 = _ITEM_OUT0 + NUM_ITEMS
+assert len(INVESTIGATION_SCALARS) == _BATTERY0 + MAX_SEATS - NUM_SCALARS == 109
 _SCENARIO_ENTRIES = {"annihilation": (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS),
-                     "extraction": (EXTRACTION_CHANNELS, EXTRACTION_SCALARS)}
-_SCENARIO_CODES = {SC_ANNIHILATION: "annihilation", SC_EXTRACTION: "extraction"}
+                     "extraction": (EXTRACTION_CHANNELS, EXTRACTION_SCALARS),
+                     "investigation": (INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS)}
+_SCENARIO_CODES = {SC_ANNIHILATION: "annihilation", SC_EXTRACTION: "extraction", SC_INVESTIGATION: "investigation"}
 
 
 def grid_channels(scenario: str = "base") -> tuple[str, ...]:
@@ -294,6 +313,34 @@ def observe_game(g, tables, stack_size, scenario, seat, centre, radius, out, sc)
         observe_annihilation(g, tables, seat, x0, y0, w, out, sc)
     elif scenario == SC_EXTRACTION:
         observe_extraction(g, seat, x0, y0, w, out, sc)
+    elif scenario == SC_INVESTIGATION:
+        observe_investigation(g, seat, x0, y0, w, out, sc)
+
+
+@jit
+def observe_investigation(g, seat, x0, y0, w, out, sc):
+    """Investigation's planes and scalars (R-INV-1..9): item tiles and tokens, doom pending, the item deck's size
+    (not its order), a Flare or a Transfer under way, each caver's items, the items out of the game, the Spare
+    Batteries active this round; seats relative to the observer."""
+    for t in range(g.n_tiles):
+        x, y = g.t_x[t] - x0, g.t_y[t] - y0
+        if 0 <= x < w and 0 <= y < w:
+            out[_ITEM_PLANE, y, x] = g.t_type[t] == T_ITEM
+            out[_ITEM_PLANE + 1, y, x] = g.t_item[t]
+    n = g.n_seats
+    sc[_INV0] = g.doom
+    sc[_INV0 + 1] = NUM_ITEMS - g.i_pos
+    sc[_INV0 + 2] = g.flare
+    if g.x_from >= 0:
+        sc[_INV0 + 3] = (g.x_from - seat) % n + 1
+        sc[_INV0 + 4] = (g.x_to - seat) % n + 1
+    for k in range(n):
+        s = (seat + k) % n
+        for i in range(NUM_ITEMS):
+            sc[_HOLDS0 + k * NUM_ITEMS + i] = (g.c_items[s] >> i) & 1
+        sc[_BATTERY0 + k] = (g.battery >> s) & 1
+    for i in range(NUM_ITEMS):
+        sc[_ITEM_OUT0 + i] = (g.i_out >> i) & 1
 
 
 @jit

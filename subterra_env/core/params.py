@@ -9,10 +9,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..config import EXTRACTION_REMOVED, GameConfig
-from .actions import (ACTION_ARG, ACTION_KIND, K_EXPLORE, K_GIVE, K_HEAL, K_PLACE_BOMB, K_TAKE, KIND_COST,
+from ..config import EXTRACTION_REMOVED, INVESTIGATION_REMOVED, GameConfig
+from .actions import (ACTION_ARG, ACTION_KIND, ITEM_KINDS_1AP, K_EXPLORE, K_GIVE, K_HEAL, K_PLACE_BOMB, K_TAKE, KIND_COST,
                       NUM_ACTIONS_ALL, num_actions)
-from .catalogue import BIOSAMPLES, BOMBS, SC_EXTRACTION, build
+from .catalogue import BIOSAMPLES, BOMBS, SC_EXTRACTION, SC_INVESTIGATION, build
 from ..config import CAVER_NAMES
 
 MAX_POOL = 128  # hazard cards in the deck before the deal (config.py checks it)
@@ -24,7 +24,7 @@ SETTINGS = ("num_cavers", "action_points", "explore_cost", "heal_cost", "skill_t
             "flood_damage", "tremor_damage", "cave_in_damage", "engineer_cave_in_damage",
             "no_effect_actions_illegal", "exit_never_discarded", "scout_may_discard_exit", "hide_third_round_auto",
             "diver_surface_whole_turn", "exit_counts_in_cave", "place_bomb_cost", "transfer_cost", "leaper_limit",
-            "sanctuary_blocks_horrors", "biosamples")
+            "sanctuary_blocks_horrors", "biosamples", "item_cost", "gas_mask_keeps")
 # Catalogue tables per catalogue id, and the action table.
 TILE_TABLES = ("tile_type", "tile_mask", "tile_shape", "die_a", "die_b", "die_c")
 
@@ -64,6 +64,7 @@ def params_of(cfg: GameConfig) -> np.ndarray:
     cost[ACTION_KIND == K_HEAL] = cfg.heal_cost
     cost[ACTION_KIND == K_PLACE_BOMB] = cfg.place_bomb_cost
     cost[(ACTION_KIND == K_GIVE) | (ACTION_KIND == K_TAKE)] = cfg.transfer_cost
+    cost[np.isin(ACTION_KIND, ITEM_KINDS_1AP)] = cfg.item_cost  # R-INV-5
     p["num_actions"] = num_actions(cfg.scenario)
     p["cost"], p["kind"], p["arg"] = cost, ACTION_KIND, ACTION_ARG
     p["n_cave"], p["exit_in_last"], p["seat_random"] = cat.n_cave, cfg.exit_in_last, cfg.seat_order == "random"
@@ -76,7 +77,8 @@ def params_of(cfg: GameConfig) -> np.ndarray:
     p["scenario"] = cat.scenario
     p["n_plain"] = cat.n_cave - BOMBS if cfg.scenario == "annihilation" else cat.n_cave
     p["bomb_seats"] = cfg.bomb_seats if cfg.bomb_seats is not None else (-1,) * BOMBS
-    p["stack_removed"] = EXTRACTION_REMOVED if cat.scenario == SC_EXTRACTION else 0
+    p["stack_removed"] = {SC_EXTRACTION: EXTRACTION_REMOVED, SC_INVESTIGATION: INVESTIGATION_REMOVED}.get(
+        cat.scenario, 0)
     p["biosample_seats"] = cfg.biosample_seats if cfg.biosample_seats is not None else (-1,) * BIOSAMPLES
     p.flags.writeable = False
     return p

@@ -10,6 +10,7 @@ from .board import actor_tile, draw_for_reveal, place, rotations_for
 from .catalogue import DX, DY, POPCOUNT, T_BOMB
 from .effects import RANK_GEOLOGIST, RANK_SCOUT, enter_tile
 from .events import E_DISCARD, E_PLACE, R_PLACE, R_SCOUT, log
+from .items import rinv16_map_can_redraw
 from .jit import jit
 from .state import P_NONE, P_PICK, P_PLACE
 
@@ -83,7 +84,8 @@ def offer(g, P):
     """After a draw: nothing to place ends the reveal; a single choice is placed at once (no decision)."""
     if g.pend_tile < 0 and g.pend == P_PLACE:
         g.pend = P_NONE
-    if g.pend == P_PLACE and POPCOUNT[g.pend_rots] == 1 and not scout_can_redraw(g, P):
+    if g.pend == P_PLACE and POPCOUNT[g.pend_rots] == 1 and not scout_can_redraw(g, P) and not \
+            rinv16_map_can_redraw(g, P):  # Investigation: the Scrawled Map's redraw is on offer (R-INV-16)
         for r in range(4):
             if (g.pend_rots >> r) & 1:
                 place_pending(g, P, r)

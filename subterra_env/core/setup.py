@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .board import count_open_sides, place
-from .catalogue import BIOSAMPLES, BIT, BOMBS, C_OUT_OF_TIME, DX, DY, OPPOSITE, ROT_MASK, SC_ANNIHILATION
+from .catalogue import (BIOSAMPLES, BIT, BOMBS, C_OUT_OF_TIME, DX, DY, NUM_ITEMS, OPPOSITE, ROT_MASK, SC_ANNIHILATION,
+                        SC_INVESTIGATION)
 from .effects import RANK_GEOLOGIST
 from .jit import jit
 from .rng import draw_one, mix_one
@@ -21,6 +22,7 @@ from .turns import begin_turn
 SALT_CAVERS, SALT_SEATS, SALT_STACK, SALT_EXIT, SALT_DECK = 11, 12, 13, 14, 15
 SALT_BOMB_PILES, SALT_BOMB_SEATS, SALT_EXIT_SIDE = 16, 17, 18  # Annihilation (R-ANN-1, R-ANN-3, R-ANN-5)
 SALT_SAMPLE_SEATS = 19  # Extraction (R-EXT-9)
+SALT_ITEMS = 20  # Investigation (R-INV-2)
 ANN_REMOVED = 18  # R-ANN-3: config.ANNIHILATION_REMOVED
 _ZERO = np.uint64(0)
 
@@ -171,6 +173,15 @@ def deal_hazards(g, P, order, draws):
 
 
 @jit
+def rinv2_item_deck(g, order, draws):
+    """R-INV-2: the item deck, the 14 items one each, shuffled by the game seed (its order hidden)."""
+    permutation(g.key, SALT_ITEMS, NUM_ITEMS, order, draws)
+    for i in range(NUM_ITEMS):
+        g.i_deck[i] = order[i]
+    g.i_pos = 0
+
+
+@jit
 def setup_game(g, P, key, order, draws):
     """A new game in the slot g: every field back to its empty value, then the setup rules."""
     g.key = key
@@ -183,6 +194,8 @@ def setup_game(g, P, key, order, draws):
     if P.biosamples:  # Extraction only (config.py checks it)
         deal_cards(g, g.c_samples, BIOSAMPLES, P.biosample_seats, SALT_SAMPLE_SEATS, order, draws)
     deal_hazards(g, P, order, draws)
+    if P.scenario == SC_INVESTIGATION:
+        rinv2_item_deck(g, order, draws)
     g.ropes_left = P.rope_tokens
     g.scout_redraws = P.scout_redraws
     g.explosives = P.explosives

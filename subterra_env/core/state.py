@@ -38,6 +38,16 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
       h_born, l_born (B, H) int32  when each horror and leaper spawned: monsters move oldest first across kinds
       born_n   (B,)      int32  monsters spawned so far (the next spawn's ``*_born``)
       c_samples (B, S)   int8   biosample cards the caver holds (R-EXT-9)
+    Investigation (RULES_VAR.md R-INV; outside the hash of every other game):
+      t_item   (B, T)    bool   an item token on the tile (R-INV-4)
+      c_items  (B, S)    int16  the items the caver holds, bit i = catalogue.ITEM_NAMES[i] (R-INV-5)
+      i_deck   (B, 14)   int8   the item deck in draw order (hidden, R-INV-2), -1 = none
+      i_pos    (B,)      int8   the next item card
+      i_out    (B,)      int16  items out of the game: used, or lost with a devoured caver (R-INV-5, R-INV-6)
+      doom     (B,)      bool   doom pending (R-INV-3)
+      battery  (B,)      int8   seats (bits) with a Spare Battery active this round (R-INV-9)
+      flare    (B,)      bool   a Flare is being resolved (R-INV-10)
+      x_from, x_to (B,)  int8   the giver and receiver of a Transfer waiting for its item (R-INV-6), -1 = none
     stack, deck and turn: see the scalar fields below.
 """
 
@@ -53,6 +63,7 @@ from .events import EV_MAX, EV_WIDTH
 FORCED = 16  # scripted dice slots per game
 # Pending decisions (what the acting caver is choosing now).
 P_NONE, P_PLACE, P_RUN, P_PICK, P_SURFACE = 0, 1, 2, 3, 4  # P_PICK: the Geologist picks a tile
+P_FLARE, P_ITEM = 5, 6  # Investigation: Flare's next side (R-INV-10); the item a Transfer moves (R-INV-6)
 # Results (R-RND-4); -1 while the game runs.
 RESULT_NAMES = ("defeat", "bronze", "silver", "gold")
 RUNNING = -1
@@ -132,6 +143,17 @@ class State:
     l_born: np.ndarray
     born_n: np.ndarray
     c_samples: np.ndarray
+    # Investigation
+    t_item: np.ndarray
+    c_items: np.ndarray
+    i_deck: np.ndarray
+    i_pos: np.ndarray
+    i_out: np.ndarray
+    doom: np.ndarray
+    battery: np.ndarray
+    flare: np.ndarray
+    x_from: np.ndarray
+    x_to: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -283,33 +305,53 @@ FIELDS: tuple[tuple[str, object, tuple, int], ...] = (
     ("t_bomb", bool, ("T",), 0), ("c_bombs", np.int8, ("S",), 0),
     ("l_tile", np.int8, (3,), -1), ("h_born", np.int32, (3,), 0), ("l_born", np.int32, (3,), 0),
     ("born_n", np.int32, (), 0), ("c_samples", np.int8, ("S",), 0),
+    ("t_item", bool, ("T",), 0), ("c_items", np.int16, ("S",), 0), ("i_deck", np.int8, (14,), -1),
+    ("i_pos", np.int8, (), 0), ("i_out", np.int16, (), 0), ("doom", bool, (), 0), ("battery", np.int8, (), 0),
+    ("flare", bool, (), 0), ("x_from", np.int8, (), -1), ("x_to", np.int8, (), -1),
 )
 # Fields only a scenario uses: the base game's state hash leaves them out, so its recorded hashes stay valid.
 SCENARIO_FIELDS: tuple[str, ...] = ("t_bomb", "c_bombs", "l_tile", "h_born", "l_born", "born_n", "c_samples")
+# Investigation's fields, after them: hashed only in an Investigation game, so the hashes of the others stay valid.
+INVESTIGATION_FIELDS: tuple[str, ...] = ("t_item", "c_items", "i_deck", "i_pos", "i_out", "doom", "battery", "flare",
+                                         "x_from", "x_to")
 _MAX = {"S": MAX_SEATS, "T": MAX_TILES, "K": MAX_STACK, "D": MAX_DECK}
 assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State)]
 # What a game's state hash covers, in order (tests/golden/record.py, records.state_hash): the fields, with the grid
 # (a field of the numpy engine, a property computed from the tiles now) where that engine had it, so hashes of
 # recorded games stay valid.
 _AFTER_BLAST = [f[0] for f in FIELDS].index("t_blast") + 1
-_BASE_END = len(FIELDS) - len(SCENARIO_FIELDS)
+_BASE_END = len(FIELDS) - len(SCENARIO_FIELDS) - len(INVESTIGATION_FIELDS)
 HASH_FIELDS: tuple[str, ...] = tuple(f[0] for f in FIELDS[:_AFTER_BLAST]) + ("grid",) + tuple(
     f[0] for f in FIELDS[_AFTER_BLAST:_BASE_END])
-assert tuple(f[0] for f in FIELDS[_BASE_END:]) == SCENARIO_FIELDS
+assert tuple(f[0] for f in FIELDS[_BASE_END:]) == SCENARIO_FIELDS + INVESTIGATION_FIELDS
 
 
-_SCENARIO_EMPTY = {f[0]: f[3] for f in FIELDS if f[0] in SCENARIO_FIELDS}
+_SCENARIO_EMPTY = {f[0]: f[3] for f in FIELDS if f[0] in SCENARIO_FIELDS + INVESTIGATION_FIELDS}
+
+
+def _any_set(st: "State", g: int, names: tuple[str, ...]) -> bool:
+    return any(bool((getattr(st, name)[g] != _SCENARIO_EMPTY[name]).any()) for name in names)
 
 
 def scenario_fields_set(st: "State", g: int) -> bool:
     """Whether any scenario field of game g differs from its empty value (never in a base game): a state hash
     covers those fields only then, so the base game's hashes never change."""
-    return any(bool((getattr(st, name)[g] != _SCENARIO_EMPTY[name]).any()) for name in SCENARIO_FIELDS)
+    return _any_set(st, g, SCENARIO_FIELDS + INVESTIGATION_FIELDS)
+
+
+def scenario_hash_fields(st: "State", g: int) -> tuple[str, ...]:
+    """The scenario fields game g's state hash covers after the base ones: none in a base game, SCENARIO_FIELDS in
+    any scenario game, and INVESTIGATION_FIELDS after them in an Investigation game."""
+    if not scenario_fields_set(st, g):
+        return ()
+    return SCENARIO_FIELDS + (INVESTIGATION_FIELDS if _any_set(st, g, INVESTIGATION_FIELDS) else ())
 
 
 def hash_fields(scenario: str = "base") -> tuple[str, ...]:
     """The fields a game's state hash covers: the base game's, and a scenario's own after them."""
-    return HASH_FIELDS if scenario == "base" else HASH_FIELDS + SCENARIO_FIELDS
+    if scenario == "base":
+        return HASH_FIELDS
+    return HASH_FIELDS + SCENARIO_FIELDS + (INVESTIGATION_FIELDS if scenario == "investigation" else ())
 CELL_SLOTS = 128  # slots of the cell index: a power of two, about twice the most tiles (MAX_TILES)
 
 

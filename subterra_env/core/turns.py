@@ -12,15 +12,16 @@ from .abilities import (clear_rubble, demolish, direct, dive, finish_direct, fix
 from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIVE, K_END, K_EXCAVATE, K_EXERT,
                       K_EXPLORE, K_GEAR, K_HEAL, K_HIDE, K_MOVE, K_PICK, K_REDRAW, K_REPEL, K_REVEAL, K_ROPE,
                       K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM, K_PLACE_BOMB, K_GIVE,
-                      K_TAKE)
+                      K_TAKE, K_SHOVEL)
 from .board import actor_tile
-from .catalogue import BIOSAMPLES, BOMBS, SC_ANNIHILATION, SC_EXTRACTION
+from .catalogue import BIOSAMPLES, BOMBS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
 from .effects import check_one, damage, enter_tile, on_exit
 from .monsters import monster_contact, move_monsters
 from .hazards import end_phase, hazard_phase
 from .events import (E_BOMB, E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TRANSFER, E_TURN, R_ANN_RESULT,
                      R_CLIMBER, R_DIG, R_EXERT, R_GEOLOGIST, R_HEAL, R_HIDE, R_MEDIC, R_NONE, R_PLACE_BOMB, R_RESULT,
                      R_ROPE, R_TRANSFER, R_EXT_RESULT, clear_log, log)
+from .item_actions import item_action, rinv10_flare_next, rinv6_transfer
 from .jit import jit
 from .moves import walk_any
 from .placing import pick, place_pending, redraw, start_reveal
@@ -101,6 +102,8 @@ def apply_action(g, P, kind, arg):
         surface(g, arg)
     elif kind == K_PLACE_BOMB or kind == K_GIVE or kind == K_TAKE:
         bomb_action(g, P, kind, arg)
+    elif kind >= K_SHOVEL:  # Investigation (R-INV-5..16)
+        item_action(g, P, kind, arg)
     return False
 
 
@@ -118,6 +121,9 @@ def bomb_action(g, P, kind, arg):
         return
     other = seat_of_rank(g, arg)
     giver, taker = (me, other) if kind == K_GIVE else (other, me)
+    if P.scenario == SC_INVESTIGATION:  # R-INV-6: an item
+        rinv6_transfer(g, giver, taker)
+        return
     cards = g.c_samples if P.scenario == SC_EXTRACTION else g.c_bombs
     cards[giver] -= 1
     cards[taker] += 1
@@ -153,6 +159,8 @@ def step_game(g, P, action):
     g.ap -= P.cost[action]
     was_directed = g.directing >= 0
     turn_over = apply_action(g, P, kind, arg)
+    if P.scenario == SC_INVESTIGATION:  # R-INV-10: a Flare goes on to its next side
+        rinv10_flare_next(g, P)
     monster_contact(g)
     check_end(g, P)
     if g.result != RUNNING:

@@ -15,7 +15,7 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES
 from subterra_env.core import actions as A
-from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ROT_MASK
+from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ITEM_NAMES, NUM_ITEMS, ROT_MASK
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from ..narrate import action_cost, action_detail, frontier_cells, pending_text, where
@@ -44,7 +44,8 @@ def tiles(st: State, g: int = 0) -> list[dict[str, Any]]:
         x, y = _rel(st, t, g)
         out.append({"i": t, "x": x, "y": y, "type": CORE_TILE_TYPES[int(st.t_type[g, t])], "open": int(st.t_open[g, t]),
                     "flood": bool(st.t_flood[g, t]), "rubble": bool(st.t_rubble[g, t]), "rope": bool(st.t_rope[g, t]),
-                    "arrow": int(st.t_arrow[g, t]), "bomb": bool(st.t_bomb[g, t]), "where": where(st, t, g)})
+                    "arrow": int(st.t_arrow[g, t]), "bomb": bool(st.t_bomb[g, t]), "item": bool(st.t_item[g, t]),
+                    "where": where(st, t, g)})
     return out
 
 
@@ -59,6 +60,7 @@ def cavers(st: State, labels: Sequence[str], humans: set[int], g: int = 0) -> li
                     "max": int(st.c_max[g, s]), "dead": bool(st.c_dead[g, s]), "under": bool(st.c_under[g, s]),
                     "hidden": bool(st.c_hidden[g, s]), "bombs": int(st.c_bombs[g, s]),
                     "samples": int(st.c_samples[g, s]),
+                    "items": [ITEM_NAMES[i] for i in range(NUM_ITEMS) if (int(st.c_items[g, s]) >> i) & 1],
                     "on_exit": bool(st.exit_tile[g] >= 0 and t == int(st.exit_tile[g]))})
     return out
 

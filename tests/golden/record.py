@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import GameConfig, from_dict, to_dict
-from subterra_env.core.state import HASH_FIELDS, SCENARIO_FIELDS, State, scenario_fields_set
+from subterra_env.core.state import HASH_FIELDS, INVESTIGATION_FIELDS, SCENARIO_FIELDS, State, scenario_hash_fields
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -86,11 +86,11 @@ def state_hashes(st: State) -> np.ndarray:
     batch it sits in: ``state_hashes(st)[i] == state_hashes(st.take([i]))[0]``.
     """
     b = st.batch_size
-    rows, extra = (_byte_rows(st, names) for names in (hashed_fields(), SCENARIO_FIELDS))
-    set_ = [scenario_fields_set(st, i) for i in range(b)]
-    return np.array([int.from_bytes(hashlib.blake2b(np.concatenate([row, more]).data if on else row.data,
-                                                    digest_size=8).digest(), "little")
-                     for row, more, on in zip(rows, extra, set_)], dtype=np.uint64)
+    rows, extra, inv = (_byte_rows(st, names) for names in (hashed_fields(), SCENARIO_FIELDS, INVESTIGATION_FIELDS))
+    set_ = [len(scenario_hash_fields(st, i)) for i in range(b)]
+    return np.array([int.from_bytes(hashlib.blake2b(np.concatenate([row, more, third][:1 + (on > 0) + (
+        on > len(SCENARIO_FIELDS))]).data, digest_size=8).digest(), "little")
+                     for row, more, third, on in zip(rows, extra, inv, set_)], dtype=np.uint64)
 
 
 def _byte_rows(st: State, names) -> np.ndarray:
@@ -109,8 +109,7 @@ def state_hash_reference(st: State) -> int:
     """The same hash for a B=1 state, written plainly (one hashlib update per field): the spec for other cores."""
     assert st.batch_size == 1
     h = hashlib.blake2b(digest_size=8)
-    scenario = scenario_fields_set(st, 0)  # set only in a scenario game
-    for name in hashed_fields() + (list(SCENARIO_FIELDS) if scenario else []):
+    for name in hashed_fields() + list(scenario_hash_fields(st, 0)):  # a scenario's only in a scenario game
         arr = getattr(st, name)
         h.update(_field_header(name, arr))
         h.update(np.ascontiguousarray(arr[0]).tobytes())

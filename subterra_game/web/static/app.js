@@ -110,6 +110,7 @@ function renderTeam(v) {
     if (c.on_exit) flags.push("ON EXIT");
     if (c.bombs) flags.push(`${c.bombs} bomb card${c.bombs > 1 ? "s" : ""}`);
     if (c.samples) flags.push(`${c.samples} biosample${c.samples > 1 ? "s" : ""}`);
+    if (c.items && c.items.length) flags.push(c.items.join(", "));
     node("td", {class: c.on_exit ? "on-exit" : "flags"}, flags.join(", "), tr);
   }
   const p = node("p", {}, null, box);

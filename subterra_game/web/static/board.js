@@ -42,10 +42,11 @@ const Board = (() => {
     if (t.rubble) marks += "*";
     if (t.rope) marks += "r";
     if (t.bomb) marks += "B";
+    if (t.item) marks += "I";
     if (t.arrow >= 0 && (t.type === "ledge" || t.type === "slide")) marks += ARROWS[t.arrow];
     if (marks) el("text", {x: x * C + C - 6, y: y * C + 16, class: "marks", "text-anchor": "end"}, g, marks);
     const title = el("title", {}, g, `${t.type} tile at ${t.where}` + (t.flood ? ", flooded" : "") +
-      (t.rubble ? ", rubble" : "") + (t.rope ? ", rope" : "") + (t.bomb ? ", bomb placed" : ""));
+      (t.rubble ? ", rubble" : "") + (t.rope ? ", rope" : "") + (t.bomb ? ", bomb placed" : "") + (t.item ? ", item token" : ""));
     title.setAttribute("data-i", t.i);
   }
 
