@@ -34,3 +34,16 @@ def test_pettingzoo_seed_test(scenario: str) -> None:
 def test_gymnasium_check_env(scenario: str) -> None:
     check_env(SubterraSingleAgentEnv(obs_radius=3, illegal_action="penalise", scenario=scenario),
               skip_render_check=True)
+
+
+def test_each_scenario_is_a_setting_with_its_own_env() -> None:
+    """R-VAR-1 (Annihilation), R-VAR-2 (Extraction), R-VAR-3 (Investigation): each scenario is a setting of the one
+    game (its rules: tests/test_annihilation.py, test_extraction.py, test_investigation.py, by R-ANN/R-EXT/R-INV
+    ID); the base game's env keeps its name and action space."""
+    spaces = {}
+    for scenario in ["base"] + SCENARIOS:
+        env = subterra_env.env(scenario=scenario)
+        env.reset(seed=0)
+        spaces[env.metadata["name"]] = env.action_space(env.agent_selection).n
+    assert spaces == {"subterra_v1": 90, "subterra_annihilation_v1": 107, "subterra_extraction_v1": 107,
+                      "subterra_investigation_v1": 152}
