@@ -242,8 +242,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         result["opponent_refreshes"] = opponent.syncs
     model.save(args.out / "model.zip")
     if curve.exists():
-        plot_curve(curve, args.out / "curve.png", f"In the Cave, {args.opponent} opponent"
-                   + (f", BC warm start ({args.bc_games} games)" if args.bc_games else ""))
+        warm = f"{args.bc_games} games" if args.bc_games else f"{args.demos.name}" if args.demos else ""
+        dagger = f" + {args.dagger_rounds} DAgger rounds" if args.dagger_rounds else ""
+        plot_curve(curve, args.out / "curve.png", f"In the Cave, learner vs {args.opponent} while training"
+                   + (f", warm start: the heuristic cloned ({warm}){dagger}" if warm else ""))
         result["curve"] = str(args.out / "curve.png")
     (args.out / "result.json").write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
