@@ -328,7 +328,10 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # when a turn wasted more than its slack
     going_home = pos != 0 and ((home_dist.get(pos, 99) > reach(cons) + 1 and not beyond)
                                or rounds_left <= need_home + 1
-                               or bool(g[L.EXHAUSTED]))
+                               or bool(g[L.EXHAUSTED])
+                               # the last tile far out: revealed only with the final rounds' upkeep in hand, or the
+                               # team is eliminated on its way home; it refills at home first
+                               or (far_finish and cons < final_turns))
     if g[L.EXHAUSTED] and pos != 0:
         return _crawl_home(g, r, cells, pos, mask, end)
     if going_home:
