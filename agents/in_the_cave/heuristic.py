@@ -309,10 +309,11 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
                 best, best_d = t, dist[t]
         return best
 
-    # a camp trip when nothing is in reach of one backpack but would be with the camp's load
+    # a camp trip when nothing is in reach of one backpack but would be with the camp's load, and for the last tile
+    # far out (the camp's load is what leaves the final rounds' upkeep in hand there)
     # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
     # run to truncation)
-    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and goal(PACK_CONS) < 0
+    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and (far_finish or goal(PACK_CONS) < 0)
                  and goal(CAMP_TRIP_CONS) >= 0)
     if pend in (L.P_SETUP, L.P_PACK):
         return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
