@@ -1,4 +1,5 @@
-"""A simple heuristic team for In the Cave: packs sensibly, explores, photographs, goes home in time.
+"""A simple heuristic team for In the Cave: packs for range, explores, takes tokens while its lead is small, goes
+home in time.
 
 It reads the public game record (never the stacks' order, only their counts) through ``heuristic_action(g, P,
 mask)``; ``HeuristicTeam(env)`` binds it to an AEC env for the ``act(observation, mask)`` protocol. Priorities,
@@ -6,7 +7,7 @@ in order: place a drawn tile (the placement with the most new unexplored exits; 
 game ends rather than being truncated); take the token of its space
 (photograph, explore water); go home when its consumables or the remaining rounds only just cover the way back
 (crawling when exhausted or short of ropes); refill at home; reveal; walk to the nearest space with an
-unexplored exit or a token it can take; end the turn.
+unexplored exit (or, while its lead is under TOKEN_LEAD, a token it can take); end the turn.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from subterra_env.in_the_cave.invariants import neighbours
 from subterra_env.in_the_cave.observe import vp
 
 DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
-# what it packs, in order: camera, raft, 5 consumables, 1 rope (8 slots)
-PACK_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 5), (A.A_TAKE + 1, 1))
+# what it packs, in order: raft, 6 consumables, 1 rope (8 slots); the camera stays home: range (a turn's walk
+# more a trip) matters more than photographs against a team that hardly scores
+PACK_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 6), (A.A_TAKE + 1, 1))
 SPEED_TENTHS = 10  # AP a space, in tenths, when planning trips
 RESERVE_TILES = 8  # the nearest exit is kept for the last tile once this few tiles are left
 FINAL_SLACK = 2
 TURN_AP = 4  # AP a trip plans to use of each further turn's 5 (a step dearer than the AP left wastes the rest)
 CLOSE_LEAD = 999  # VP from which a leading team places tiles to close the cave (the game then ends, not truncates)
+TOKEN_LEAD = 8  # VP of lead below which the team detours for tokens (squeezes, water, photographs)
 FINISH_AP = 10  # a leading team closes the last exit only this near home (AP), so it is home for the last rounds
 
 
@@ -91,7 +94,7 @@ def _step_toward(mask: np.ndarray, side: int, ap_full: bool) -> int | None:
 CAMP_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 4), (A.A_TAKE + 1, 1))
 CAMP_LOAD = 4
 CAMP_TRIP_CONS = 4 + CAMP_LOAD  # consumables on a camp trip
-PACK_CONS = 5  # consumables on a trip without the camp (PACK_PLAN)
+PACK_CONS = 6  # consumables on a trip without the camp (PACK_PLAN)
 
 
 def _crawl_home(g: np.ndarray, r: list, cells: dict, pos: int, mask: np.ndarray, end: int) -> int:
@@ -235,7 +238,7 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
 
     rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
     tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
-    cam = bp[L.E_CAMERA] > 0 or pend != L.P_NONE
+    cam = bp[L.E_CAMERA] > 0  # the camera is never packed (PACK_PLAN, CAMP_PLAN)
     # an emptied camp placed away from home is fetched (repacked) so the next camp trip can load it
     stranded_camp = camp if camp > 0 and not g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK].any() else -1
     oxy = bp[L.E_OX2] + bp[L.E_OX1] > 0
@@ -277,6 +280,10 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     beyond = far_finish or (tiles_left > 1 and not g[L.END_TRIG] and bool(others)
                             and 2 * others[0] + 1 > ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
 
+    # tokens are detours: sought only while the lead is small (exits end the game, and a lead is what wins it)
+    seats = int(P[L.PR_SEATS])
+    need_points = vp(g, s) < max(vp(g, o) for o in range(seats) if o != s) + TOKEN_LEAD
+
     def goal(budget: int, fetch_camp: bool = False) -> int:
         """The nearest space worth going to whose trip there, its action and back fits ``reach(budget)`` and the
         rounds left (the same test all the way: walking spends AP off both sides, so no flip-flop): an unexplored
@@ -294,18 +301,19 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             if (trip > fits and not far_ok) or turns(trip) + 1 >= rounds_left:
                 continue
             kind = int(g[L.TKIND + t])
-            token = g[L.TTOKEN + t] and ((kind == L.K_WONDER and cam) or (kind == L.K_WATER and oxy)
-                                         or kind == L.K_SQUEEZE)
+            token = need_points and g[L.TTOKEN + t] and (
+                (kind == L.K_WONDER and cam) or (kind == L.K_WATER and oxy) or kind == L.K_SQUEEZE)
             exits = tiles_left > 0 and t != reserved and _open_exits(g, cells, t, x, y) and (
                 not last_tile or far_finish or home_dist.get(t, 99) <= final_ap)
             if token or exits or (fetch_camp and t == stranded_camp):
                 best, best_d = t, dist[t]
         return best
 
-    # a camp trip when nothing is in reach of one backpack but would be with the camp's load
+    # a camp trip when nothing is in reach of one backpack but would be with the camp's load, and for the last tile
+    # far out (the camp's load is what leaves the final rounds' upkeep in hand there)
     # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
     # run to truncation)
-    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and goal(5) < 0
+    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and (far_finish or goal(PACK_CONS) < 0)
                  and goal(CAMP_TRIP_CONS) >= 0)
     if pend in (L.P_SETUP, L.P_PACK):
         return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
@@ -321,7 +329,10 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # when a turn wasted more than its slack
     going_home = pos != 0 and ((home_dist.get(pos, 99) > reach(cons) + 1 and not beyond)
                                or rounds_left <= need_home + 1
-                               or bool(g[L.EXHAUSTED]))
+                               or bool(g[L.EXHAUSTED])
+                               # the last tile far out: revealed only with the final rounds' upkeep in hand, or the
+                               # team is eliminated on its way home; it refills at home first
+                               or (far_finish and cons < final_turns))
     if g[L.EXHAUSTED] and pos != 0:
         return _crawl_home(g, r, cells, pos, mask, end)
     if going_home:
