@@ -1,5 +1,5 @@
-"""A simple heuristic team for In the Cave: packs for range, explores, takes tokens while its lead is small, goes
-home in time.
+"""A simple heuristic team for In the Cave: packs sensibly (the camera while photographs pay, range once it leads),
+explores, takes tokens while its lead is small, goes home in time.
 
 It reads the public game record (never the stacks' order, only their counts) through ``heuristic_action(g, P,
 mask)``; ``HeuristicTeam(env)`` binds it to an AEC env for the ``act(observation, mask)`` protocol. Priorities,
@@ -19,6 +19,7 @@ import numpy as np
 from subterra_env.core.catalogue import ROT_MASK
 from subterra_env.in_the_cave.core import actions as A
 from subterra_env.in_the_cave.core import layout as L
+from subterra_env.in_the_cave.core.packing import bp_used, can_draw_bank
 from subterra_env.in_the_cave.invariants import neighbours
 from subterra_env.in_the_cave.observe import vp
 
@@ -26,6 +27,8 @@ DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
 # what it packs, in order: raft, 6 consumables, 1 rope (8 slots); the camera stays home: range (a turn's walk
 # more a trip) matters more than photographs against a team that hardly scores
 PACK_PLAN = ((A.A_TAKE + 3, 0), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 6), (A.A_TAKE + 1, 1))
+# while the lead is small (TOKEN_LEAD) it photographs: the camera goes in place of the sixth consumable
+PHOTO_PLAN = ((A.A_TAKE + 3, 1), (A.A_TAKE + 4, 1), (A.A_TAKE + 0, 5), (A.A_TAKE + 1, 1))
 SPEED_TENTHS = 10  # AP a space, in tenths, when planning trips
 RESERVE_TILES = 8  # the nearest exit is kept for the last tile once this few tiles are left
 FINAL_SLACK = 2
@@ -108,9 +111,23 @@ def _crawl_home(g: np.ndarray, r: list, cells: dict, pos: int, mask: np.ndarray,
     return best
 
 
-def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool) -> int:
+def _pack_helps(g: np.ndarray, P: np.ndarray, s: int, plan: tuple) -> bool:
+    """Packing (2 AP) would take a kind the backpack lacks for ``plan``: the bank (or home) can give it and a slot
+    is free or can be freed (a kind above the plan to return). A fixed starting kit and a limited bank (the
+    first_game preset) can leave nothing to take: the team then sets out with what it has rather than pack every
+    turn at home."""
+    kinds = [(int(A.TAKE_KINDS[a - A.A_TAKE]), want) for a, want in plan]
+    room = bp_used(g, s) < P[L.PR_BACKPACK] or any(g[L.BP + s * L.NK + k] > want for k, want in kinds)
+    return room and any(g[L.BP + s * L.NK + k] < want and can_draw_bank(g, P, s, k) for k, want in kinds)
+
+
+def _trip_plan(need_points: bool) -> tuple:
+    return PHOTO_PLAN if need_points else PACK_PLAN
+
+
+def _pack(g: np.ndarray, s: int, mask: np.ndarray, camp_trip: bool, need_points: bool) -> int:
     """Exchanges toward the plan; on a camp trip also load the camp (placed on the home base) and return extra."""
-    plan = CAMP_PLAN if camp_trip else PACK_PLAN
+    plan = CAMP_PLAN if camp_trip else _trip_plan(need_points)
     if camp_trip and g[L.CAMPC + s * L.NK + L.E_CONS] < CAMP_LOAD and mask[A.A_CAMP_TAKE]:
         return A.A_CAMP_TAKE
     for a, want in plan:
@@ -238,7 +255,7 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
 
     rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
     tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
-    cam = bp[L.E_CAMERA] > 0  # the camera is never packed (PACK_PLAN, CAMP_PLAN)
+    cam = bp[L.E_CAMERA] > 0  # packed only while photographs pay (PHOTO_PLAN)
     # an emptied camp placed away from home is fetched (repacked) so the next camp trip can load it
     stranded_camp = camp if camp > 0 and not g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK].any() else -1
     oxy = bp[L.E_OX2] + bp[L.E_OX1] > 0
@@ -313,10 +330,10 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     # far out (the camp's load is what leaves the final rounds' upkeep in hand there)
     # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
     # run to truncation)
-    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and (far_finish or goal(PACK_CONS) < 0)
+    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and (far_finish or goal(PACK_CONS - need_points) < 0)
                  and goal(CAMP_TRIP_CONS) >= 0)
     if pend in (L.P_SETUP, L.P_PACK):
-        return _pack(g, s, mask, camp_trip and pend == L.P_PACK)
+        return _pack(g, s, mask, camp_trip and pend == L.P_PACK, need_points)
     if camp == L.CAMP_PACKED and int(bp[L.E_CONS]) <= 1 and pos != 0 and camp_cons > 0:
         return A.A_CAMP_PLACE if mask[A.A_CAMP_PLACE] else end  # unload the camp here
     if camp == pos and pos != 0 and mask[A.A_FROM_CAMP + L.E_CONS]:
@@ -341,15 +358,15 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     if pos == 0:
         if g[L.END_TRIG] and rounds_left <= 2:
             return end
-        if camp == L.CAMP_PACKED and (goal(cons) < 0 or cons < PACK_CONS) and mask[A.A_CAMP_PLACE]:
+        if camp == L.CAMP_PACKED and (goal(cons) < 0 or cons < PACK_CONS - need_points) and mask[A.A_CAMP_PLACE]:
             return A.A_CAMP_PLACE  # back from a trip: the camp goes down at home, to be refilled
         if camp_trip:
             if (g[L.CAMPC + s * L.NK + L.E_CONS] < CAMP_LOAD or _wants(g, s, CAMP_PLAN)) and mask[A.A_PACK]:
                 return A.A_PACK
             if mask[A.A_CAMP_REPACK]:
                 return A.A_CAMP_REPACK
-        elif camp != L.CAMP_PACKED and _wants(g, s, PACK_PLAN) and mask[A.A_PACK] and \
-                any(g[L.BP + s * L.NK + int(A.TAKE_KINDS[a - A.A_TAKE])] < w for a, w in PACK_PLAN):
+        elif camp != L.CAMP_PACKED and _wants(g, s, _trip_plan(need_points)) and mask[A.A_PACK] and \
+                _pack_helps(g, P, s, _trip_plan(need_points)):
             return A.A_PACK
         if int(g[L.AP]) < 3:  # a turn that starts at home costs no upkeep: set out with full AP
             return end
