@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from .config import CAVER_NAMES, SHAPES, TILE_TYPES, GameConfig
-from .core.catalogue import BIT, BOMBS, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, ITEM_NAMES, NUM_ITEMS, build
+from .core.catalogue import (BIT, BOMBS, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY, ITEM_NAMES, NUM_ITEMS, T_BOMB,
+                             T_ITEM, T_SANCTUARY, build)
 from .core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, P_SURFACE, RESULT_NAMES, RUNNING, State
 from .info import game_info
 
@@ -87,6 +88,19 @@ ARROW_CHARS = "^>v<"
 BLOCK_W, BLOCK_H = 9, 5
 LEGEND = ("legend: # wall, gap = open side | ~ flood * rubble r rope ^>v< ledge/slide arrow | "
           "1-8 caver rank (a-h = unconscious) | H horror | tiles STA EXT NOR WAT GAS CAV DEN(horror) SQZ LDG SLD ROU")
+
+
+# the scenarios' tiles and markers, added to the legend when the game shows them
+SCENARIO_LEGEND = ((T_BOMB, "BMB bomb tile (B: its bomb placed)"), (T_SANCTUARY, "SAN sanctuary"),
+                   (T_ITEM, "ITM item tile (I: its item not yet drawn)"))
+
+
+def _text_legend(st: State, b: int) -> str:
+    """LEGEND plus the scenario tiles on the board and leapers in the cave."""
+    shown = [text for t, text in SCENARIO_LEGEND if (st.t_type[b] == t).any()]
+    if (st.l_tile[b] >= 0).any():
+        shown.append("L leaper")
+    return LEGEND + ("".join(f" | {x}" for x in shown))
 
 
 def _check_game(st: State, b: int) -> None:
@@ -266,7 +280,7 @@ def render_ansi(st: State, b: int = 0, cfg: GameConfig | None = None) -> str:
         lines.append(" | ".join(abilities))
     if st.result[b] != RUNNING:
         lines.append(f"result: {RESULT_NAMES[int(st.result[b])]}")
-    lines.append(LEGEND)
+    lines.append(_text_legend(st, b))
     return "\n".join(lines)
 
 

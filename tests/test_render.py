@@ -209,3 +209,21 @@ def test_rgb_frame_fixed_box_and_players(scene):
     env.reset(seed=1)
     first = env.render()
     assert first.shape[0] >= 3 * FRAME_CELL + 150 and first.shape[2] == 3
+
+
+def test_text_legend_names_the_scenario_tiles_on_the_board():
+    import numpy as np
+
+    from subterra_env.config import GameConfig
+    from subterra_env.core.catalogue import T_BOMB, T_ITEM
+    from subterra_env.core.rules import Core
+    from subterra_env.render import LEGEND, render_ansi
+
+    st = Core(GameConfig()).init(np.array([0]))
+    assert render_ansi(st, 0).splitlines()[-1] == LEGEND  # the base game: no scenario tile, no leaper
+    st.t_type[0, 0] = T_ITEM  # the start tile drawn as an item tile, then a leaper on it
+    st.l_tile[0, 0] = 0
+    assert render_ansi(st, 0).splitlines()[-1] == LEGEND + " | ITM item tile (I: its item not yet drawn) | L leaper"
+    st.t_type[0, 0] = T_BOMB
+    st.l_tile[0, 0] = -1
+    assert render_ansi(st, 0).splitlines()[-1] == LEGEND + " | BMB bomb tile (B: its bomb placed)"
