@@ -3,11 +3,9 @@ checkers (tests/test_scenario_envs.py), and the base game's spaces unchanged bes
 
 from __future__ import annotations
 
-import numpy as np
 
 import subterra_env
 from subterra_env.core.observe import GRID_CHANNELS, ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, grid_channels, scalars_of
-from subterra_env.vector import SubterraVectorEnv
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
@@ -38,30 +36,6 @@ def test_observation_shows_the_zone_the_bomb_cards_and_the_bombs_to_place() -> N
     assert grid[34:36].sum() == 0  # no bomb tile on the table yet
     assert sc[49:55].tolist() == [1, 1, 0, 1, 0, 0] and sc[55:].tolist() == [3, 0]
     assert env.observe("caver_2")["scalars"][49:53].tolist() == [0, 1, 1, 1]  # relative seats
-
-
-def test_vector_env_steps_the_scenario() -> None:
-    venv = SubterraVectorEnv(4, scenario="annihilation", obs_radius=2)
-    obs, _ = venv.reset(seed=3)
-    assert obs["observation"].shape == (4, 38, 5, 5) and obs["scalars"].shape == (4, 57)
-    assert venv.action_masks().shape == (4, 107)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
-        obs, rewards, terminated, truncated, info = venv.step(acts)
-    assert obs["scalars"].shape == (4, 57) and rewards.shape == (4,)
-    venv.close()
-
-
-def test_the_heuristic_and_random_agents_play_the_scenario_env() -> None:
-    from agents import HeuristicAgent, RandomAgent
-
-    env = subterra_env.env(scenario="annihilation")
-    env.reset(seed=1)
-    agent = env.agent_selection
-    mask = env.observe(agent)["action_mask"]
-    assert mask[HeuristicAgent(env).act(None, mask)] == 1
-    assert mask[RandomAgent(seed=0).act(env.observe(agent), mask)] == 1
 
 
 BOMB_MAP = """map:

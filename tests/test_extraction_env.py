@@ -8,7 +8,6 @@ import numpy as np
 import subterra_env
 from subterra_env.config import preset
 from subterra_env.core.observe import EXTRACTION_CHANNELS, EXTRACTION_SCALARS, GRID_CHANNELS, grid_channels, scalars_of
-from subterra_env.vector import SubterraVectorEnv
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
@@ -61,20 +60,6 @@ def test_hidden_information_stays_hidden() -> None:  # the stack and deck order 
     plain = env.observe("caver_0")
     grid, sc = obs(5)
     assert np.array_equal(grid, plain["observation"]) and np.array_equal(sc, plain["scalars"])
-
-
-def test_vector_env_steps_the_scenario() -> None:
-    venv = SubterraVectorEnv(4, scenario="extraction", biosamples=True, obs_radius=2)
-    obs, _ = venv.reset(seed=3)
-    assert obs["observation"].shape == (4, 37, 5, 5) and obs["scalars"].shape == (4, 57)
-    assert venv.action_masks().shape == (4, 107)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
-        obs, rewards, terminated, truncated, info = venv.step(acts)
-    assert obs["scalars"].shape == (4, 57) and rewards.shape == (4,)
-    assert (obs["scalars"][:, 49:55].sum(1) <= 3).all()
-    venv.close()
 
 
 SLASH_MAP = """map:
@@ -138,17 +123,6 @@ def test_sb3_and_torchrl_adapters_take_the_scenario() -> None:
     check_env_specs(env)
     td = env.reset()
     assert tuple(td["observation"].shape) == (2, 37, 5, 5) and tuple(td["action_mask"].shape) == (2, 107)
-def test_the_heuristic_and_random_agents_play_the_scenario_env() -> None:
-    from agents import HeuristicAgent, RandomAgent
-
-    env = subterra_env.env(scenario="extraction")
-    env.reset(seed=1)
-    agent = env.agent_selection
-    mask = env.observe(agent)["action_mask"]
-    assert mask[HeuristicAgent(env).act(None, mask)] == 1
-    assert mask[RandomAgent(seed=0).act(env.observe(agent), mask)] == 1
-
-
 def test_the_browser_board_shows_the_biosamples_held() -> None:  # R-EXT-9
     from subterra_env.config import preset
     from subterra_game import play

@@ -10,7 +10,6 @@ import subterra_env
 from subterra_env.core.catalogue import ITEM_NAMES
 from subterra_env.core.observe import GRID_CHANNELS, INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS, grid_channels, \
     scalars_of
-from subterra_env.vector import SubterraVectorEnv
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
@@ -61,19 +60,6 @@ def test_the_item_deck_order_stays_hidden() -> None:  # R-INV-2
         return o["observation"], o["scalars"]
     (g1, s1), (g2, s2) = obs(False), obs(True)
     assert np.array_equal(g1, g2) and np.array_equal(s1, s2)
-
-
-def test_vector_env_steps_the_scenario() -> None:
-    venv = SubterraVectorEnv(4, scenario="investigation", obs_radius=2)
-    obs, _ = venv.reset(seed=3)
-    assert obs["observation"].shape == (4, 36, 5, 5) and obs["scalars"].shape == (4, 158)
-    assert venv.action_masks().shape == (4, 152)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
-        obs, rewards, terminated, truncated, info = venv.step(acts)
-    assert obs["scalars"].shape == (4, 158) and rewards.shape == (4,)
-    venv.close()
 
 
 def test_events_narration_and_text_board_show_items() -> None:  # R-INV-3, R-INV-4, R-INV-5

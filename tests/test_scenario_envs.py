@@ -3,6 +3,7 @@ its own name, spaces and action ids); the base game's are in test_env.py and tes
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
@@ -10,10 +11,13 @@ from pettingzoo.test import api_test, seed_test
 import subterra_env
 from subterra_env.config import BUILT_SCENARIOS
 from subterra_env.single import SubterraSingleAgentEnv
+from subterra_env.vector import SubterraVectorEnv
 
 SCENARIOS = [s for s in BUILT_SCENARIOS if s != "base"]
 # settings that switch a scenario's optional rules on, so the checkers see them too
 OPTIONS = {"extraction": {"biosamples": True}, "investigation": {"item_cost": 1}}
+# each scenario's spaces: grid planes, scalars, actions
+SHAPES = {"annihilation": (38, 57, 107), "extraction": (37, 57, 107), "investigation": (36, 158, 152)}
 
 
 def test_every_built_scenario_is_checked() -> None:
@@ -47,3 +51,32 @@ def test_each_scenario_is_a_setting_with_its_own_env() -> None:
         spaces[env.metadata["name"]] = env.action_space(env.agent_selection).n
     assert spaces == {"subterra_v1": 90, "subterra_annihilation_v1": 107, "subterra_extraction_v1": 107,
                       "subterra_investigation_v1": 152}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_vector_env_steps_the_scenario(scenario: str) -> None:
+    planes, scalars, actions = SHAPES[scenario]
+    venv = SubterraVectorEnv(4, scenario=scenario, obs_radius=2, **OPTIONS.get(scenario, {}))
+    obs, _ = venv.reset(seed=3)
+    assert obs["observation"].shape == (4, planes, 5, 5) and obs["scalars"].shape == (4, scalars)
+    assert venv.action_masks().shape == (4, actions)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+        obs, rewards, terminated, truncated, info = venv.step(acts)
+    assert obs["scalars"].shape == (4, scalars) and rewards.shape == (4,)
+    if scenario == "extraction":  # biosamples held: at most the 3 of the box (R-EXT-9)
+        assert (obs["scalars"][:, 49:55].sum(1) <= 3).all()
+    venv.close()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_heuristic_and_random_agents_play_the_scenario_env(scenario: str) -> None:
+    from agents import HeuristicAgent, RandomAgent
+
+    env = subterra_env.env(scenario=scenario)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    assert mask[HeuristicAgent(env).act(None, mask)] == 1
+    assert mask[RandomAgent(seed=0).act(env.observe(agent), mask)] == 1
