@@ -346,12 +346,7 @@ def _validate_scenario(c: GameConfig) -> None:
     if len(c.unstable_cave_in_numbers) != 2 or any(
             len(p) != 3 or not all(isinstance(x, int) and 1 <= x <= 6 for x in p) for p in c.unstable_cave_in_numbers):
         _fail("unstable_cave_in_numbers", c.unstable_cave_in_numbers, "2 triples of die faces 1..6")
-    if c.bomb_seats is not None:
-        if not isinstance(c.bomb_seats, tuple):
-            object.__setattr__(c, "bomb_seats", tuple(c.bomb_seats))
-        if (len(c.bomb_seats) != 3 or len(set(c.bomb_seats)) != 3
-                or not all(isinstance(s, int) and 0 <= s < c.num_cavers for s in c.bomb_seats)):
-            _fail("bomb_seats", c.bomb_seats, f"3 different seats in 0..{c.num_cavers - 1}, or None (seeded)")
+    _check_three_seats(c, "bomb_seats")
     if c.scenario == "annihilation":
         n_cave = sum(sum(v.values()) for v in c.tiles.values())
         if n_cave + 2 - ANNIHILATION_REMOVED < 20:  # the bottom pile must hold the 5 tiles the third bomb joins
@@ -366,6 +361,19 @@ ANNIHILATION_REMOVED = 18
 EXTRACTION_REMOVED = 3
 
 
+def _check_three_seats(c: GameConfig, key: str) -> None:
+    """A scenario's 3 cards dealt to fixed seats (``bomb_seats``, ``biosample_seats``): None (seeded) or 3
+    different seats of the table, stored as a tuple."""
+    seats = getattr(c, key)
+    if seats is None:
+        return
+    if not isinstance(seats, tuple):
+        seats = tuple(seats)
+        object.__setattr__(c, key, seats)
+    if len(seats) != 3 or len(set(seats)) != 3 or not all(isinstance(s, int) and 0 <= s < c.num_cavers for s in seats):
+        _fail(key, seats, f"3 different seats in 0..{c.num_cavers - 1}, or None (seeded)")
+
+
 def _validate_extraction(c: GameConfig) -> None:
     for key, top in (("leaper_cards", 32), ("leaper_x2_cards", 8), ("leaper_limit", 3)):
         _check_int(key, getattr(c, key))
@@ -374,12 +382,7 @@ def _validate_extraction(c: GameConfig) -> None:
     for key in ("sanctuary_blocks_horrors", "biosamples"):
         if not isinstance(getattr(c, key), bool):
             _fail(key, getattr(c, key), "true or false")
-    if c.biosample_seats is not None:
-        if not isinstance(c.biosample_seats, tuple):
-            object.__setattr__(c, "biosample_seats", tuple(c.biosample_seats))
-        if (len(c.biosample_seats) != 3 or len(set(c.biosample_seats)) != 3
-                or not all(isinstance(s, int) and 0 <= s < c.num_cavers for s in c.biosample_seats)):
-            _fail("biosample_seats", c.biosample_seats, f"3 different seats in 0..{c.num_cavers - 1}, or None (seeded)")
+    _check_three_seats(c, "biosample_seats")
     if c.biosamples and c.scenario != "extraction":
         _fail("biosamples", c.biosamples, "false outside scenario 'extraction' (R-EXT-9; one scenario at a time)")
     if c.scenario == "extraction":

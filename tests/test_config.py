@@ -73,3 +73,14 @@ def test_learnable_presets_shorten_the_cave_and_keep_the_pressure(name: str, til
     for n in (4, 5, 6):
         for difficulty in ("easier", "normal", "advanced", "expert"):
             assert cfg.replace(num_cavers=n, difficulty=difficulty).deal_size >= 2
+
+
+def test_scenario_card_seats_are_three_different_seats_of_the_table():
+    from subterra_env.config import ConfigError, GameConfig
+
+    assert GameConfig(scenario="annihilation", bomb_seats=[2, 0, 1]).bomb_seats == (2, 0, 1)  # a list, stored as a tuple
+    assert GameConfig(scenario="extraction", biosamples=True, biosample_seats=(0, 1, 3)).biosample_seats == (0, 1, 3)
+    with pytest.raises(ConfigError, match=r"bomb_seats.*3 different seats in 0\.\.3"):
+        GameConfig(scenario="annihilation", bomb_seats=(0, 0, 1))
+    with pytest.raises(ConfigError, match=r"biosample_seats.*3 different seats in 0\.\.3"):
+        GameConfig(scenario="extraction", biosamples=True, biosample_seats=(0, 1, 4))

@@ -5,8 +5,8 @@ The hazard cards are a table: ``resolve_card`` dispatches a card code to the fun
 
 from __future__ import annotations
 
-from .catalogue import (SC_INVESTIGATION, C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, C_TREMOR, T_CAVE_IN,
-                        T_GAS, T_WATER, X2)
+from .catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, C_TREMOR,
+                        SC_INVESTIGATION, T_CAVE_IN, T_GAS, T_WATER, X2)
 from .effects import RANK_DIVER, damage, on_exit, roll_d6, skill_pass
 from .monsters import monster_contact, move_monsters, spawn_monster
 from .events import (E_CARD, E_CHECK, E_DEVOURED, E_FLOOD, E_ROLL, E_ROUND, E_RUBBLE, R_CAVE_IN, R_FLOOD, R_GAS,
@@ -16,28 +16,16 @@ from .jit import jit
 
 
 @jit
-def failed_checks(g, P, why):
-    """Bitmask of the seats that fail a skill check, one roll per seat in seat order (R-HZ-8)."""
-    failed = 0
-    for s in range(g.n_seats):
-        roll = roll_d6(g)
-        ok = skill_pass(g, P, s, roll)
-        log(g, E_CHECK, s, g.c_tile[s], ok, why, roll)
-        if not ok:
-            failed |= 1 << s
-    return failed
-
-
-@jit
-def rinv9_checks_but(g, P, spared):
-    """R-INV-9 Spare Battery: the Out of Time checks (failed_checks) with no roll for the seats in ``spared``."""
+def failed_checks(g, P, why, spared):
+    """Bitmask of the seats that fail a skill check, one roll per seat in seat order (R-HZ-8); the seats in
+    ``spared`` make no check and roll nothing (R-INV-9 Spare Battery: 0 outside Investigation)."""
     failed = 0
     for s in range(g.n_seats):
         if (spared >> s) & 1:
             continue
         roll = roll_d6(g)
         ok = skill_pass(g, P, s, roll)
-        log(g, E_CHECK, s, g.c_tile[s], ok, R_OUT_OF_TIME, roll)
+        log(g, E_CHECK, s, g.c_tile[s], ok, why, roll)
         if not ok:
             failed |= 1 << s
     return failed
@@ -56,7 +44,7 @@ def on_tiles_of_type(g, ttype):
 @jit
 def tremor(g, P):
     """R-HZ-1: every conscious caver not on the exit checks; failures lose health."""
-    failed = failed_checks(g, P, R_TREMOR)
+    failed = failed_checks(g, P, R_TREMOR, 0)
     for s in range(g.n_seats):
         if g.c_hp[s] <= 0:
             failed &= ~(1 << s)
@@ -177,10 +165,7 @@ def hazard_phase(g, P):
         card = rinv3_doom(g, card)
     resolve_card(g, P, card)
     if g.out_of_time:
-        if g.battery != 0:  # Investigation: a Spare Battery spares its holder the check (R-INV-9)
-            failed = rinv9_checks_but(g, P, g.battery)
-        else:
-            failed = failed_checks(g, P, R_OUT_OF_TIME)
+        failed = failed_checks(g, P, R_OUT_OF_TIME, g.battery)  # a Spare Battery spares its holder (R-INV-9)
         for s in range(g.n_seats):
             if (failed >> s) & 1 and not on_exit(g, s) and not g.c_dead[s]:
                 log(g, E_DEVOURED, s, g.c_tile[s], g.c_hp[s], R_OUT_OF_TIME, 0)
