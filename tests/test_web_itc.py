@@ -273,3 +273,25 @@ def test_an_itc_table_survives_a_restart_and_the_person_comes_back(tmp_path: Pat
     meta = json.loads((tmp_path / "tables" / f"{doc['table']}.json").read_text())
     assert meta["game"] == "itc" and doc["seats"][0]["token"] not in json.dumps(meta)
     assert np.__name__
+
+
+def test_the_first_game_preset_starts_with_a_turn_and_watchers_see_the_kit(tmp_path: Path) -> None:
+    """``first_game`` packs every team's fixed kit (no initial packing): the table starts in round 1 with a turn
+    line, every backpack public; 4 teams with one person."""
+    async def go() -> dict:
+        with serving(tmp_path) as (base, _app):
+            async with aiohttp.ClientSession() as cs:
+                doc = await new_itc_table(cs, base, preset="first_game", num_players=4, seed=3,
+                                          seats=["heuristic", "human:ann", "random", "heuristic"])
+                assert [s["player"] for s in doc["seats"]] == ["heuristic", "ann", "random", "heuristic"]
+                async with cs.ws_connect(f"{base}/ws/{doc['table']}") as ws:
+                    await ws.send_json({"type": "join", "seat": None})
+                    return await next_message(ws, "state")
+
+    m = run(go())
+    assert m["you"] is None and m["board"]["turn"]["round"] == 1 and not m["board"]["turn"]["packing"]
+    assert m["title"] == "In the Cave · seed 3 · first_game · 4 teams"
+    assert all(t["backpack"] == "4 consumable, 1 rope, 1 oxygen (2 tanks), camera, raft"
+               for t in m["board"]["teams"]), m["board"]["teams"]
+    assert m["events"][0]["text"].startswith("In the Cave: seed 3, 4 teams: team 0 heuristic, team 1 ann")
+    assert any(e["kind"] == "turn" and e["text"].startswith("-- round 1: team ") for e in m["events"])

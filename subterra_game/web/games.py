@@ -12,7 +12,7 @@ A table never steps an env itself and never decides anything about the rules; it
     apply(action, seat, think_s) -> [Event]        one decision; what to tell everyone
     bot_action(seat) -> action                     a bot's choice (called in a worker thread)
     view(viewer) -> dict      what the page draws for the person at seat ``viewer`` (None: watching)
-    save(path), result_name(), state_hash(), notice
+    save(path), result_name(), state_hash(), notice (what "what happened" starts with: [Event])
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ class SubTerraGame:
 
     def __init__(self, session: Session):
         self.session = session
-        self.seed, self.labels, self.notice = session.seed, session.labels, list(session.notice)
+        self.seed, self.labels = session.seed, session.labels
+        self.notice = [Event("info", line) for line in session.notice]
 
     @classmethod
     def create(cls, req: TableRequest, seat: Callable[[str], Seat], seed: int) -> SubTerraGame:

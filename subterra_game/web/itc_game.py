@@ -46,11 +46,9 @@ class ItcGame:
     def __init__(self, table: ItcTable):
         self.table = table
         self.seed, self.labels = table.seed, table.labels
-        self.notice = [f"In the Cave: seed {table.seed}, {len(table.labels)} teams: "
-                       + ", ".join(f"team {i} {lab}" for i, lab in enumerate(table.labels))]
-        first = table.new_turn()  # a preset without the initial packing starts with a turn
-        if first:
-            self.notice.append(first.strip())
+        self.notice = [Event("info", f"In the Cave: seed {table.seed}, {len(table.labels)} teams: "
+                             + ", ".join(f"team {i} {lab}" for i, lab in enumerate(table.labels)))]
+        self.notice += _events([table.new_turn()])  # a preset without the initial packing starts with a turn
 
     @classmethod
     def create(cls, req: ItcTableRequest, seed: int) -> ItcGame:

@@ -243,7 +243,7 @@ class TableStore:
         table_id = secrets.token_hex(6)
         tokens = {i: secrets.token_urlsafe(18) for i in range(len(game.labels)) if game.human(i)}
         table = Table(table_id, game, {i: _hash(t) for i, t in tokens.items()}, req.delay, self)
-        table.events.extend(Event("info", line) for line in game.notice)
+        table.events.extend(game.notice)
         table.save_meta()
         table.save()
         self.by_id[table_id] = table

@@ -243,7 +243,7 @@ function render(v) {
   VIEW = v;
   closePopover();
   if (SENT !== v.decisions) SENT = -1;
-  $("title").textContent = `${v.title} · table ${v.table}`;
+  $("title").textContent = `${v.title.replace(/^In the Cave · /, "")} · table ${v.table}`;   // the brand says it
   $("game").dataset.decisions = v.decisions;
   $("game").dataset.over = v.over;
   gameLook(v.game);

@@ -55,18 +55,25 @@ const ItcPage = (() => {
       el("circle", {cx: x * C + C - 15, cy: y * C + 15, r: 7, class: "itc-token"}, g);
       el("text", {x: x * C + C - 15, y: y * C + 19, class: "itc-token-mark", "text-anchor": "middle"}, g, "!");
     }
-    for (let d = 0; d < 4; d++) {
-      const mx = (x + 0.5 + 0.42 * DX[d]) * C, my = (y + 0.5 + 0.42 * DY[d]) * C;
-      if (t.rope & (1 << d)) {   // a roped drop: a bar across the passage
-        const hz = d % 2 === 0;
-        el("line", {x1: mx - (hz ? 10 : 0), y1: my - (hz ? 0 : 10), x2: mx + (hz ? 10 : 0), y2: my + (hz ? 0 : 10),
-          stroke: rgb(pal.rope), "stroke-width": 4, class: "itc-rope"}, g);
-      } else if (t.drop & (1 << d)) {   // a drop without a rope: it needs ropes
-        el("text", {x: mx, y: my + 5, class: "itc-drop", "text-anchor": "middle"}, g, "d");
-      }
-    }
     el("title", {}, g, `${KIND_WORDS[t.kind]} at ${t.where}` + (t.sq ? `, squeeze difficulty ${t.sq}` : "") +
       (t.token ? ", its token is still there" : "") + (t.rope ? ", roped" : "") + (t.drop ? ", a drop: needs ropes" : ""));
+  }
+
+  // A passage between two depths, once per edge (drawn over both tiles): "r" roped, "d" a drop that needs ropes,
+  // as the terminal's map marks them.
+  function edges(g, tiles, pal) {
+    for (const t of tiles) {
+      for (const d of [1, 2]) {   // east and south: every edge once (its tiles list it on both sides)
+        const roped = t.rope & (1 << d), drop = t.drop & (1 << d);
+        if (!roped && !drop) continue;
+        const mx = (t.x + 0.5 + 0.5 * DX[d]) * C, my = (t.y + 0.5 + 0.5 * DY[d]) * C;
+        const eg = el("g", {class: roped ? "itc-rope" : "itc-drop", "data-x": t.x, "data-y": t.y, "data-side": d}, g);
+        el("rect", {x: mx - 8, y: my - 8, width: 16, height: 16, rx: 3}, eg);
+        const mark = el("text", {x: mx, y: my + 5, "text-anchor": "middle"}, eg, roped ? "r" : "d");
+        if (roped) mark.setAttribute("fill", rgb(pal.rope));
+        el("title", {}, eg, roped ? "a roped drop between depths" : "a drop between depths: needs ropes to pass");
+      }
+    }
   }
 
   function camps(g, teams, pal) {
@@ -91,14 +98,14 @@ const ItcPage = (() => {
       byCell.get(k).push(tm);
     }
     for (const group of byCell.values()) {
-      const cols = group.length === 1 ? 1 : group.length <= 4 ? 2 : 3, size = cols === 3 ? 14 : 18;
+      const cols = group.length === 1 ? 1 : group.length <= 4 ? 2 : 3, size = [26, 21, 15][cols - 1];
       const rows = Math.ceil(group.length / cols);
       group.forEach((tm, i) => {
         const px = (tm.x + 0.5) * C - cols * (size + 3) / 2 + (i % cols) * (size + 3);
         const py = (tm.y + 0.5) * C - rows * (size + 3) / 2 + Math.floor(i / cols) * (size + 3);
         const pg = el("g", {class: "itc-pawn" + (tm.seat === actor ? " acting" : ""), "data-seat": tm.seat}, g);
         el("rect", {x: px, y: py, width: size, height: size, fill: rgb(pal.teams[tm.seat])}, pg);
-        el("text", {x: px + size / 2, y: py + size / 2 + 4, class: "itc-seat", "text-anchor": "middle"}, pg,
+        el("text", {x: px + size / 2, y: py + size / 2 + 5, class: "itc-seat", "text-anchor": "middle"}, pg,
           String(tm.seat));
         el("title", {}, pg, `team ${tm.seat} (${tm.player}) at ${tm.where}`);
       });
@@ -152,6 +159,7 @@ const ItcPage = (() => {
       el("text", {x: (f.x + 0.5) * C, y: (f.y + 0.5) * C + 7, class: "itc-exit", "text-anchor": "middle"}, g, "?");
     }
     for (const t of board.tiles) tile(g, t, pal);
+    edges(g, board.tiles, pal);
     camps(g, board.teams, pal);
     pawns(g, board.teams, pal, board.turn.actor);
     if (opts.mine) targets(g, board.legal, board.drawn, pal, opts.onPick);
@@ -210,7 +218,7 @@ const ItcPage = (() => {
       node("span", {}, ` ${words}`, item);
     }
     node("span", {class: "itc-key muted"}, "! token there · s1-3 squeeze (S: its token) · ? unexplored exit · " +
-      "bar: roped · d: drop, needs ropes · tent: camp · darker: deeper", legend);
+      "r: roped drop · d: drop, needs ropes · tent: camp · darker: deeper", legend);
   }
 
   function renderResult(v) {
