@@ -187,9 +187,15 @@ def test_the_initial_packing_stays_hidden_from_the_other_people(tmp_path: Path) 
                     seen1 = await until_turn(ws1)
                     for _ in range(3):
                         seen_w = await next_message(watch, "state")
+                    for url in (f"/api/records/{doc['table']}.json", f"/api/replay/{doc['table']}.json"):
+                        async with cs.get(base + url) as r:  # the record would tell the packing
+                            err = await r.json()
+                            assert r.status == 403 and err["code"] == "hidden" and "R-ITC-SET-9" in err["message"]
                     a = next(x["id"] for x in seen1["board"]["legal"] if x["name"] == "pack_done")
                     await ws1.send_json({"type": "act", "action": a, "step": seen1["decisions"]})
                     after = await next_message(watch, "state")
+                    async with cs.get(f"{base}/api/records/{doc['table']}.json") as r:
+                        assert r.status == 200 and len((await r.json())["actions"]) == 4
                     return m, seen1, seen_w, after
 
     own, other, watcher, after = run(go())

@@ -12,6 +12,7 @@ A table never steps an env itself and never decides anything about the rules; it
     apply(action, seat, think_s) -> [Event]        one decision; what to tell everyone
     bot_action(seat) -> action                     a bot's choice (called in a worker thread)
     view(viewer) -> dict      what the page draws for the person at seat ``viewer`` (None: watching)
+    secret()                  whether the record would tell hidden information now (it is not served then)
     save(path), result_name(), state_hash(), notice (what "what happened" starts with: [Event])
 """
 
@@ -119,6 +120,9 @@ class SubTerraGame:
     def view(self, viewer: int | None = None) -> dict[str, Any]:
         s, env = self.session, self.session.env
         return board_view(env.core, env.state_, env.legal_mask, s.labels, s.humans, env.max_cycles)
+
+    def secret(self) -> bool:
+        return False  # everything in a Sub Terra record is public
 
     def save(self, path: Path) -> Path:
         return self.session.save(path)

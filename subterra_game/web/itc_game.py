@@ -136,6 +136,10 @@ class ItcGame:
     def view(self, viewer: int | None = None) -> dict[str, Any]:
         return board_view(self.table, viewer)
 
+    def secret(self) -> bool:
+        """During the initial packing at a table with people, the record would tell the other teams' choices."""
+        return bool(self.g[L.ROUND] == 0 and not self.over and "human" in self.table.kinds)
+
     def save(self, path: Path) -> Path:
         return self.table.save(path)
 

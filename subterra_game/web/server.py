@@ -96,14 +96,14 @@ async def replay_table(request: web.Request) -> web.Response:
     store = request.app[STORE]
     try:
         name = check_record_name(request.match_info["name"])
-        store.get(name[:-5])
+        store.get(name[:-5]).check_record_public()
         try:
             doc = json.loads((store.records / name).read_text())
         except (OSError, ValueError) as e:
             raise RecordError(f"{name}: cannot read the record: {e}") from None
         return web.json_response(await asyncio.to_thread(replay_views, doc, name))
     except ClientError as e:
-        return _error(e, 404 if e.code == "no_table" else 400)
+        return _error(e, {"no_table": 404, "hidden": 403}.get(e.code, 400))
     except RecordError as e:
         return _error(ClientError("bad_record", str(e)))
 
@@ -133,9 +133,9 @@ async def record(request: web.Request) -> web.Response:
     store = request.app[STORE]
     try:
         name = check_record_name(request.match_info["name"])
-        store.get(name[:-5])  # only a table of this server: never any other file
+        store.get(name[:-5]).check_record_public()  # only a table of this server: never any other file
     except ClientError as e:
-        return _error(e, 404 if e.code == "no_table" else 400)
+        return _error(e, {"no_table": 404, "hidden": 403}.get(e.code, 400))
     return web.FileResponse(store.records / name, headers={"Content-Disposition": f"attachment; filename={name}"})
 
 

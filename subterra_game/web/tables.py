@@ -83,6 +83,13 @@ class Table:
     def decisions(self) -> int:
         return self.game.decisions
 
+    def check_record_public(self) -> None:
+        """The record (every decision) may be read now, or ClientError ``hidden``: an In the Cave table with people
+        during the initial packing, which is hidden until every team has packed (R-ITC-SET-9)."""
+        if self.game.secret():
+            raise ClientError("hidden", "the record is shown once every team has packed (the initial packing is "
+                              "hidden, R-ITC-SET-9)")
+
     def view(self, viewer: int | None = None) -> dict[str, Any]:
         """The table as the person at seat ``viewer`` sees it (None: watching; In the Cave's initial packing is
         hidden from the other teams, and only the team to act gets its actions)."""
