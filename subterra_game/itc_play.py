@@ -61,15 +61,18 @@ def parse_seats(text: str | None, players: int | None, watch: bool) -> list[tupl
     return seats
 
 
-def table_config(config: str | None, players: int | None, max_rounds: int | None) -> tuple[ItcConfig, str]:
-    """Settings from --config (a YAML file or a preset name) and the flags that override it."""
+def table_config(config: str | None, players: int | None, max_rounds: int | None, files: bool = True
+                 ) -> tuple[ItcConfig, str]:
+    """Settings from --config (a preset name or, with ``files``, a YAML file) and the flags that override it; the
+    browser tables (``subterra_game.web``) pass ``files=False``: a client never names a file on the server."""
     try:
-        if config and Path(config).is_file():
+        if config and files and Path(config).is_file():
             cfg, name = load(config), Path(config).stem
         elif config in PRESETS:
             cfg, name = preset(config), str(config)
         elif config:
-            raise ItcPlayError(f"--config {config!r}: no such file, and not a preset ({', '.join(PRESETS)})")
+            raise ItcPlayError(f"--config {config!r}: {'no such file, and ' if files else ''}not a preset "
+                               f"({', '.join(PRESETS)})")
         else:
             cfg, name = ItcConfig(), "default"
         over: dict[str, Any] = {}
@@ -92,6 +95,7 @@ class Table:
         self.env.reset(seed=seed)
         self.seed, self.name, self.kinds = seed, name, [k for k, _ in seats]
         self.packing = False  # the last decision was part of the initial packing
+        self.turn: tuple[int, int] | None = None  # (round, seat) of the last turn told (``new_turn``)
         people = [i for i, k in enumerate(self.kinds) if k == "human"]
         self.labels = [(nm or ("you" if len(people) == 1 else f"person {people.index(i) + 1}")) if k == "human" else k
                        for i, (k, nm) in enumerate(seats)]
@@ -122,20 +126,62 @@ class Table:
         obs = self.env.observe(self.env.agent_selection)
         return int(self.bots[seat].act(obs, obs["action_mask"]))
 
-    def apply(self, action: int) -> str:
-        """One decision of the acting team through the env; the record follows; returns its narration."""
+    def apply(self, action: int, think_s: float | None = None) -> str:
+        """One decision of the acting team through the env; the record follows (``think_s``: a person's time to
+        decide, kept in the record as Sub Terra's records do); returns its narration."""
         seat, before, snap = self.seat(), self.g.copy(), self.env.get_state()
         self.packing = before[L.ROUND] == 0  # the initial packing (R-ITC-SET-9)
         n = len(self.doc["actions"])
         try:
             self.env.step(int(action))
             self.doc["actions"].append({"step": n, "seat": seat, "action": int(action),
-                                        "name": ACTION_NAMES[int(action)], "player": self.kinds[seat]})
+                                        "name": ACTION_NAMES[int(action)], "player": self.kinds[seat],
+                                        **({"think_s": round(float(think_s), 3)} if think_s is not None else {})})
         except BaseException:  # Ctrl-C half way: the game and the record stay as they were
             self.env.set_state(snap)
             del self.doc["actions"][n:]
             raise
         return S.narrate(before, self.g, self.env.core.P, seat, self.labels[seat], int(action))
+
+    def told(self, line: str, entry: dict[str, Any] | None = None, packing: bool | None = None) -> str | None:
+        """What everyone at the table is told of a decision (``entry``, default the last; ``packing``: it was part
+        of the initial packing, default ``self.packing``). While the teams pack (R-ITC-SET-9: hidden until all
+        have packed) at a table with people, another team's choices are not told, only that it is done (a lone
+        person's own choices are); None: nothing is told."""
+        last = entry if entry is not None else self.doc["actions"][-1]
+        people = self.kinds.count("human")
+        own = people == 1 and self.kinds[last["seat"]] == "human"
+        if (self.packing if packing is None else packing) and people and not own:
+            if ACTION_NAMES[int(last["action"])] == "pack_done":
+                return (f"  team {last['seat']} ({self.labels[last['seat']]}): done packing (hidden until every team "
+                        "has packed)")
+            return None
+        return line
+
+    def new_turn(self) -> str | None:
+        """The turn line (``-- round 3: team 1 (heuristic), 5 AP``) once, when a turn has begun since the last
+        call (not during the initial packing, not after the end)."""
+        now = (int(self.g[L.ROUND]), self.seat())
+        if self.over or not now[0] or now == self.turn:
+            return None
+        self.turn = now
+        return S.turn_line(self.g, self.labels)
+
+    def replay(self, doc: dict[str, Any], where: str = "record", on_step: Callable[[str | None], Any] | None = None
+               ) -> None:
+        """Play a saved game's decisions again from this table's start (resuming it), checked as a replay
+        (``itc_records.replay``: a seat out of turn or an illegal action is a RecordError naming the step);
+        ``on_step`` gets what ``told`` says of each decision. The record keeps who took them then."""
+        before = [self.g.copy()]
+
+        def tell(i: int, env: raw_env) -> None:
+            a = doc["actions"][i]
+            line = S.narrate(before[0], self.g, env.core.P, a["seat"], self.labels[a["seat"]], a["action"])
+            on_step(self.told(line, a, packing=bool(before[0][L.ROUND] == 0)))
+            before[0] = self.g.copy()
+
+        R.replay(doc, where, verify=False, env=self.env, on_step=tell if on_step else None)
+        self.doc["actions"] = [dict(a) for a in doc["actions"]]  # who took them then, whoever plays on
 
     def title(self) -> str:
         return f"In the Cave · seed {self.seed} · {self.name} · {self.env.seats} teams"
@@ -191,27 +237,20 @@ def offer_save(table: Table, term: Terminal, save: str | None, finished: bool) -
 
 
 def say(table: Table, term: Terminal, line: str) -> None:
-    """Narrate a decision. While the teams pack (R-ITC-SET-9: hidden until all have packed) at a table with people,
-    another team's choices are not told, only that it is done (a lone person's own choices are)."""
-    last = table.doc["actions"][-1]
-    people = table.kinds.count("human")
-    own = people == 1 and table.kinds[last["seat"]] == "human"
-    if table.packing and people and not own:
-        if last["name"] == "pack_done":
-            term.say(f"  team {last['seat']} ({table.labels[last['seat']]}): done packing (hidden until every team "
-                     "has packed)")
-        return
-    term.say(line)
+    """Narrate a decision: what ``Table.told`` says of it (the initial packing is hidden at a table with people)."""
+    told = table.told(line)
+    if told is not None:
+        term.say(told)
 
 
 def play(table: Table, term: Terminal, save: str | None = None, ask_save: bool = False, watch: bool = False) -> int:
     """Play to the end (0) or until the person quits (130)."""
-    last_round, turn = -1, None
+    last_round = -1
     while not table.over:
         seat = table.seat()
-        if (int(table.g[L.ROUND]), seat) != turn and table.g[L.ROUND] > 0:
-            turn = (int(table.g[L.ROUND]), seat)
-            term.say(S.turn_line(table.g, table.labels))
+        turn = table.new_turn()
+        if turn:
+            term.say(turn)
         try:
             if table.kinds[seat] == "human":
                 action = human_turn(table, term)
@@ -289,8 +328,7 @@ def resume(path: str, seats_text: str | None) -> Table:
     seats = parse_seats(seats_text, cfg.num_players, False) if seats_text else \
         [(s["player"], s.get("name") if s["player"] == "human" else None) for s in doc["seats"]]
     table = Table(cfg, doc["seed"], seats, str(doc.get("config_name", "default")))
-    R.replay(doc, path, verify=False, env=table.env)
-    table.doc["actions"] = [dict(a) for a in doc["actions"]]  # who took them then, whoever plays on
+    table.replay(doc, path)
     return table
 
 

@@ -107,10 +107,8 @@ def option_note(g: np.ndarray, P: np.ndarray, a: int, cost: int | None = None) -
     return f"{cost} AP" if cost else ""
 
 
-def status_lines(g: np.ndarray, P: np.ndarray, labels: Sequence[str], viewer: int | None) -> list[str]:
-    """The turn, the tiles left and one line per team. ``viewer``: the seat of the person looking (during the
-    hidden initial packing the other teams' kit is not shown to them); None shows everything."""
-    seats = len(labels)
+def head_lines(g: np.ndarray, P: np.ndarray, labels: Sequence[str]) -> list[str]:
+    """The turn (or the initial packing), the tiles left in each stack, the bank when it is limited."""
     over, actor = int(g[L.OVER]), int(g[L.ACTOR])
     rnd = int(g[L.ROUND])
     lines = []
@@ -129,22 +127,43 @@ def status_lines(g: np.ndarray, P: np.ndarray, labels: Sequence[str], viewer: in
     if P[L.PR_LIMITED]:
         lines.append("bank: " + ", ".join(f"{int(g[L.BANK + i])} {n}" for i, n in
                                           enumerate(("consumables", "ropes", "oxygen"))))
-    hidden = rnd == 0 and over == L.RUNNING
-    for s in range(seats):
+    return lines
+
+
+def pending_line(g: np.ndarray, P: np.ndarray) -> str:
+    """The decision waiting (the drawn tile to place, a boulder choke, packing at home), or ``""``."""
+    pend, actor = int(g[L.PEND]), int(g[L.ACTOR])
+    if pend == L.P_PLACE:
+        return f"drawn tile: {drawn_tile(g, P)} (team {actor} places it at an unexplored exit of its space)"
+    if pend == L.P_BOULDER:
+        return "the drawn tile fits no exit and is discarded: a boulder choke is placed instead"
+    if pend == L.P_PACK:
+        return f"team {actor} is packing at home (take / return, then pack_done)"
+    return ""
+
+
+def kit_hidden(g: np.ndarray, s: int, viewer: int | None) -> bool:
+    """During the hidden initial packing (R-ITC-SET-9) team s's kit is not shown to the person at seat ``viewer``
+    (None: shown to everyone)."""
+    return bool(g[L.ROUND] == 0 and g[L.OVER] == L.RUNNING and viewer is not None and s != viewer)
+
+
+def status_lines(g: np.ndarray, P: np.ndarray, labels: Sequence[str], viewer: int | None) -> list[str]:
+    """The turn, the tiles left and one line per team. ``viewer``: the seat of the person looking (during the
+    hidden initial packing the other teams' kit is not shown to them); None shows everything."""
+    over, actor = int(g[L.OVER]), int(g[L.ACTOR])
+    lines = head_lines(g, P, labels)
+    for s in range(len(labels)):
         mark = ">" if s == actor and over == L.RUNNING else " "
         lines.append(f"{mark} team {s} ({labels[s]}) at {where(g, int(g[L.POS + s]))} · VP {vp(g, s)} · tokens: "
                      f"{token_text(g, s)}")
-        if hidden and viewer is not None and s != viewer:
+        if kit_hidden(g, s, viewer):
             lines.append("      backpack and camp: hidden while the teams pack")
         else:
             lines.append(f"      backpack: {kit(backpack(g, s))} · camp: {camp_text(g, s)}")
-    pend = int(g[L.PEND])
-    if pend == L.P_PLACE:
-        lines.append(f"drawn tile: {drawn_tile(g, P)} (team {actor} places it at an unexplored exit of its space)")
-    elif pend == L.P_BOULDER:
-        lines.append("the drawn tile fits no exit and is discarded: a boulder choke is placed instead")
-    elif pend == L.P_PACK:
-        lines.append(f"team {actor} is packing at home (take / return, then pack_done)")
+    pend = pending_line(g, P)
+    if pend:
+        lines.append(pend)
     return lines
 
 

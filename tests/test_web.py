@@ -308,7 +308,7 @@ def test_finished_games_are_put_away_and_load_again_when_asked_for(tmp_path: Pat
             async with aiohttp.ClientSession() as cs:
                 ids = [(await new_table(cs, base, seed=s, seats=["heuristic"] * 4))["table"] for s in (1, 2, 3)]
                 for _ in range(600):
-                    if all(t.session.over for t in app[STORE].by_id.values()) and len(app[STORE].by_id) == 1:
+                    if all(t.game.over for t in app[STORE].by_id.values()) and len(app[STORE].by_id) == 1:
                         break
                     await asyncio.sleep(0.05)
                 in_memory = list(app[STORE].by_id)

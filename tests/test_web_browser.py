@@ -8,6 +8,7 @@ Screenshots (desktop and phone size) go to ``$SUBTERRA_ARTIFACTS`` (default ``te
 from __future__ import annotations
 
 import os
+import time
 import shutil
 from pathlib import Path
 
@@ -185,3 +186,165 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
     assert done.get("button", 0) > 0 and done.get("key 1-9", 0) + done.get("key e", 0) > 0, done
     people = [a for a in rec["actions"] if a["player"] == "human"]
     assert sum(done.values()) == len(people)  # every click was one recorded decision of the person
+
+
+def itc_click(drv, n: int) -> str:
+    """The person's ``n``-th In the Cave decision by clicking: a turning of the drawn tile, else reveal (a button)
+    while exits are left, else a highlighted cell (the first choice of its pop-up), else a button (every other time
+    by its number key), else end_turn by ``e``. Returns what was done."""
+    rot = drv.find_elements(By.CSS_SELECTOR, "#board g.rotation")
+    if rot:
+        rot[0].click()
+        return "rotation"
+    buttons = drv.find_elements(By.CSS_SELECTOR, "#actions button.action")
+    names = [b.find_element(By.CLASS_NAME, "name").text.strip() for b in buttons]
+    if "reveal" in names and n % 3 == 0:
+        buttons[names.index("reveal")].click()
+        return "reveal"
+    cells = drv.find_elements(By.CSS_SELECTOR, "#board rect.target")
+    if cells:
+        cells[0].click()
+        pop = drv.find_elements(By.CSS_SELECTOR, "#popover:not([hidden]) button.action")
+        if pop:
+            pop[0].click()
+            return "cell+popover"
+        return "cell"
+    others = [b for b, nm in zip(buttons, names) if nm not in ("end_turn", "pack") and not nm.startswith("discard_")]
+    if others and n % 2:
+        key = others[0].find_element(By.TAG_NAME, "kbd").text.strip()
+        if key:
+            drv.find_element(By.TAG_NAME, "body").send_keys(key)
+            return "key 1-9"
+    if others:
+        others[0].click()
+        return "button"
+    drv.find_element(By.TAG_NAME, "body").send_keys("e")
+    return "key e"
+
+
+def team_text(drv, seat: int) -> str:
+    """A team's card as shown (read in one script call: the page may be redrawn between two WebDriver calls)."""
+    return drv.execute_script(f"const e = document.querySelector(\"#team .itc-team[data-seat='{seat}']\"); "
+                              "return e ? e.innerText : '';")
+
+
+def test_a_person_plays_in_the_cave_in_chromium(browser, tmp_path: Path) -> None:
+    """An In the Cave table from the lobby (2 teams: a person and the heuristic, seed 7): the packing by buttons
+    and a key, then turns by reveals, the drawn tile's turnings and cells on the board; each click is one recorded
+    decision and changes what the page shows; the board at phone width; a bots-only game's record replayed in the
+    page to its result."""
+    import json
+    import urllib.request
+
+    from subterra_game import itc_records as R
+
+    drv = browser
+    with serving(tmp_path) as (base, _app):
+        drv.get(base + "/")
+        WebDriverWait(drv, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game-kind option"))
+        Select(drv.find_element(By.ID, "game-kind")).select_by_value("itc")
+        assert drv.find_element(By.ID, "num-teams").is_displayed()
+        assert not drv.find_element(By.ID, "difficulty").is_displayed()
+        assert Select(drv.find_element(By.ID, "preset")).first_selected_option.get_attribute("value") == "default"
+        drv.find_element(By.ID, "seed").send_keys("7")
+        delay = drv.find_element(By.ID, "delay")
+        delay.clear()
+        delay.send_keys("0")
+        assert [Select(drv.find_element(By.ID, f"seat-{i}")).first_selected_option.get_attribute("value")
+                for i in (0, 1)] == ["human", "heuristic"]
+        assert drv.find_elements(By.ID, "seat-2") == []
+        drv.find_element(By.ID, "create").click()
+        wait = WebDriverWait(drv, 60, POLL)
+        wait.until(lambda d: "/table/" in d.current_url and d.find_elements(By.CSS_SELECTOR, "#turn.yours"))
+        table_id = drv.current_url.rsplit("/", 1)[1]
+        assert drv.find_element(By.ID, "brand").text == "In the Cave"
+        assert "initial packing" in drv.find_element(By.ID, "team").text
+        assert drv.find_elements(By.CSS_SELECTOR, "#board rect[data-kind='home']")
+
+        # the packing: a button, then the state shows it; then 'p' (done packing)
+        assert "backpack: empty" in team_text(drv, 0)
+        before = decisions(drv)
+        drv.find_element(By.CSS_SELECTOR, "#actions button[data-action='40']").click()  # take_consumable
+        wait.until(lambda d: decisions(d) == before + 1)
+        assert "backpack: 1 consumable" in team_text(drv, 0)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for action in (40, 40, 40, 41, 43, 44):  # more consumables, a rope, the camera and the raft
+            before = decisions(drv)
+            drv.find_element(By.CSS_SELECTOR, f"#actions button[data-action='{action}']").click()
+            wait.until(lambda d, b=before: decisions(d) == b + 1)
+        drv.find_element(By.TAG_NAME, "body").send_keys("p")
+        wait.until(lambda d: "initial packing" not in d.find_element(By.ID, "team").text)
+        assert "backpack: 4 consumable, 1 rope" in team_text(drv, 0)
+
+        done: dict[str, int] = {"button": 7, "key p": 1}
+        tiles0 = len(drv.find_elements(By.CSS_SELECTOR, "#board rect.tile"))
+        moved = False
+        for n in range(60):
+            wait.until(lambda d: result_shown(d) or d.find_elements(By.CSS_SELECTOR, "#turn.yours"))
+            if result_shown(drv):
+                break
+            before, where = decisions(drv), team_text(drv, 0)
+            try:
+                how = itc_click(drv, n)
+            except FLAKY_DOM:
+                continue
+            try:
+                WebDriverWait(drv, 30, POLL).until(lambda d, b=before: decisions(d) != b or result_shown(d))
+            except TimeoutException:
+                err = drv.find_element(By.ID, "error")
+                raise AssertionError(f"the click ({how}) changed nothing; page says: {err.text!r}") from None
+            if how.startswith("cell") and team_text(drv, 0).split(" · tokens")[0] != where.split(" · tokens")[0]:
+                moved = True  # a click on the board moved the pawn
+            done[how] = done.get(how, 0) + 1
+            if n == 25:
+                drv.save_screenshot(str(ARTIFACTS / "web_itc_turn.png"))
+        tiles1 = len(drv.find_elements(By.CSS_SELECTOR, "#board rect.tile"))
+        assert not drv.find_element(By.ID, "error").is_displayed()
+        assert done.get("rotation", 0) > 0 and done.get("reveal", 0) > 0 and tiles1 > tiles0, (done, tiles0, tiles1)
+        assert moved and done.get("key 1-9", 0) + done.get("key e", 0) > 0, done
+        events = drv.find_element(By.ID, "events").text
+        assert "team 0 (you): reveal -> drew a" in events or "team 1 (heuristic)" in events
+        drv.save_screenshot(str(ARTIFACTS / "web_itc.png"))
+        drv.set_window_size(390, 844)  # a phone: one column, nothing wider than the screen
+        WebDriverWait(drv, 10).until(lambda d: d.execute_script("return window.innerWidth") <= 400)
+        drv.save_screenshot(str(ARTIFACTS / "web_itc_phone.png"))
+        too_wide = drv.execute_script(
+            "return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > "
+            "window.innerWidth + 1).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)")
+        assert too_wide == [], f"wider than a phone's screen: {too_wide}"
+        shown = decisions(drv)
+
+        # a bots-only game, made through the API, replayed in the page to its end
+        drv.set_window_size(1280, 900)
+        req = urllib.request.Request(f"{base}/api/tables", method="POST", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"game": "itc", "seed": 1, "seats": ["heuristic", "heuristic"],
+                                                      "delay": 0}).encode())
+        bots = json.loads(urllib.request.urlopen(req, timeout=60).read())["table"]
+        for _ in range(1200):
+            listed = json.loads(urllib.request.urlopen(f"{base}/api/tables", timeout=60).read())["tables"]
+            if next(t for t in listed if t["table"] == bots)["over"]:
+                break
+            time.sleep(0.05)
+        drv.get(f"{base}/replay/{bots}.json")
+        pos = drv.find_element(By.ID, "rp-pos")
+        WebDriverWait(drv, 60, POLL).until(lambda d: pos.text.startswith("step 0 / "))
+        n_steps = int(pos.text.split("/ ")[1])
+        drv.execute_script("const s = document.getElementById('rp-slider'); s.value = s.max; "
+                           "s.dispatchEvent(new Event('input'));")
+        WebDriverWait(drv, 10, POLL).until(lambda d: result_shown(d))
+        res = drv.find_element(By.ID, "result")
+        replayed = {k: res.get_attribute(f"data-{k}") for k in ("result", "scores", "winners", "round", "decisions")}
+        drv.save_screenshot(str(ARTIFACTS / "web_itc_replay.png"))
+
+    rec = R.load(tmp_path / "records" / f"{table_id}.json")
+    R.replay(rec)  # the table's record (a game in progress) replays to its stored state
+    assert len(rec["actions"]) == shown and rec["result"]["finished"] is False
+    people = [a for a in rec["actions"] if a["player"] == "human"]
+    assert sum(done.values()) == len(people)  # every click was one recorded decision of the person
+    bots_rec = R.load(tmp_path / "records" / f"{bots}.json")
+    R.replay(bots_rec)
+    res = bots_rec["result"]
+    assert replayed == {"result": res["result"], "scores": ",".join(map(str, res["scores"])),
+                        "winners": ",".join(str(s) for s, w in enumerate(res["winners"]) if w),
+                        "round": str(res["round"]), "decisions": str(len(bots_rec["actions"]))}
+    assert n_steps == len(bots_rec["actions"])

@@ -15,7 +15,6 @@ aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web
 
 from aiohttp import web
 
-from subterra_game.records import state_hash
 from subterra_game.web.server import STORE, make_app
 
 TINY_SEATS = ["human", "heuristic", "heuristic", "heuristic"]
@@ -47,11 +46,20 @@ def serving(data: Path) -> Iterator[tuple[str, web.Application]]:
 def table_state(app: web.Application, table_id: str) -> tuple[int, str]:
     """(decisions so far, hash of the game's State): what must not change after bad input."""
     t = app[STORE].get(table_id)
-    return t.decisions, state_hash(t.session.env.state_)
+    return t.decisions, t.game.state_hash()
 
 
 async def new_table(cs: Any, base: str, **body: Any) -> dict[str, Any]:
     body = {"preset": "tiny", "seed": 7, "seats": TINY_SEATS, "delay": 0, **body}
+    async with cs.post(f"{base}/api/tables", json=body) as r:
+        doc = await r.json()
+        assert r.status == 201, doc
+        return doc
+
+
+async def new_itc_table(cs: Any, base: str, **body: Any) -> dict[str, Any]:
+    """An In the Cave table: by default 2 teams, a person and the heuristic, seed 7, no bot delay."""
+    body = {"game": "itc", "preset": "default", "seed": 7, "seats": ["human", "heuristic"], "delay": 0, **body}
     async with cs.post(f"{base}/api/tables", json=body) as r:
         doc = await r.json()
         assert r.status == 201, doc
@@ -64,7 +72,7 @@ async def until_turn(ws: Any, seat: int | None = None, timeout: float = 120) -> 
         m = await ws.receive_json(timeout=timeout)
         assert m["type"] == "state", m
         you = m["you"] if seat is None else seat
-        if m["over"] or m["board"]["team"]["actor"] == you:
+        if m["over"] or m["actor"] == you:
             return m
 
 

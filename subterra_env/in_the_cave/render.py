@@ -31,6 +31,7 @@ Colour = tuple[int, int, int]
 
 _CH = {L.K_HOME: "H", L.K_BOARD: "+", L.K_PLAIN: ".", L.K_WATER: "~", L.K_WONDER: "*", L.K_SQUEEZE: "s",
        L.K_DESCENT: "v", L.K_BOULDER: "#"}
+KIND_CHARS: dict[int, str] = _CH  # the text map's symbol of each kind (the browser table shows them too)
 DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
 LEGEND = ("H home  + board  . plain  ~ water  * wonder  s squeeze (digit: difficulty; S: token there)  v descent  "
           "# boulder choke",

@@ -7,7 +7,8 @@ Every message is one JSON object with a ``type``; anything else is answered with
     {"type": "act", "action": 12, "step": 31}       # step: the decisions so far that the click was made on
     {"type": "delay", "seconds": 0.5}               # the bots' pace at this table
 
-New tables (``POST /api/tables``) are checked by ``parse_table_request``: a preset name, never a file path.
+New tables (``POST /api/tables``) are checked by ``parse_table_request``: a preset name, never a file path;
+``"game": "itc"`` makes an In the Cave table (``ItcTableRequest``: preset, num_players, seed, seats, delay).
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from typing import Any
 
 from subterra_env.config import DIFFICULTIES, PRESETS
 from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
 
 MAX_MESSAGE_BYTES = 4096  # the largest message a client needs is ~100 bytes
 MAX_DELAY_S = 10.0
 MAX_SEED = 2**31 - 1
 BOT_KINDS = ("heuristic", "search", "random", "policy", "auto")
 SEAT_KINDS = ("human",) + BOT_KINDS
+ITC_BOT_KINDS = ("heuristic", "random")  # agents.in_the_cave
+GAMES = {"subterra": "Sub Terra", "itc": "In the Cave"}
 TABLE_ID = re.compile(r"[0-9a-f]{12}")
 RECORD_NAME = re.compile(r"[0-9a-f]{12}\.json")
 PERSON_NAME = re.compile(r"[\w .'-]{1,24}")
@@ -93,10 +97,67 @@ class TableRequest:
     max_rounds: int
 
 
-def parse_table_request(body: Any) -> TableRequest:
+@dataclass(frozen=True)
+class ItcTableRequest:
+    preset: str
+    num_players: int | None
+    seed: int | None
+    seats: list[str]  # "human", "human:NAME", "heuristic" or "random", in seat order
+    delay: float
+    max_rounds: int | None
+
+
+def _seats(body: dict[str, Any], lo: int, hi: int, bots: tuple[str, ...], what: str) -> list[str]:
+    seats = body.get("seats")
+    if not isinstance(seats, list) or not lo <= len(seats) <= hi:
+        raise ClientError("bad_table", f"seats: a list with one entry per {what} ({lo} to {hi}): human or a bot kind "
+                          f"({', '.join(bots)})")
+    for i, s in enumerate(seats):
+        if not isinstance(s, str):
+            raise ClientError("bad_table", f"seat {i}: a string, got {type(s).__name__}")
+        kind, _, name = s.partition(":")
+        if kind not in ("human",) + bots or (name and (kind != "human" or not PERSON_NAME.fullmatch(name))):
+            raise ClientError("bad_table", f"seat {i} {s[:40]!r}: one of human, human:NAME (letters, digits, "
+                              f"spaces, up to 24), {', '.join(bots)}")
+    return list(seats)
+
+
+def _delay(body: dict[str, Any]) -> float:
+    delay = body.get("delay", 0.5)
+    if not isinstance(delay, (int, float)) or isinstance(delay, bool) or not 0 <= delay <= MAX_DELAY_S:
+        raise ClientError("bad_table", f"delay: seconds per bot decision, 0 to {MAX_DELAY_S:g}")
+    return float(delay)
+
+
+def parse_itc_table_request(body: dict[str, Any]) -> ItcTableRequest:
+    """An In the Cave table: a preset of ``subterra_env.in_the_cave.config`` (never a file), 2-5 teams, seats
+    human / heuristic / random, the round limit (default the preset's, 100)."""
+    preset = body.get("preset", "default")
+    if not isinstance(preset, str) or preset not in ITC_PRESETS:
+        raise ClientError("bad_table", f"preset {json.dumps(preset)[:60]} is not one of {', '.join(ITC_PRESETS)} "
+                          "(an In the Cave preset name: tables never read files named by a client)")
+    num = body.get("num_players")
+    if num is not None and (isinstance(num, bool) or num not in (2, 3, 4, 5)):
+        raise ClientError("bad_table", f"num_players {json.dumps(num)[:20]}: 2 to 5 teams")
+    seed = _int(body, "seed", 0, MAX_SEED, "bad_table") if body.get("seed") is not None else None
+    seats = _seats(body, 2, 5, ITC_BOT_KINDS, "team")
+    if num is not None and len(seats) != num:
+        raise ClientError("bad_table", f"{len(seats)} seats but {num} teams play: one seat each")
+    rounds = body.get("max_rounds")
+    if rounds is not None and (not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 1000):
+        raise ClientError("bad_table", "max_rounds: an integer from 1 to 1000")
+    return ItcTableRequest(preset, num, seed, seats, _delay(body), rounds)
+
+
+def parse_table_request(body: Any) -> TableRequest | ItcTableRequest:
     """The new-table form as a checked request (``ClientError`` code ``bad_table`` naming the field)."""
     if not isinstance(body, dict):
         raise ClientError("bad_table", "a new table is a JSON object: preset, num_cavers, difficulty, seed, seats")
+    game = body.get("game", "subterra")
+    if game not in GAMES:
+        raise ClientError("bad_table", f"game {json.dumps(game)[:30]}: one of {', '.join(GAMES)}")
+    if game == "itc":
+        return parse_itc_table_request(body)
     preset = body.get("preset", "tiny")
     if not isinstance(preset, str) or preset not in PRESETS:
         raise ClientError("bad_table", f"preset {json.dumps(preset)[:60]} is not one of {', '.join(PRESETS)} "
@@ -110,24 +171,11 @@ def parse_table_request(body: Any) -> TableRequest:
     seed = body.get("seed")
     if seed is not None:
         seed = _int(body, "seed", 0, MAX_SEED, "bad_table")
-    seats = body.get("seats")
-    if not isinstance(seats, list) or not 4 <= len(seats) <= 6:
-        raise ClientError("bad_table", "seats: a list with one entry per caver (4 to 6): human or a bot kind "
-                          f"({', '.join(BOT_KINDS)})")
-    for i, s in enumerate(seats):
-        if not isinstance(s, str):
-            raise ClientError("bad_table", f"seat {i}: a string, got {type(s).__name__}")
-        kind, _, name = s.partition(":")
-        if kind not in SEAT_KINDS or (name and (kind != "human" or not PERSON_NAME.fullmatch(name))):
-            raise ClientError("bad_table", f"seat {i} {s[:40]!r}: one of human, human:NAME (letters, digits, "
-                              f"spaces, up to 24), {', '.join(BOT_KINDS)}")
-    delay = body.get("delay", 0.5)
-    if not isinstance(delay, (int, float)) or isinstance(delay, bool) or not 0 <= delay <= MAX_DELAY_S:
-        raise ClientError("bad_table", f"delay: seconds per bot decision, 0 to {MAX_DELAY_S:g}")
+    seats = _seats(body, 4, 6, BOT_KINDS, "caver")
     rounds = body.get("max_rounds", 200)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 1000:
         raise ClientError("bad_table", "max_rounds: an integer from 1 to 1000")
-    return TableRequest(preset, num, diff, seed, list(seats), float(delay), rounds)
+    return TableRequest(preset, num, diff, seed, seats, _delay(body), rounds)
 
 
 def check_table_id(table_id: str) -> str:

@@ -5,7 +5,8 @@
     subterra serve --host 0.0.0.0        # open it to the network (people at other machines join by link)
 
 Routes: ``/`` and ``/table/ID`` the page; ``/static/*`` its script and style; ``POST /api/tables`` a new table
-(JSON: preset, num_cavers, difficulty, seed, seats, delay); ``GET /api/tables`` the tables here;
+(JSON: preset, num_cavers, difficulty, seed, seats, delay; ``"game": "itc"`` an In the Cave table: preset,
+num_players, seed, seats, delay); ``GET /api/tables`` the tables here;
 ``GET /api/records/ID.json`` a table's game record; ``/replay/ID.json`` the page replaying it (``GET
 /api/replay/ID.json`` its steps; ``POST /api/replay`` a record file's steps); ``/ws/ID`` the table's websocket
 (``protocol``).
@@ -24,9 +25,12 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from subterra_env.config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
-from ..records import RecordError, load_record
+from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
+from ..records import RecordError
 from subterra_env.render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
-from .protocol import BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name, parse_message, parse_table_request
+from .itc_view import palette as itc_palette
+from .protocol import (BOT_KINDS, GAMES, ITC_BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name,
+                       parse_message, parse_table_request)
 from .replay import replay_views
 from .tables import Table, TableStore
 
@@ -49,7 +53,8 @@ async def page(request: web.Request) -> web.Response:
 
 async def static(request: web.Request) -> web.Response:
     name = request.match_info["name"]
-    types = {"app.js": "application/javascript", "board.js": "application/javascript", "style.css": "text/css"}
+    types = {"app.js": "application/javascript", "board.js": "application/javascript",
+             "itc_board.js": "application/javascript", "style.css": "text/css"}
     if name not in types:  # a fixed list: no path from a client ever reaches the file system
         return _error(ClientError("not_found", f"no static file {name[:60]!r}"), 404)
     return web.Response(text=(STATIC / name).read_text(), content_type=types[name],
@@ -61,8 +66,10 @@ async def options(request: web.Request) -> web.Response:
     store = request.app[STORE]
     kinds = [k for k in BOT_KINDS if k != "policy" or store.policy.is_file()]
     palette = {"types": TYPE_COLOURS, "codes": TYPE_CODES, "cavers": CAVER_COLOURS, "flood": FLOOD_COLOUR}
+    itc = {"presets": list(ITC_PRESETS), "bots": list(ITC_BOT_KINDS), "palette": itc_palette()}
     return web.json_response({"presets": list(LEARNABLE_PRESETS) + [p for p in PRESETS if p not in LEARNABLE_PRESETS],
-                              "difficulties": list(DIFFICULTIES), "bots": kinds, "palette": palette})
+                              "difficulties": list(DIFFICULTIES), "bots": kinds, "palette": palette,
+                              "games": GAMES, "itc": itc})
 
 
 async def new_table(request: web.Request) -> web.Response:
@@ -78,11 +85,10 @@ async def new_table(request: web.Request) -> web.Response:
     except ClientError as e:
         return _error(e)
     table.kick()
-    seats = [{"seat": i, "caver": s["caver"], "player": s["player"],
-              **({"token": tokens[i], "link": f"/table/{table.id}#seat={i}&token={tokens[i]}"} if i in tokens else {})}
-             for i, s in enumerate(table.view()["seats"])]
-    return web.json_response({"table": table.id, "link": f"/table/{table.id}", "seed": table.session.seed,
-                              "seats": seats}, status=201)
+    seats = [{k: v for k, v in s.items() if k != "human"} | ({"token": tokens[i], "link": f"/table/{table.id}#seat={i}"
+              f"&token={tokens[i]}"} if i in tokens else {}) for i, s in enumerate(table.game.seats())]
+    return web.json_response({"table": table.id, "game": table.game.kind, "link": f"/table/{table.id}",
+                              "seed": table.game.seed, "seats": seats}, status=201)
 
 
 async def replay_table(request: web.Request) -> web.Response:
@@ -90,11 +96,14 @@ async def replay_table(request: web.Request) -> web.Response:
     store = request.app[STORE]
     try:
         name = check_record_name(request.match_info["name"])
-        store.get(name[:-5])
-        doc = load_record(store.records / name)
+        store.get(name[:-5]).check_record_public()
+        try:
+            doc = json.loads((store.records / name).read_text())
+        except (OSError, ValueError) as e:
+            raise RecordError(f"{name}: cannot read the record: {e}") from None
         return web.json_response(await asyncio.to_thread(replay_views, doc, name))
     except ClientError as e:
-        return _error(e, 404 if e.code == "no_table" else 400)
+        return _error(e, {"no_table": 404, "hidden": 403}.get(e.code, 400))
     except RecordError as e:
         return _error(ClientError("bad_record", str(e)))
 
@@ -115,8 +124,8 @@ async def replay_upload(request: web.Request) -> web.Response:
 
 async def list_tables(request: web.Request) -> web.Response:
     """The tables in memory: games in progress and the latest finished ones."""
-    out = [{"table": t.id, "title": t.session.title(), "decisions": t.decisions, "over": bool(t.session.over),
-            "created": t.created} for t in request.app[STORE].by_id.values()]
+    out = [{"table": t.id, "game": t.game.kind, "title": t.game.title(), "decisions": t.decisions,
+            "over": bool(t.game.over), "created": t.created} for t in request.app[STORE].by_id.values()]
     return web.json_response({"tables": out})
 
 
@@ -124,9 +133,9 @@ async def record(request: web.Request) -> web.Response:
     store = request.app[STORE]
     try:
         name = check_record_name(request.match_info["name"])
-        store.get(name[:-5])  # only a table of this server: never any other file
+        store.get(name[:-5]).check_record_public()  # only a table of this server: never any other file
     except ClientError as e:
-        return _error(e, 404 if e.code == "no_table" else 400)
+        return _error(e, {"no_table": 404, "hidden": 403}.get(e.code, 400))
     return web.FileResponse(store.records / name, headers={"Content-Disposition": f"attachment; filename={name}"})
 
 
@@ -156,7 +165,7 @@ async def socket(request: web.Request) -> web.WebSocketResponse:
                         table.check_token(m["seat"], m["token"])
                     seat, joined = m.get("seat"), True
                     table.listeners[ws] = seat
-                    await ws.send_json({**table.view(), "you": seat})
+                    await ws.send_json({**table.view(seat), "you": seat})
                 elif not joined:
                     raise ClientError("not_joined", "send join first (your seat and its token, or seat null)")
                 elif m["type"] == "act":
@@ -205,8 +214,8 @@ def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = 
 
 
 def serve_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="subterra serve", description="Play Sub Terra in the browser: people and "
-                                "bots at one table; each person's seat has its own link.")
+    p = argparse.ArgumentParser(prog="subterra serve", description="Play Sub Terra or In the Cave in the browser: "
+                                "people and bots at one table; each person's seat has its own link.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine "
                    "only; 0.0.0.0 opens it to the network)")
     p.add_argument("--port", type=int, default=8765, help="port (default 8765)")
@@ -222,7 +231,7 @@ def serve_main(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(list(argv))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     app = make_app(args.data, args.policy)
-    print(f"Sub Terra table: http://{args.host}:{args.port}/   (Ctrl-C stops; tables are kept in {args.data})",
+    print(f"Sub Terra and In the Cave tables: http://{args.host}:{args.port}/   (Ctrl-C stops; tables are kept in {args.data})",
           flush=True)
 
     def started(_: str) -> None:  # aiohttp calls this once the server listens

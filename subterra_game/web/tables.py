@@ -1,10 +1,12 @@
-"""Tables: games in progress on the server, each a ``play.Session`` (the terminal game's own seating, bots,
-stepping and record), with a secret token per person's seat, saved after every decision and resumed on start.
+"""Tables: games in progress on the server, each a game of ``games`` (Sub Terra: the terminal's ``play.Session``;
+In the Cave: ``itc_play.Table``, through ``itc_game``), with a secret token per person's seat, saved after every
+decision and resumed on start. Nothing here knows the rules of either game.
 
 On disk, under the server's data folder::
 
-    tables/ID.json     the table: created, the bots' delay, a SHA-256 of each person's seat token
-    records/ID.json    the game record (``subterra_game.records``, schema 1): ``subterra replay`` reads it
+    tables/ID.json     the table: the game (subterra or itc), created, the bots' delay, a SHA-256 of each seat token
+    records/ID.json    the game record: Sub Terra's (``records``, ``subterra replay`` reads it) or In the Cave's
+                       (``itc_records``, ``subterra itc replay`` reads it)
 
 A seat's token is shown once, in its link; only its hash is kept, so a stolen data folder gives no seat away.
 """
@@ -25,15 +27,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from subterra_env.config import CAVER_NAMES
-from subterra_env.core.actions import ACTION_NAMES
 from ..narrate import Event
-from ..play import PlayError, Seat, SeatPlan, Session, parse_kind, seat_from_record, shipped_team_path, table_config
-from ..records import RecordError, load_record, record_config
-from .protocol import ClientError, TableRequest, check_table_id
-from .view import board_view
+from ..play import PlayError, Seat, parse_kind, shipped_team_path
+from ..records import RecordError
+from .games import SubTerraGame
+from .itc_game import ItcGame
+from .protocol import ClientError, ItcTableRequest, TableRequest, check_table_id
+
+Game = SubTerraGame | ItcGame
+GAMES: dict[str, type[SubTerraGame] | type[ItcGame]] = {"subterra": SubTerraGame, "itc": ItcGame}
 
 log = logging.getLogger("subterra.web")
 EVENTS_KEPT = 40  # lines of "what happened" a table keeps (the page shows them newest last)
@@ -55,9 +57,9 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
 class Table:
     """One game and the browsers watching it. Every change of the game happens under ``lock``."""
 
-    def __init__(self, table_id: str, session: Session, token_hashes: dict[int, str], delay: float,
+    def __init__(self, table_id: str, game: Game, token_hashes: dict[int, str], delay: float,
                  store: TableStore, created: str | None = None):
-        self.id, self.session, self.tokens, self.delay, self.store = table_id, session, token_hashes, delay, store
+        self.id, self.game, self.tokens, self.delay, self.store = table_id, game, token_hashes, delay, store
         self.created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         self.events: deque[Event] = deque(maxlen=EVENTS_KEPT)
         self.lock = asyncio.Lock()
@@ -68,66 +70,64 @@ class Table:
 
     # --- who may act
     def check_token(self, seat: int, token: str) -> None:
-        if seat >= len(self.session.seats):
-            raise ClientError("bad_seat", f"seat {seat} does not exist at this table (seats 0..{len(self.session.seats) - 1})")
+        n = len(self.game.labels)
+        if seat >= n:
+            raise ClientError("bad_seat", f"seat {seat} does not exist at this table (seats 0..{n - 1})")
         want = self.tokens.get(seat)
         if want is None:
-            raise ClientError("bad_seat", f"seat {seat} is played by a bot ({self.session.labels[seat]}): nobody joins it")
+            raise ClientError("bad_seat", f"seat {seat} is played by a bot ({self.game.labels[seat]}): nobody joins it")
         if not hmac.compare_digest(want, _hash(token)):
             raise ClientError("bad_token", f"wrong token for seat {seat}: open the link made for that seat")
 
     @property
     def decisions(self) -> int:
-        return len(self.session.record.actions)
+        return self.game.decisions
 
-    def view(self) -> dict[str, Any]:
-        s = self.session
-        env = s.env
-        over = bool(s.over)
-        return {"type": "state", "table": self.id, "title": s.title(), "decisions": self.decisions, "over": over,
-                "truncated": bool(s.truncated), "delay": self.delay, "record": f"{self.id}.json",
-                "seats": [{"seat": i, "caver": CAVER_NAMES[int(env.state_.c_rank[0, i]) - 1], "player": s.labels[i],
-                           "human": seat.human} for i, seat in enumerate(s.seats)],
-                "board": board_view(env.core, env.state_, env.legal_mask, s.labels, s.humans, env.max_cycles),
+    def check_record_public(self) -> None:
+        """The record (every decision) may be read now, or ClientError ``hidden``: an In the Cave table with people
+        during the initial packing, which is hidden until every team has packed (R-ITC-SET-9)."""
+        if self.game.secret():
+            raise ClientError("hidden", "the record is shown once every team has packed (the initial packing is "
+                              "hidden, R-ITC-SET-9)")
+
+    def view(self, viewer: int | None = None) -> dict[str, Any]:
+        """The table as the person at seat ``viewer`` sees it (None: watching; In the Cave's initial packing is
+        hidden from the other teams, and only the team to act gets its actions)."""
+        g = self.game
+        return {"type": "state", "game": g.kind, "table": self.id, "title": g.title(), "decisions": self.decisions,
+                "over": g.over, "truncated": g.truncated, "delay": self.delay, "record": f"{self.id}.json",
+                "actor": g.actor(), "seats": g.seats(), "board": g.view(viewer),
                 "events": [{"kind": e.kind, "text": e.text} for e in self.events]}
 
     # --- changing the game
     async def act(self, seat: int | None, action: int, step: int) -> None:
         """A person's decision; ClientError (the game untouched) for anything not legal for them now."""
         async with self.lock:
-            s = self.session
+            g = self.game
             if seat is None:
                 raise ClientError("not_seated", "you are watching this table: open a seat's link to play")
-            if s.over:
+            if g.over:
                 raise ClientError("game_over", "the game is over: no more decisions")
-            actor = int(s.env.state_.actor[0])
-            if seat != actor:
-                raise ClientError("not_your_turn", f"it is the {CAVER_NAMES[int(s.env.state_.c_rank[0, actor]) - 1]}'s "
-                                  f"turn (seat {actor}, {s.labels[actor]}), not seat {seat}'s")
+            g.check_turn(seat)
             if step != self.decisions:
                 raise ClientError("stale", f"the game moved on (decision {self.decisions} now; the click was made "
                                   f"on decision {step}): look again and choose")
-            if not s.env.legal_mask[action]:
-                legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(s.env.legal_mask))
-                raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now "
-                                  f"for the {CAVER_NAMES[int(s.env.state_.c_rank[0, seat]) - 1]}; legal: {legal}")
-            self._apply(action, s.seats[seat].player, time.monotonic() - self.turn_began, person=True)
+            g.check_legal(seat, action)
+            self._apply(action, seat, time.monotonic() - self.turn_began, person=True)
         await self.changed()
 
-    def _apply(self, action: int, player: str, think_s: float | None = None, person: bool = False) -> None:
+    def _apply(self, action: int, seat: int, think_s: float | None = None, person: bool = False) -> None:
         """One decision, then the record on disk: at once after a person's decision, when a person is to act next
         and at the end; during a run of bot decisions at most every SAVE_EVERY_S (a crash there costs only bot
         moves, which the bots play again on resume; saving the whole record after each was most of the server's
         work with many tables)."""
-        self.events.extend(self.session.apply(action, player, think_s))
+        g = self.game
+        self.events.extend(g.apply(action, seat, think_s))
         self.turn_began = time.monotonic()
-        s = self.session
-        if person or s.over or s.seats[int(s.env.state_.actor[0])].human \
-                or self.turn_began - self.saved_at >= SAVE_EVERY_S:
+        if person or g.over or g.human(g.actor()) or self.turn_began - self.saved_at >= SAVE_EVERY_S:
             self.save()
-        if self.session.over:
-            self.events.append(Event("result", f"game over: {self.session.record.result.get('name', '?')}; "
-                                     f"record saved as {self.id}.json"))
+        if g.over:
+            self.events.append(Event("result", f"game over: {g.result_name()}; record saved as {self.id}.json"))
             self.store.put_away()
 
     async def changed(self) -> None:
@@ -136,8 +136,8 @@ class Table:
 
     def kick(self) -> None:
         """Start the bots if one of them is to act (one driver per table)."""
-        s = self.session
-        if s.over or s.seats[int(s.env.state_.actor[0])].human:
+        g = self.game
+        if g.over or g.human(g.actor()):
             return
         if self.driver is None or self.driver.done():
             self.driver = asyncio.get_running_loop().create_task(self._drive())
@@ -153,39 +153,41 @@ class Table:
 
     async def _drive(self) -> None:
         """The bots' turns at the table's pace; a bot thinks in a worker thread so other tables go on."""
-        s = self.session
-        while not s.over:
-            seat = int(s.env.state_.actor[0])
-            if s.seats[seat].human:
+        g = self.game
+        while not g.over:
+            if g.human(g.actor()):
                 return
             if self.delay:
                 await asyncio.sleep(self.delay)
             async with self.lock:
-                seat = int(s.env.state_.actor[0])
-                if s.over or s.seats[seat].human:
+                seat = g.actor()
+                if g.over or g.human(seat):
                     return
-                action = await asyncio.to_thread(s.bots[seat].act, s.env, seat)
-                self._apply(int(action), s.seats[seat].player)
+                action = await asyncio.to_thread(g.bot_action, seat)
+                self._apply(int(action), seat)
             await self.broadcast()
 
     async def broadcast(self) -> None:
         if not self.listeners:
             return
-        doc = self.view()
+        docs: dict[int | None, str] = {}  # one view per seat looking when views differ by viewer, else one
         for ws, seat in list(self.listeners.items()):
+            key = seat if self.game.private else None
+            if key not in docs:
+                docs[key] = json.dumps(self.view(key))
             try:
-                await ws.send_str(json.dumps({**doc, "you": seat}))
+                await ws.send_str(docs[key][:-1] + f', "you": {json.dumps(seat)}}}')
             except (ConnectionError, RuntimeError):  # a closed browser: forget it
                 self.listeners.pop(ws, None)
 
     def save(self) -> None:
         self.saved_at = time.monotonic()
-        self.session.save(self.store.records / f"{self.id}.json.tmp")
+        self.game.save(self.store.records / f"{self.id}.json.tmp")
         os.replace(self.store.records / f"{self.id}.json.tmp", self.store.records / f"{self.id}.json")
 
     def save_meta(self) -> None:
         _write_json(self.store.tables / f"{self.id}.json", {
-            "id": self.id, "created": self.created, "delay": self.delay, "record": f"{self.id}.json",
+            "id": self.id, "game": self.game.kind, "created": self.created, "delay": self.delay, "record": f"{self.id}.json",
             "tokens": {str(k): v for k, v in self.tokens.items()}})
 
 
@@ -227,7 +229,7 @@ class TableStore:
     def put_away(self) -> None:
         """Keep at most KEEP_FINISHED finished games in memory (their files stay: ``get`` loads one again), so a
         server that hosts game after game stays the same size."""
-        done = [t for t in self.by_id.values() if t.session.over and not t.listeners]
+        done = [t for t in self.by_id.values() if t.game.over and not t.listeners]
         for t in done[: max(0, len(done) - KEEP_FINISHED)]:  # oldest first: dicts keep insertion order
             del self.by_id[t.id]
 
@@ -239,39 +241,34 @@ class TableStore:
             return Seat("policy", path=str(self.policy))
         return Seat("human", name=name or None) if kind == "human" else parse_kind(kind)
 
-    def create(self, req: TableRequest) -> tuple[Table, dict[int, str]]:
+    def create(self, req: TableRequest | ItcTableRequest) -> tuple[Table, dict[int, str]]:
         """A new table (blocking: loading bots may take a second; the server runs it in a thread). Returns the
         table and each person's seat token (shown once)."""
-        try:
-            cfg, name = table_config(req.preset, req.num_cavers, req.difficulty, files=False)
-            seats = [self.seat(e) for e in req.seats]
-            if len(seats) != cfg.num_cavers:
-                raise ClientError("bad_table", f"{len(seats)} seats but {cfg.num_cavers} cavers play: one seat each")
-            seed = req.seed if req.seed is not None else secrets.randbelow(10**6)
-            session = Session(cfg, seed, SeatPlan(by_seat=seats), max_cycles=req.max_rounds, name=name)
-        except PlayError as e:
-            raise ClientError("bad_table", str(e)) from None
+        seed = req.seed if req.seed is not None else secrets.randbelow(10**6)
+        game = ItcGame.create(req, seed) if isinstance(req, ItcTableRequest) else \
+            SubTerraGame.create(req, self.seat, seed)
         table_id = secrets.token_hex(6)
-        tokens = {i: secrets.token_urlsafe(18) for i, s in enumerate(session.seats) if s.human}
-        table = Table(table_id, session, {i: _hash(t) for i, t in tokens.items()}, req.delay, self)
-        table.events.extend(Event("info", line) for line in session.notice)
+        tokens = {i: secrets.token_urlsafe(18) for i in range(len(game.labels)) if game.human(i)}
+        table = Table(table_id, game, {i: _hash(t) for i, t in tokens.items()}, req.delay, self)
+        table.events.extend(game.notice)
         table.save_meta()
         table.save()
         self.by_id[table_id] = table
         return table, tokens
 
     def resume(self, meta_path: Path) -> Table:
-        """A table saved before (its record played again through a Session, as ``subterra play --resume``)."""
+        """A table saved before: its record played again through its game's own resume (as ``subterra play
+        --resume`` or ``subterra itc --resume``)."""
         meta = json.loads(meta_path.read_text())
         table_id = check_table_id(str(meta["id"]))
-        doc = load_record(self.records / f"{table_id}.json")
-        seats = [seat_from_record(s) for s in doc["seats"]]
-        session = Session(record_config(doc, table_id), int(doc["seed"]), SeatPlan(by_seat=seats),
-                          max_cycles=int(doc["max_cycles"]), name=table_id)
-        session.record.created = str(doc.get("created", session.record.created))
-        table = Table(table_id, session, {int(k): str(v) for k, v in meta["tokens"].items()}, float(meta["delay"]),
+        kind = str(meta.get("game", "subterra"))  # tables saved before In the Cave came are Sub Terra's
+        if kind not in GAMES:
+            raise ValueError(f"unknown game {kind[:20]!r}")
+        events: deque[Event] = deque(maxlen=EVENTS_KEPT)
+        game = GAMES[kind].resume(self.records / f"{table_id}.json", table_id, events.extend)
+        table = Table(table_id, game, {int(k): str(v) for k, v in meta["tokens"].items()}, float(meta["delay"]),
                       self, created=meta.get("created"))
-        session.replay(doc["actions"], table_id, on_step=table.events.extend)
+        table.events.extend(events)
         table.events.append(Event("info", f"resumed after {table.decisions} decisions"))
         self.by_id[table_id] = table
         return table

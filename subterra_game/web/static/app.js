@@ -1,4 +1,5 @@
 // The page: the lobby (new table, links, tables here) and the table (board, team, what happened, actions).
+// A Sub Terra table draws with board.js and the panels below; an In the Cave table with itc_board.js (ItcPage).
 // Everything the server says is shown with textContent: names typed by people never become markup.
 "use strict";
 
@@ -26,17 +27,38 @@ function showError(message, code) {
 }
 
 // ------------------------------------------------------------------------------------------ lobby
+const isItc = () => $("game-kind").value === "itc";
+
 function seatRows() {
-  const n = Number($("num-cavers").value);
+  const itc = isItc();
+  const n = Number(itc ? $("num-teams").value : $("num-cavers").value);
+  const bots = itc ? OPTIONS.itc.bots : OPTIONS.bots;
   const box = $("seats");
   const old = [...box.querySelectorAll("select")].map((s) => s.value);
   box.querySelectorAll("label").forEach((l) => l.remove());
   for (let i = 0; i < n; i++) {
-    const l = node("label", {}, `Seat ${i} `, box);
+    const l = node("label", {}, itc ? `Team ${i} ` : `Seat ${i} `, box);
     const s = node("select", {id: `seat-${i}`, "data-seat": i}, null, l);
-    for (const k of ["human", ...OPTIONS.bots]) node("option", {value: k}, k === "human" ? "person" : k + " bot", s);
-    s.value = old[i] || (i === 0 ? "human" : (OPTIONS.bots.includes("heuristic") ? "heuristic" : OPTIONS.bots[0]));
+    for (const k of ["human", ...bots]) node("option", {value: k}, k === "human" ? "person" : k + " bot", s);
+    s.value = ["human", ...bots].includes(old[i]) ? old[i] :
+      (i === 0 ? "human" : (bots.includes("heuristic") ? "heuristic" : bots[0]));
   }
+}
+
+// The form for the game chosen: Sub Terra's caves, cavers and difficulty, or In the Cave's presets and teams.
+function gameForm() {
+  const itc = isItc();
+  document.querySelectorAll(".st-only").forEach((e) => { e.hidden = itc; });
+  document.querySelectorAll(".itc-only").forEach((e) => { e.hidden = !itc; });
+  const sel = $("preset");
+  sel.textContent = "";
+  for (const p of itc ? OPTIONS.itc.presets : OPTIONS.presets) node("option", {value: p}, p, sel);
+  seatRows();
+}
+
+function presetTeams() {   // In the Cave's presets two .. five name their number of teams
+  const n = {two: 2, three: 3, four: 4, five: 5}[$("preset").value];
+  if (isItc() && n) { $("num-teams").value = String(n); seatRows(); }
 }
 
 async function listTables() {
@@ -48,6 +70,7 @@ async function listTables() {
   for (const t of tables) {
     const li = node("li", {}, null, ul);
     node("a", {href: `/table/${t.table}`}, `${t.table}`, li);
+    if (t.game === "itc") node("span", {class: "game-tag"}, " In the Cave", li);
     node("span", {class: "muted"}, ` ${t.title} · ${t.decisions} decisions${t.over ? " · over" : ""} · `, li);
     node("a", {href: `/replay/${t.table}.json`, class: "replay-link"}, "replay", li);
   }
@@ -56,8 +79,10 @@ async function listTables() {
 async function createTable(ev) {
   ev.preventDefault();
   const seats = [...$("seats").querySelectorAll("select")].map((s) => s.value);
-  const body = {preset: $("preset").value, num_cavers: Number($("num-cavers").value), seats,
-    difficulty: $("difficulty").value, delay: Number($("delay").value || 0)};
+  const body = isItc() ?
+    {game: "itc", preset: $("preset").value, num_players: seats.length, seats, delay: Number($("delay").value || 0)} :
+    {preset: $("preset").value, num_cavers: Number($("num-cavers").value), seats,
+      difficulty: $("difficulty").value, delay: Number($("delay").value || 0)};
   if ($("seed").value !== "") body.seed = Number($("seed").value);
   $("create").disabled = true;
   try {
@@ -77,7 +102,7 @@ async function createTable(ev) {
       const ul = $("link-list");
       ul.textContent = "";
       for (const s of links) {
-        const li = node("li", {}, `seat ${s.seat} (${s.caver}): `, ul);
+        const li = node("li", {}, `seat ${s.seat} (${s.caver || s.team}): `, ul);
         node("a", {href: s.link, class: "seat-link"}, location.origin + s.link, li);
       }
       listTables();
@@ -132,8 +157,10 @@ function renderEvents(v) {
   box.scrollTop = box.scrollHeight;
 }
 
+function actorOf(v) { return v.actor !== undefined ? v.actor : v.board.team.actor; }
+
 function myTurn(v) {
-  return !v.over && v.you !== null && v.you !== undefined && v.board.team.actor === v.you;
+  return !v.over && v.you !== null && v.you !== undefined && actorOf(v) === v.you;
 }
 
 function act(id) {
@@ -151,7 +178,8 @@ function pick(acts, ev) {
   const pop = $("popover");
   pop.textContent = "";
   for (const a of acts) {
-    const b = node("button", {type: "button", class: "action", "data-action": a.id}, `${a.name} (${a.cost})`, pop);
+    const b = node("button", {type: "button", class: "action", "data-action": a.id},
+      `${a.name} (${a.cost !== undefined ? a.cost : a.note || "-"})`, pop);
     b.addEventListener("click", () => act(a.id));
   }
   const wrap = $("board-wrap").getBoundingClientRect();
@@ -206,7 +234,7 @@ function renderInvites(v) {
   const links = JSON.parse(localStorage.getItem(`subterra:${v.table}:links`) || "[]");
   for (const s of links) {
     if (s.seat === v.you) continue;
-    const li = node("li", {}, `seat ${s.seat} (${s.caver}): `, ul);
+    const li = node("li", {}, `seat ${s.seat} (${s.caver || s.team}): `, ul);
     node("a", {href: s.link, class: "seat-link"}, "link", li);
   }
 }
@@ -215,19 +243,34 @@ function render(v) {
   VIEW = v;
   closePopover();
   if (SENT !== v.decisions) SENT = -1;
-  $("title").textContent = `${v.title} · table ${v.table}`;
+  $("title").textContent = `${v.title.replace(/^In the Cave · /, "")} · table ${v.table}`;   // the brand says it
   $("game").dataset.decisions = v.decisions;
   $("game").dataset.over = v.over;
-  Board.draw($("board"), v.board, OPTIONS.palette, {mine: myTurn(v), onPick: pick});
-  renderResult(v);
-  renderActions(v);
-  renderTeam(v);
+  gameLook(v.game);
+  if (v.game === "itc") {
+    ItcPage.render(v, OPTIONS.itc.palette, {mine: myTurn(v), onPick: pick, act});
+  } else {
+    Board.draw($("board"), v.board, OPTIONS.palette, {mine: myTurn(v), onPick: pick});
+    renderResult(v);
+    renderActions(v);
+    renderTeam(v);
+  }
   renderEvents(v);
   renderInvites(v);
   const d = $("game-delay");
   if (document.activeElement !== d) d.value = v.delay;
   d.disabled = v.you === null || v.you === undefined;
   $("record-link").href = `/api/records/${v.record}`;
+}
+
+// The page's name, its help and its board's look follow the game at the table.
+function gameLook(game) {
+  const itc = game === "itc";
+  $("brand").textContent = itc ? "In the Cave" : "Sub Terra";
+  document.title = itc ? "In the Cave" : "Sub Terra";
+  $("help-subterra").hidden = itc;
+  $("help-itc").hidden = !itc;
+  $("game").dataset.game = game || "subterra";
 }
 
 function connect(tableId, seat, token) {
@@ -293,12 +336,16 @@ function showStep(i) {
   const step = d.steps[REPLAY.i];
   const events = [];
   for (let k = Math.max(1, REPLAY.i - 4); k <= REPLAY.i; k++) events.push(...d.steps[k].events);
-  const v = {board: step.board, events, decisions: REPLAY.i, over: REPLAY.i === n && d.finished, truncated: false,
-    you: null};
+  const v = {game: d.game, board: step.board, events, decisions: REPLAY.i, over: REPLAY.i === n && d.finished,
+    truncated: false, you: null, actor: -1};
   $("game").dataset.decisions = REPLAY.i;
-  Board.draw($("board"), step.board, OPTIONS.palette, {mine: false});
-  renderResult(v);
-  renderTeam(v);
+  gameLook(d.game);
+  if (d.game === "itc") ItcPage.render(v, OPTIONS.itc.palette, {mine: false});
+  else {
+    Board.draw($("board"), step.board, OPTIONS.palette, {mine: false});
+    renderResult(v);
+    renderTeam(v);
+  }
   renderEvents(v);
   $("rp-slider").value = REPLAY.i;
   $("rp-pos").textContent = `step ${REPLAY.i} / ${n}`;
@@ -354,6 +401,7 @@ document.addEventListener("keydown", (e) => {
   const legal = VIEW.board.legal;
   let a;
   if (/^[1-9]$/.test(e.key)) a = legal[Number(e.key) - 1];
+  else if (VIEW.game === "itc") a = ItcPage.keyAction(e.key, legal);
   else if (e.key === "e") a = legal.find((x) => x.name === "end turn");
   else if (e.key === "x") a = legal.find((x) => x.name === "exert");
   else if (ARROW_DIR[e.key]) {
@@ -372,11 +420,14 @@ document.addEventListener("keydown", (e) => {
   const rp = location.pathname.match(/^\/replay\/([0-9a-f]{12}\.json)$/);
   if (rp) { openReplay({name: rp[1]}); return; }
   $("lobby").hidden = false;
-  for (const p of OPTIONS.presets) node("option", {value: p}, p, $("preset"));
+  for (const [k, name] of Object.entries(OPTIONS.games)) node("option", {value: k}, name, $("game-kind"));
   for (const d of OPTIONS.difficulties) node("option", {value: d}, d, $("difficulty"));
   $("difficulty").value = "normal";
   $("num-cavers").addEventListener("change", seatRows);
-  seatRows();
+  $("num-teams").addEventListener("change", seatRows);
+  $("game-kind").addEventListener("change", gameForm);
+  $("preset").addEventListener("change", presetTeams);
+  gameForm();
   $("new-table").addEventListener("submit", createTable);
   $("record-file").addEventListener("change", async (e) => {
     const f = e.target.files[0];

@@ -1,0 +1,135 @@
+"""The games a table can hold, behind the one small face that ``tables``, ``server`` and the page share.
+
+A game (``SubTerraGame`` here, ``itc_game.ItcGame`` for In the Cave) wraps the terminal game's own session (Sub
+Terra's ``play.Session``, In the Cave's ``itc_play.Table``): its seats, bots, stepping, narration and record.
+A table never steps an env itself and never decides anything about the rules; it asks its game:
+
+    kind                      "subterra" or "itc" (the page picks its board by it)
+    seed, labels, private     the seed; who plays each seat; whether views differ by viewer (hidden information)
+    actor() / human(seat)     the seat to act now (-1 after the end); whether a person plays a seat
+    over, truncated, decisions, title(), seats()
+    check_turn(seat), check_legal(seat, action)    ClientError (the game untouched) when not
+    apply(action, seat, think_s) -> [Event]        one decision; what to tell everyone
+    bot_action(seat) -> action                     a bot's choice (called in a worker thread)
+    view(viewer) -> dict      what the page draws for the person at seat ``viewer`` (None: watching)
+    secret()                  whether the record would tell hidden information now (it is not served then)
+    save(path), result_name(), state_hash(), notice (what "what happened" starts with: [Event])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from subterra_env.config import CAVER_NAMES
+from subterra_env.core.actions import ACTION_NAMES
+from ..narrate import Event
+from ..play import PlayError, Seat, SeatPlan, Session, seat_from_record, table_config
+from ..records import load_record, record_config, state_hash
+from .protocol import ClientError, TableRequest
+from .view import board_view
+
+
+class SubTerraGame:
+    """A Sub Terra game at a table: ``play.Session`` (the terminal game's seating, bots, stepping and record)."""
+
+    kind = "subterra"
+    private = False  # every viewer sees the same board
+
+    def __init__(self, session: Session):
+        self.session = session
+        self.seed, self.labels = session.seed, session.labels
+        self.notice = [Event("info", line) for line in session.notice]
+
+    @classmethod
+    def create(cls, req: TableRequest, seat: Callable[[str], Seat], seed: int) -> SubTerraGame:
+        """A new game from a checked request; ``seat`` turns a request's seat entry into a Seat."""
+        try:
+            cfg, name = table_config(req.preset, req.num_cavers, req.difficulty, files=False)
+            seats = [seat(e) for e in req.seats]
+            if len(seats) != cfg.num_cavers:
+                raise ClientError("bad_table", f"{len(seats)} seats but {cfg.num_cavers} cavers play: one seat each")
+            return cls(Session(cfg, seed, SeatPlan(by_seat=seats), max_cycles=req.max_rounds, name=name))
+        except PlayError as e:
+            raise ClientError("bad_table", str(e)) from None
+
+    @classmethod
+    def resume(cls, path: Path, name: str, on_step: Callable[[list[Event]], Any]) -> SubTerraGame:
+        """A game saved before (its record played again through a Session, as ``subterra play --resume``)."""
+        doc = load_record(path)
+        seats = [seat_from_record(s) for s in doc["seats"]]
+        session = Session(record_config(doc, name), int(doc["seed"]), SeatPlan(by_seat=seats),
+                          max_cycles=int(doc["max_cycles"]), name=name)
+        session.record.created = str(doc.get("created", session.record.created))
+        session.replay(doc["actions"], name, on_step=on_step)
+        return cls(session)
+
+    # --- the game now
+    def actor(self) -> int:
+        return int(self.session.env.state_.actor[0])
+
+    def human(self, seat: int) -> bool:
+        return self.session.seats[seat].human
+
+    @property
+    def over(self) -> bool:
+        return bool(self.session.over)
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.session.truncated)
+
+    @property
+    def decisions(self) -> int:
+        return len(self.session.record.actions)
+
+    def title(self) -> str:
+        return self.session.title()
+
+    def caver(self, seat: int) -> str:
+        return CAVER_NAMES[int(self.session.env.state_.c_rank[0, seat]) - 1]
+
+    def seats(self) -> list[dict[str, Any]]:
+        return [{"seat": i, "caver": self.caver(i), "player": self.labels[i], "human": s.human}
+                for i, s in enumerate(self.session.seats)]
+
+    # --- a decision
+    def check_turn(self, seat: int) -> None:
+        actor = self.actor()
+        if seat != actor:
+            raise ClientError("not_your_turn", f"it is the {self.caver(actor)}'s turn (seat {actor}, "
+                              f"{self.labels[actor]}), not seat {seat}'s")
+
+    def check_legal(self, seat: int, action: int) -> None:
+        mask = self.session.env.legal_mask
+        if not mask[action]:
+            legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask))
+            raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now "
+                              f"for the {self.caver(seat)}; legal: {legal}")
+
+    def apply(self, action: int, seat: int, think_s: float | None = None) -> list[Event]:
+        return self.session.apply(action, self.session.seats[seat].player, think_s)
+
+    def bot_action(self, seat: int) -> int:
+        return int(self.session.bots[seat].act(self.session.env, seat))
+
+    # --- what the page and the files get
+    def view(self, viewer: int | None = None) -> dict[str, Any]:
+        s, env = self.session, self.session.env
+        return board_view(env.core, env.state_, env.legal_mask, s.labels, s.humans, env.max_cycles)
+
+    def secret(self) -> bool:
+        return False  # everything in a Sub Terra record is public
+
+    def save(self, path: Path) -> Path:
+        return self.session.save(path)
+
+    def result_name(self) -> str:
+        return str(self.session.record.result.get("name", "?"))
+
+    def state_hash(self) -> str:
+        return state_hash(self.session.env.state_)
+
