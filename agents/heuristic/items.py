@@ -9,13 +9,16 @@ would reach this caver (R-INV-14); Adrenaline once the exit is found, to rush ou
 is hidden and two or more sides can be revealed here (R-INV-10: more tiles for one AP). In the plan: its Dig swapped
 for the Shovel (1 AP instead of 2, R-INV-7), its Rope (a skill check) for the Grappling Hook (R-INV-13). Decisions:
 Flare's sides in N, E, S, W order (each tile's rotation as any placement); the Map discards a horror tile
-(R-INV-16); a Transfer moves the first item offered (the heuristic itself never hands items on).
+(R-INV-16); a Transfer moves the first item offered (the heuristic itself never hands items on); under
+``explicit_reactions`` the Gas Mask is used, as the automatic rule does, unless the gas would take a single health
+point from a caver with 3 or more (the mask is then kept for a worse gas; R-INV-18).
 """
 
 from __future__ import annotations
 
-from subterra_env.core.actions import (A_ADRENALINE, A_BATTERY, A_DIG, A_FLARE, A_FLARE_SIDE, A_GRENADE, A_HOOK,
-                                       A_ITEM_PICK, A_MAP, A_MOVE, A_PAINKILLERS, A_ROPE, A_SHOVEL)
+from subterra_env.core.actions import (A_ADRENALINE, A_BATTERY, A_DIG, A_FLARE, A_FLARE_SIDE, A_GAS_MASK_DECLINE,
+                                       A_GAS_MASK_USE, A_GRENADE, A_HOOK, A_ITEM_PICK, A_MAP, A_MOVE, A_PAINKILLERS,
+                                       A_ROPE, A_SHOVEL)
 from subterra_env.core.catalogue import NUM_ITEMS, T_HORROR
 
 from .board import n_revealable
@@ -33,6 +36,16 @@ def item_decision(g, P, bd, mask):
         if mask[A_ITEM_PICK + i]:
             return A_ITEM_PICK + i
     return -1
+
+
+@jit
+def gas_mask_answer(g):
+    """R-INV-18 under explicit_reactions, for the holder asked (``r_seat``): use the mask, as the automatic rule
+    does, unless the gas would take only 1 health and the holder has 3 or more (it keeps the mask for a Gas card or
+    a Gas x2 later, which take more). With the default gas damage (2) that never happens: the mask is used."""
+    if g.r_lose <= 1 and g.c_hp[g.r_seat] >= 3:
+        return A_GAS_MASK_DECLINE
+    return A_GAS_MASK_USE
 
 
 @jit
