@@ -259,3 +259,64 @@ def test_the_reaction_fields_enter_the_state_hash_only_while_pending():  # R-INV
     g.st.r_lose[0] = 3
     assert state_hash(g.st) != paused
     assert [ACTION_NAMES[a] for a in (A_GAS_MASK_USE, A_GAS_MASK_DECLINE)] == ["use gas mask", "decline gas mask"]
+
+
+# ---------------------------------------------------------------------------------------------- telling it
+def test_narration_the_terminal_menu_and_title_tell_the_decision():  # R-INV-18
+    from rich.console import Console
+
+    from subterra_game import play
+    from subterra_game.narrate import describe_action, narrate, pending_text
+    from subterra_game.tui import menu_panel
+    from subterra_game.web.view import board_view
+
+    env = subterra_env.env(scenario="investigation", explicit_reactions=True, record_events=True)
+    env.reset(seed=0, options={"scenario": MAP})
+    for _ in range(3):
+        env.step(0)
+    before = env.state_.copy()
+    env.step(0)
+    core, st = env.core, env.state_
+    lines = [e.text for e in narrate(core, before, st, 0)]
+    assert lines[-1] == "the gas would take 2 health from the diver: use the GAS MASK? (R-INV-18)"
+    assert pending_text(core, st) == "Gas Mask: the gas would take 2 health: use the mask or not"
+    assert describe_action(core, st, A_GAS_MASK_USE) == "use gas mask: lose no health instead of 2 (the card is spent)"
+    assert describe_action(core, st, A_GAS_MASK_DECLINE) == "decline gas mask: keep the mask and take 2 gas damage"
+    console = Console(record=True, width=160)
+    console.print(menu_panel(core, st, [A_GAS_MASK_USE, A_GAS_MASK_DECLINE], "title", 150))
+    text = console.export_text()
+    assert "use gas mask" in text and "decline gas mask" in text
+    view = board_view(core, st, env.legal_mask, ["a", "b", "c", "d"], set(), 200)  # the browser table
+    assert [a["name"] for a in view["legal"]] == ["use gas mask", "decline gas mask"]
+    assert view["team"]["pending"] == "Gas Mask: the gas would take 2 health: use the mask or not"
+    before = st.copy()
+    env.step(A_GAS_MASK_USE)
+    lines = [e.text for e in narrate(core, before, env.state_, A_GAS_MASK_USE)]
+    assert lines[:3] == ["diver: use gas mask", "diver puts on the GAS MASK against 2 gas damage (R-INV-18)",
+                         "diver uses the GAS MASK (R-INV-18)"]
+
+    class Asked(Exception):
+        pass
+
+    class Person:  # the terminal's seat loop with a person at every seat: what its menu offers, with what title
+        def __init__(self):
+            self.asked: list[tuple[str, list[str]]] = []
+
+        def add_events(self, evs):
+            return list(evs)
+
+        def choose(self, session, legal, title):
+            self.asked.append((title, [ACTION_NAMES[a] for a in legal]))
+            if A_GAS_MASK_USE in legal:
+                raise Asked
+            return 0  # end turn
+
+    s = play.Session(preset("investigation", explicit_reactions=True), 0,
+                     play.seat_plan("human,human,human,human", [], "heuristic", False))
+    s.env.reset(options={"scenario": MAP})
+    person = Person()
+    with pytest.raises(Asked):
+        play.play_session(s, person, interactive=False)
+    assert len(person.asked) == 5 and person.asked[-1] == (
+        "person 2: the DIVER (seat 1) holds the GAS MASK · the gas would take 2 health: use the mask?",
+        ["use gas mask", "decline gas mask"])
