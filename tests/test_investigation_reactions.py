@@ -270,13 +270,14 @@ def test_narration_the_terminal_menu_and_title_tell_the_decision():  # R-INV-18
     from subterra_game.tui import menu_panel
     from subterra_game.web.view import board_view
 
-    env = subterra_env.env(scenario="investigation", explicit_reactions=True, record_events=True)
+    env = subterra_env.env(scenario="investigation", explicit_reactions=True, record_events=True, render_mode="ansi")
     env.reset(seed=0, options={"scenario": MAP})
     for _ in range(3):
         env.step(0)
     before = env.state_.copy()
     env.step(0)
     core, st = env.core, env.state_
+    assert "pending: Gas Mask: use it against 2 gas damage?" in env.render()  # the text board
     lines = [e.text for e in narrate(core, before, st, 0)]
     assert lines[-1] == "the gas would take 2 health from the diver: use the GAS MASK? (R-INV-18)"
     assert pending_text(core, st) == "Gas Mask: the gas would take 2 health: use the mask or not"
