@@ -42,7 +42,9 @@ HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclas
              "from the tiles since the compiled core) after t_blast: the ASCII header "
              "'{name}:{dtype.str}:{per-game shape, dims joined by x};' then the field's bytes for that game in C "
              "order; digest read as a little-endian uint64. A scenario's fields (state.SCENARIO_FIELDS) follow the "
-             "same way only when one of them differs from its empty value (never in the base game)")
+             "same way only when one of them differs from its empty value (never in the base game), then "
+             "state.INVESTIGATION_FIELDS in an Investigation game, then state.REACTION_FIELDS only while its Gas Mask "
+             "decision is pending (see state.scenario_hash_fields)")
 
 
 def hashed_fields() -> list[str]:
