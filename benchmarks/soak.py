@@ -62,6 +62,7 @@ SCENARIO_LANES: tuple[dict[str, Any], ...] = (
     {"scenario": "investigation"},
     {"scenario": "investigation", "num_cavers": 6, "difficulty": "expert", "seat_order": "random",
      "gas_mask_keeps": True},
+    {"scenario": "investigation", "num_cavers": 5, "difficulty": "advanced", "explicit_reactions": True},
 )
 LANES: tuple[dict[str, Any], ...] = SETTINGS + SCENARIO_LANES
 DEFAULT_OUT = Path(__file__).parent / "results" / "soak.json"

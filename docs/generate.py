@@ -77,6 +77,9 @@ ACTION_WHEN: dict[str, str] = {
                            "place the next (R-INV-16)",
     "transfer item <item>": "after give/take with several items to choose from: the one that moves, held by the "
                             "giver (14 ids in `catalogue.ITEM_NAMES` order; R-INV-6)",
+    "use/decline gas mask": "setting `explicit_reactions`: gas is about to hurt the Gas Mask's holder (a Gas card, "
+                            "entering a gas tile); the holder, asked off-turn, answers and nothing else is legal; "
+                            "the resolution then goes on (R-INV-5, R-INV-18)",
     "give card to caver 1..8": "holding a card (Annihilation: a bomb card; Extraction: a biosample); that caver "
                                "(conscious or not) on your tile (R-ANN-7, R-EXT-9)",
     "take card from caver 1..8": "that caver is unconscious on your tile and holds a card (R-ANN-7, R-EXT-9)",
@@ -149,6 +152,10 @@ SCALAR_MEANING: dict[str, str] = {
     "flare under way": "1 while a Flare reveals its tiles: `flare side` decisions (R-INV-10)",
     "transfer giver offset+1": "during a Transfer's item choice: the giver, as a seat offset + 1 (R-INV-6)",
     "transfer receiver offset+1": "during a Transfer's item choice: the receiver, as a seat offset + 1 (R-INV-6)",
+    "gas mask decision: asked offset+1": "setting `explicit_reactions`: the Gas Mask holder asked now, as a seat "
+                                         "offset + 1 (1 = the observer; 0 = no decision pending; R-INV-18)",
+    "gas mask decision: health at stake": "the health the gas would take from the holder without its mask (0 = no "
+                                          "decision pending; R-INV-18)",
 }
 
 
@@ -256,7 +263,8 @@ def investigation_scalars() -> str:
     first = n + 5 + 7 * k
     rows.append(f"| {first}-{first + 5} | caver 0..5 spare battery active | 1 if caver k makes no Out of Time check "
                 f"this round (R-INV-9) |")
-    assert first + 6 == n + len(names)
+    rows += [f"| {n + i} | {names[i]} | {SCALAR_MEANING[names[i]]} |" for i in range(first + 6 - n, len(names))]
+    assert first + 8 == n + len(names)
     return "\n".join(["| index | name | content |", "|---|---|---|"] + rows)
 
 

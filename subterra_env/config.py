@@ -193,7 +193,8 @@ class GameConfig:
     gas_mask_keeps: bool = False
     """R-INV-18 setting [default off]: the Gas Mask holder loses 1 instead and keeps the card."""
     explicit_reactions: bool = False
-    """R-INV-5 setting [default off]: the Gas Mask as a yes/no decision of its holder (not built: automatic)."""
+    """R-INV-5 setting [default off]: the Gas Mask as a yes/no decision of its holder when gas would hurt it
+    (Investigation only); off, it fires by itself."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -401,9 +402,9 @@ def _validate_investigation(c: GameConfig) -> None:
     for key in ("gas_mask_keeps", "explicit_reactions"):
         if not isinstance(getattr(c, key), bool):
             _fail(key, getattr(c, key), "true or false")
-    if c.explicit_reactions:
-        raise ConfigError("setting 'explicit_reactions'=True (the Gas Mask as a yes/no decision, R-INV-5) is not "
-                          "built yet: Body Armor and the Gas Mask fire automatically [default] (issue 18)")
+    if c.explicit_reactions and c.scenario != "investigation":  # the Gas Mask exists only there (R-INV-18)
+        _fail("explicit_reactions", c.explicit_reactions, f"false outside scenario 'investigation' (R-INV-5: it makes "
+              f"Investigation's Gas Mask a decision; this config's scenario is {c.scenario!r})")
     if c.scenario == "investigation":
         n_cave = sum(sum(v.values()) for v in c.tiles.values())
         if n_cave + 3 - INVESTIGATION_REMOVED < c.exit_in_last:  # R-INV-1: the exit goes among the bottom tiles

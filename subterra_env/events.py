@@ -44,6 +44,8 @@ item_draw       seat took the item token on ``tile`` and drew the item ``value``
 item_use        seat's item ``value`` was used and discarded (``rule``: its R-INV rule), or lost with a
                 devoured caver (R-INV-6); ``die``: the target (a direction, a rank) where it has one
 doom            a Doom card is pending (``value`` 1), or the next card resolved doubled (``value``: its code)
+reaction        seat answered its Gas Mask decision (setting ``explicit_reactions``, R-INV-18): ``value`` 1 use,
+                0 decline; ``die``: the health the gas would take
 =============== ====================================================================================
 """
 

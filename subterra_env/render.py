@@ -170,6 +170,8 @@ def _leapers(st: State, b: int) -> str:
 
 
 def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
+    if int(st.r_seat[b]) >= 0:  # explicit_reactions: a pause of the gas, over whatever the turn was doing (R-INV-18)
+        return f"Gas Mask: use it against {int(st.r_lose[b])} gas damage?"
     pend = int(st.pend[b])
     if pend == P_PLACE:
         cid, cat = int(st.pend_tile[b]), build(cfg or GameConfig())

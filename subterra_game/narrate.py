@@ -208,6 +208,8 @@ def action_detail(core: Core, st: State, action: int, g: int = 0) -> str:
             s = _seat_of_rank(st, arg, g)
             return (f"one of your items to the {CAVER_NAMES[arg - 1]}" if kind == A.K_GIVE
                     else f"an item of the unconscious {CAVER_NAMES[arg - 1]}")
+        if kind == A.K_GAS_MASK:  # explicit_reactions (R-INV-18)
+            return gas_mask_text(core, st, arg == 1, g)
         if kind >= A.K_SHOVEL:  # Investigation's items (R-INV-5..16)
             return ITEM_ACTION_TEXT.get(kind, "")
         if kind in (A.K_GIVE, A.K_TAKE):
@@ -245,6 +247,19 @@ ITEM_ACTION_TEXT = {  # Investigation's item actions in words (R-INV-5..16)
     A.K_ITEM_PICK: "the item the Transfer moves",
 }
 
+
+def gas_mask_text(core: Core, st: State, use: bool, g: int = 0) -> str:
+    """What the Gas Mask answer does for the holder asked (R-INV-18, explicit_reactions)."""
+    lose = int(st.r_lose[g])
+    if not use:
+        armor = (int(st.c_items[g, int(st.r_seat[g])]) >> ITEM_NAMES.index("body armor")) & 1
+        return f"keep the mask and take {lose} gas damage" + (" (your Body Armor takes the first point)" if armor
+                                                              else "")
+    if core.cfg.gas_mask_keeps:
+        return f"lose 1 health instead of {lose}, keep the mask"
+    return f"lose no health instead of {lose} (the card is spent)"
+
+
 def short_action(st: State, action: int, g: int = 0) -> str:
     """The action's rulebook name, with the caver's name for Heal, Bandage and Direct (``heal medic``)."""
     kind, arg = int(A.ACTION_KIND[action]), int(A.ACTION_ARG[action])
@@ -257,6 +272,8 @@ def short_action(st: State, action: int, g: int = 0) -> str:
 
 def pending_text(core: Core, st: State, g: int = 0) -> str:
     """What the acting caver is in the middle of, in words ('' when nothing)."""
+    if int(st.r_seat[g]) >= 0:  # a pause of the gas damage, whatever the turn was doing (R-INV-18)
+        return f"Gas Mask: the gas would take {int(st.r_lose[g])} health: use the mask or not"
     pend = int(st.pend[g])
     if pend == P_PLACE:
         return f"placing the {catalogue_tile(core, int(st.pend_tile[g]))} to the {DIR_WORDS[int(st.pend_dir[g])]}"
@@ -325,7 +342,10 @@ def _narrate(core: Core, b: State, a: State, action: int, events: list[RuleEvent
             out.append(line)
         i = j
     if a.result[g] == RUNNING:
-        if int(a.pend[g]) == P_PLACE and int(a.pend_tile[g]) >= 0:
+        if int(a.r_seat[g]) >= 0:  # explicit_reactions: the gas waits for the holder's answer (R-INV-18)
+            out.append(Event("hazard", f"the gas would take {int(a.r_lose[g])} health from the "
+                                       f"{_caver(a, int(a.r_seat[g]), g)}: use the GAS MASK? (R-INV-18)"))
+        elif int(a.pend[g]) == P_PLACE and int(a.pend_tile[g]) >= 0:
             out.append(Event("tile", f"{_caver(a, int(a.actor[g]), g)} holds a "
                                      f"{catalogue_tile(core, int(a.pend_tile[g]))} for the "
                                      f"{DIR_WORDS[int(a.pend_dir[g])]} side: choose how to turn it"))
@@ -351,6 +371,10 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
         if e.rule == "R-INV-18" and e.die == 1:
             return Event("info", f"{name}'s gas mask filters the gas: 1 health lost, the mask kept (R-INV-18)")
         return Event("action", f"{name} uses the {ITEM_NAMES[e.value].upper()} ({e.rule})")
+    if k == "reaction":  # explicit_reactions (R-INV-18): the mask itself is told by its item_use line
+        if e.value:
+            return Event("action", f"{name} puts on the GAS MASK against {e.die} gas damage (R-INV-18)")
+        return Event("info", f"{name} keeps the gas mask and braves {e.die} gas damage (R-INV-18)")
     if k == "doom":
         if e.value == 1 and e.die == 0:
             return Event("hazard", "DOOM is pending: the next hazard card resolves as its x2 version (R-INV-3)")

@@ -505,7 +505,10 @@ def play_session(session: Session, ui: Any, save: str | None = None, interactive
                 caver = CAVER_NAMES[env.state_.c_rank[0, seat] - 1].upper()
                 who = session.labels[seat]
                 title = f"{who}: your move as the {caver} (seat {seat}) · {int(env.state_.ap[0])} AP left"
-                if env.state_.directing[0] >= 0:
+                if env.state_.r_seat[0] >= 0:  # a pause of the gas, not a turn (explicit_reactions, R-INV-18)
+                    title = (f"{who}: the {caver} (seat {seat}) holds the GAS MASK · the gas would take "
+                             f"{int(env.state_.r_lose[0])} health: use the mask?")
+                elif env.state_.directing[0] >= 0:
                     title += " · directed by the leader: one 1-AP action (end turn declines)"
                 t0 = time.monotonic()
                 action = ui.choose(session, legal, title)

@@ -236,8 +236,8 @@ def test_random_annihilation_games_keep_every_invariant(where):  # R-ANN-1..9 wi
 def test_scenario_settings_are_checked():
     with pytest.raises(ConfigError, match="'scenario'='volcano'"):
         GameConfig(scenario="volcano")
-    with pytest.raises(ConfigError, match="explicit_reactions.*not built yet"):
-        GameConfig(scenario="investigation", explicit_reactions=True)
+    with pytest.raises(ConfigError, match="explicit_reactions.*outside scenario 'investigation'.*'annihilation'"):
+        GameConfig(scenario="annihilation", explicit_reactions=True)  # Investigation's setting (R-INV-5)
     with pytest.raises(ConfigError, match="unstable_cave_in_numbers"):
         GameConfig(scenario="annihilation", unstable_cave_in_numbers=((1, 2), (3, 4)))
     with pytest.raises(ConfigError, match="at least 36 cave tiles"):

@@ -78,7 +78,7 @@ def test_fields_are_views_of_the_packed_state() -> None:
     assert st.c_hp.shape == (2, 4) and st.t_nbr.shape == (2, 66, 4) and st.deck.shape == (2, 23)
     assert st.t_flood.dtype == np.bool_ and st.grid.shape == (2, 133, 133) and st.grid_side == 133
     # the grid is derived, not stored; 776 of the bytes are the event log (core/events.py), 104 the scenario fields
-    assert RECORD.itemsize == 2440 and st.nbytes_per_game() == 2440  # 104 bytes Investigation
+    assert RECORD.itemsize == 2448 and st.nbytes_per_game() == 2448  # 104 bytes Investigation, 6 its Gas Mask decision
 
 
 def test_copy_take_and_pickle_keep_the_packing() -> None:

@@ -48,7 +48,7 @@ def test_tables_literally():
                 "| 48 | Scout redrew this placement |"):
         assert row in text, row
     assert actions.NUM_ACTIONS == 90 and (len(GRID_CHANNELS), len(SCALARS)) == (34, 49)
-    assert len(actions.ACTION_NAMES) == 152  # the scenarios' ids follow the base game's (Investigation: 152)
+    assert len(actions.ACTION_NAMES) == 154  # the scenarios' ids follow the base game's (Investigation: 154)
     # every id, channel and scalar index appears in exactly one row
     for table, n in ((gen.action_table(), 90), (gen.tables()["grid"], 34), (gen.tables()["scalars"], 49)):
         covered = []
@@ -66,7 +66,7 @@ def test_every_explanation_is_used():
     grids, scalars = (GRID_CHANNELS, ANNIHILATION_CHANNELS, EXTRACTION_CHANNELS, INVESTIGATION_CHANNELS), (
         SCALARS, ANNIHILATION_SCALARS, EXTRACTION_SCALARS)
     assert {lab for names in grids for _, _, lab in gen._groups(names)} == set(gen.GRID_MEANING)
-    inv = set(INVESTIGATION_SCALARS[:5])  # the rest: one row each in gen.investigation_scalars()
+    inv = set(INVESTIGATION_SCALARS[:5] + INVESTIGATION_SCALARS[-2:])  # the rest: one row each in investigation_scalars()
     assert {lab for names in scalars for _, _, lab in gen._groups(names)} | inv == set(gen.SCALAR_MEANING)
 
 

@@ -159,8 +159,11 @@ def test_explore_onto_an_item_tile_draws_even_if_the_entry_knocks_the_caver_out(
 
 
 def test_investigation_settings_are_checked():  # R-INV-5, R-INV-18 settings
-    with pytest.raises(ConfigError, match="explicit_reactions.*not built yet"):
-        GameConfig(scenario="investigation", explicit_reactions=True)
+    assert GameConfig(scenario="investigation", explicit_reactions=True).explicit_reactions  # built (R-INV-18 tests)
+    with pytest.raises(ConfigError, match="explicit_reactions.*outside scenario 'investigation'.*'base'"):
+        GameConfig(explicit_reactions=True)
+    with pytest.raises(ConfigError, match="explicit_reactions"):
+        GameConfig(scenario="investigation", explicit_reactions=1)
     with pytest.raises(ConfigError, match="item_cost"):
         GameConfig(scenario="investigation", item_cost=3)
     with pytest.raises(ConfigError, match="gas_mask_keeps"):
@@ -168,7 +171,7 @@ def test_investigation_settings_are_checked():  # R-INV-5, R-INV-18 settings
     with pytest.raises(ConfigError, match="doom_cards"):
         GameConfig(scenario="investigation", doom_cards=-1)
     assert preset("investigation-six").num_cavers == 6 and preset("investigation-five").scenario == "investigation"
-    assert num_actions("investigation") == 152
+    assert num_actions("investigation") == 154
 
 
 # ---------------------------------------------------------------------------------------------- using items

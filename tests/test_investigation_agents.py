@@ -109,3 +109,34 @@ stack: normal:4 normal:4 normal:4 normal:4 exit
 items: wetsuit
 {DECK}
 """) == ["move E"]
+
+
+
+
+def test_gas_mask_decision_always_uses_it():  # R-INV-18, R-INV-5
+    """explicit_reactions: the heuristic answers as the automatic rule would (use the mask), whatever the health at
+    stake and its own. The diver stands on the gas tile with no AP left (exerted), and a Gas card comes at the
+    round's end, whatever the others play."""
+    from subterra_env import scenario
+    from subterra_env.core.actions import A_GAS_MASK_USE, ACTION_NAMES
+
+    text = """
+map:
+  start:E  gas:W
+cavers: diver@1,0:{hp}items=gas-mask leader@0,0 scout@0,0 engineer@0,0
+actor: diver
+ap: 0
+exerted: yes
+deck: gas
+"""
+    for damage, hp in ((2, ""), (1, ""), (1, "hp=1:")):
+        core = Core(GameConfig(scenario="investigation", explicit_reactions=True, gas_damage=damage))
+        st = scenario.build(text.replace("{hp}", hp), core=core)
+        agent = HeuristicAgent(SimpleNamespace(core=core, state=st))
+        for _ in range(60):
+            mask = core.legal_mask(st)[0]
+            if mask[A_GAS_MASK_USE]:
+                break
+            core.step(st, np.array([agent.act(None, mask)]))
+        assert mask[A_GAS_MASK_USE] and int(st.r_lose[0]) == damage
+        assert ACTION_NAMES[agent.act(None, mask)] == "use gas mask"

@@ -16,9 +16,9 @@ def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
     env = subterra_env.env(scenario="investigation", obs_radius=3)
     base = subterra_env.env(obs_radius=3)
     assert env.metadata["name"] == "subterra_investigation_v1" and base.metadata["name"] == "subterra_v1"
-    assert env.action_space("diver").n == 152 and base.action_space("diver").n == 90
+    assert env.action_space("diver").n == 154 and base.action_space("diver").n == 90
     space = env.observation_space("diver")
-    assert space["observation"].shape == (36, 7, 7) and space["scalars"].shape == (158,)
+    assert space["observation"].shape == (36, 7, 7) and space["scalars"].shape == (160,)
     assert base.observation_space("diver")["observation"].shape == (34, 7, 7)
     assert grid_channels("investigation")[34:] == INVESTIGATION_CHANNELS
     assert scalars_of("investigation")[49:] == INVESTIGATION_SCALARS

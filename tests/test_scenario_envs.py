@@ -15,9 +15,9 @@ from subterra_env.vector import SubterraVectorEnv
 
 SCENARIOS = [s for s in BUILT_SCENARIOS if s != "base"]
 # settings that switch a scenario's optional rules on, so the checkers see them too
-OPTIONS = {"extraction": {"biosamples": True}, "investigation": {"item_cost": 1}}
+OPTIONS = {"extraction": {"biosamples": True}, "investigation": {"explicit_reactions": True}}
 # each scenario's spaces: grid planes, scalars, actions
-SHAPES = {"annihilation": (38, 57, 107), "extraction": (37, 57, 107), "investigation": (36, 158, 152)}
+SHAPES = {"annihilation": (38, 57, 107), "extraction": (37, 57, 107), "investigation": (36, 160, 154)}
 
 
 def test_every_built_scenario_is_checked() -> None:
@@ -50,7 +50,7 @@ def test_each_scenario_is_a_setting_with_its_own_env() -> None:
         env.reset(seed=0)
         spaces[env.metadata["name"]] = env.action_space(env.agent_selection).n
     assert spaces == {"subterra_v1": 90, "subterra_annihilation_v1": 107, "subterra_extraction_v1": 107,
-                      "subterra_investigation_v1": 152}
+                      "subterra_investigation_v1": 154}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

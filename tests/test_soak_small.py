@@ -37,11 +37,11 @@ def run_soak(soak: ModuleType, out: Path, *args: str) -> tuple[int, dict]:
 
 
 def test_small_soak_passes(soak: ModuleType, tmp_path: Path) -> None:
-    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "350", "--batch", "25")  # 14 lanes of 25 games
+    rc, rep = run_soak(soak, tmp_path / "soak.json", "--games", "375", "--batch", "25")  # 15 lanes of 25 games
     assert rc == 0
     assert REPORT_FIELDS <= set(rep)
     assert rep["errors"] == 0 and rep["error_list"] == [] and rep["failed"] == 0
-    assert rep["games"] == rep["finished"] == 350 == sum(lane["games"] for lane in rep["lanes"])
+    assert rep["games"] == rep["finished"] == 375 == sum(lane["games"] for lane in rep["lanes"])
     assert len(rep["lanes"]) == len(soak.LANES) and all(lane["games"] > 0 for lane in rep["lanes"])
     assert rep["steps_total"] > 350 * 50 and rep["games_per_s"] > 0
     assert set(rep["rss_mb"]) == {"start", "after_warmup", "end", "growth_after_warmup", "peak"}

@@ -23,7 +23,7 @@ from subterra_env.core.effects import RANK_BODYGUARD, RANK_LEADER, RANK_MEDIC, R
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
 
 from .board import INF, end_danger, init_board, n_revealable
-from .items import item_decision, item_override, item_swap, want_map
+from .items import gas_mask_answer, item_decision, item_override, item_swap, want_map
 from .jit import jit
 from .paths import step_pure
 from .plans import best_plan, caver_field, decide_plan, direct, init_plans, path_of, worth_reviving
@@ -44,6 +44,8 @@ def decide(g, P, wt, bd, pl, mask):
 @jit
 def choose(g, P, wt, bd, pl, mask):
     pend = g.pend
+    if P.scenario == SC_INVESTIGATION and g.r_seat >= 0:  # a Gas Mask decision, off-turn (R-INV-18)
+        return gas_mask_answer(g)
     if P.scenario == SC_INVESTIGATION:  # the items' own decisions (R-INV-6, R-INV-10, R-INV-16)
         a = item_decision(g, P, bd, mask)
         if a >= 0:

@@ -47,7 +47,7 @@ Transfer moves the scenario's card: a bomb card in Annihilation, a biosample in 
 so Extraction's env has the same 107 ids, "place bomb" never legal there. In Investigation the card is an item
 (R-INV-6): when the giver holds more than one, "transfer item X" (below) then names it.
 
-Investigation (R-INV-5..16) adds, after those (its env sees all ``NUM_ACTIONS_ALL`` = 152 ids):
+Investigation (R-INV-5..18) adds, after those (its env sees all ``NUM_ACTIONS_ALL`` = 154 ids):
 
 | ids | name | AP | legal when |
 |---|---|---|---|
@@ -64,8 +64,11 @@ Investigation (R-INV-5..16) adds, after those (its env sees all ``NUM_ACTIONS_AL
 | 133-136 | flare side N/E/S/W | 0 | during a Flare: the next side to reveal (R-INV-10) |
 | 137 | scrawled map redraw | 0 | holding the Map, placing a tile (not the exit, not a bomb), tiles left (R-INV-16) |
 | 138-151 | transfer item X | 0 | after give/take: the item to move, held by the giver (R-INV-6) |
+| 152-153 | use / decline gas mask | 0 | setting `explicit_reactions`: the holder asked, gas about to hurt it (R-INV-18) |
 
 0-AP items are not taken under the Leader's Direct or a Signal Booster (they grant time, not an action).
+The Gas Mask answers (152-153) are a pause of the gas damage's resolution, not a turn: while one is pending they are
+the only legal ids, for its holder (``core/reactions.py``); without ``explicit_reactions`` they are never legal.
 
 While a caver acts under the Leader's Direct, only its 1-AP actions are legal (and the decisions they lead
 to); "end turn" declines and hands the turn back to the Leader.
@@ -89,7 +92,8 @@ K_PLACE_BOMB, K_GIVE, K_TAKE = range(26, 29)
 # then Flare's next side, the Scrawled Map's redraw and the item a Transfer moves.
 (K_SHOVEL, K_BOOSTER, K_BATTERY, K_FLARE, K_ADRENALINE, K_PAINKILLERS, K_HOOK, K_GRENADE, K_EXPLOSIVE, K_FLARE_SIDE,
  K_MAP, K_ITEM_PICK) = range(29, 41)
-NUM_KINDS = 41
+K_GAS_MASK = 41  # the Gas Mask's yes/no under explicit_reactions (R-INV-5, R-INV-18): argument 1 = use it, 0 = not
+NUM_KINDS = 42
 
 HERE = 4  # the argument of "dig here" and "excavate here" (directions are 0..3)
 _table: list[tuple[int, int, str]] = []  # (kind, argument, name)
@@ -159,8 +163,10 @@ _add(K_FLARE_SIDE, range(4), "flare side {d}")  # R-INV-10
 _add(K_MAP, [0], "scrawled map redraw")  # R-INV-16
 for _i, _name in enumerate(ITEM_NAMES):
     _table.append((K_ITEM_PICK, _i, f"transfer item {_name}"))  # R-INV-6
+_table.append((K_GAS_MASK, 1, "use gas mask"))  # R-INV-18 with explicit_reactions
+_table.append((K_GAS_MASK, 0, "decline gas mask"))
 NUM_ACTIONS_ALL = len(_table)  # every id the compiled rules know
-assert NUM_ACTIONS_ALL == 152
+assert NUM_ACTIONS_ALL == 154
 _SCENARIO_ACTIONS = {"base": NUM_ACTIONS, "annihilation": NUM_CARD_ACTIONS, "extraction": NUM_CARD_ACTIONS,
                      "investigation": NUM_ACTIONS_ALL}
 ACTION_KIND = np.array([k for k, _, _ in _table], dtype=np.int8)
@@ -200,6 +206,7 @@ A_BATTERY, A_FLARE, A_ADRENALINE, A_PAINKILLERS, A_HOOK = first(K_BATTERY), firs
     first(K_PAINKILLERS), first(K_HOOK)
 A_GRENADE, A_EXPLOSIVE, A_FLARE_SIDE, A_MAP, A_ITEM_PICK = first(K_GRENADE), first(K_EXPLOSIVE), first(K_FLARE_SIDE), \
     first(K_MAP), first(K_ITEM_PICK)
+A_GAS_MASK_USE, A_GAS_MASK_DECLINE = _ID["use gas mask"], _ID["decline gas mask"]
 
 
 def num_actions(scenario: str = "base") -> int:

@@ -12,6 +12,7 @@ from .catalogue import T_GAS, T_ROUGH
 from .events import E_CHECK, E_DAMAGE, E_MOVE, E_PROTECTED, R_BODYGUARD, R_GAS, R_MOVEMENT, R_ROUGH, log
 from .items import GAS_MASK_KEEPS, rinv17_18_absorb, rinv19_charm_bonus, rinv4_take_item_token
 from .jit import jit
+from .reactions import REACT_ENTER, rinv18_ask
 from .rng import draw_one
 from .state import FORCED
 
@@ -68,6 +69,30 @@ def guard_tile(g):
 
 
 @jit
+def out_of_reach(g, s):
+    """Nothing hurts a caver on the exit tile (R-TILE-1) or a devoured one."""
+    return on_exit(g, s) or g.c_dead[s] != 0
+
+
+@jit
+def protected(g, s, guard):
+    """The Bodyguard's Protector covers the others on his tile (R-CAV-7); guard: that tile, -9 = none."""
+    return g.c_tile[s] == guard and g.c_rank[s] != RANK_BODYGUARD
+
+
+@jit
+def exposed(g, hurt, shielded):
+    """The seats of the bitmask ``hurt`` that ``damage`` would reach, after the base protections (R-INV-6): not on
+    the exit, not devoured, not under the Protector when ``shielded``."""
+    guard = guard_tile(g) if shielded else -9
+    reach = 0
+    for s in range(g.n_seats):
+        if (hurt >> s) & 1 and not out_of_reach(g, s) and not protected(g, s, guard):
+            reach |= 1 << s
+    return reach
+
+
+@jit
 def damage(g, hurt, amount, shielded, vigilant_amount, why):
     """Seats in the bitmask ``hurt`` lose health; nobody on the exit tile or devoured does (R-TILE-1).
 
@@ -77,9 +102,9 @@ def damage(g, hurt, amount, shielded, vigilant_amount, why):
     ``gas_mask_keeps`` (R-INV-18). why: the rule doing it, for the event log."""
     guard = guard_tile(g) if shielded else -9
     for s in range(g.n_seats):
-        if not (hurt >> s) & 1 or on_exit(g, s) or g.c_dead[s]:
+        if not (hurt >> s) & 1 or out_of_reach(g, s):
             continue
-        if g.c_tile[s] == guard and g.c_rank[s] != RANK_BODYGUARD:
+        if protected(g, s, guard):
             log(g, E_PROTECTED, s, g.c_tile[s], amount, R_BODYGUARD, why)  # die column: the rule it stopped
             continue
         lose = vigilant_amount if vigilant_amount >= 0 and g.c_rank[s] == RANK_ENGINEER else amount
@@ -92,17 +117,29 @@ def damage(g, hurt, amount, shielded, vigilant_amount, why):
 
 
 @jit
+def gas_damage(g, P, hurt, lose, resume):
+    """Gas takes ``lose`` health from the seats in ``hurt`` (R-HZ-3; the Protector shields, the Gas Mask and Body
+    Armor react: R-INV-6, R-INV-17, R-INV-18). Under ``explicit_reactions`` with ``resume`` > 0 (the resolution to
+    go on with: reactions.REACT_*), the Gas Mask's holder, if it would hurt it, decides first: then nobody is hurt
+    yet, the decision is pending, and the answer's step applies this damage (``resume`` = 0) and goes on."""
+    if resume > 0 and P.explicit_reactions and rinv18_ask(g, P, hurt, exposed(g, hurt, True), lose, resume):
+        return
+    damage(g, hurt, lose, True, GAS_MASK_KEEPS if P.gas_mask_keeps else -1, R_GAS)
+
+
+@jit
 def enter_tile(g, P, seat, dest):
     """Move a caver onto a tile with its entering effects: gas (R-HZ-3), rough terrain (R-TILE-9).
 
     Monsters on the tile are handled by monsters.horror_contact, which the step runs after every action (R-HOR-5,
-    R-EXT-6)."""
+    R-EXT-6). Under ``explicit_reactions`` the gas may wait for the mover's Gas Mask decision (R-INV-18): the step
+    then pauses after the action (``turns.step_game``)."""
     log(g, E_MOVE, seat, dest, g.c_tile[seat], R_MOVEMENT, 0)
     g.c_tile[seat] = dest
     if g.t_item[dest]:  # Investigation: the first to enter an item tile draws an item (R-INV-4)
         rinv4_take_item_token(g, seat, dest)
     ttype = g.t_type[dest]
     if ttype == T_GAS and g.gas_active:
-        damage(g, 1 << seat, P.gas_enter_damage, True, GAS_MASK_KEEPS if P.gas_mask_keeps else -1, R_GAS)
+        gas_damage(g, P, 1 << seat, P.gas_enter_damage, REACT_ENTER)
     if ttype == T_ROUGH and not check_one(g, P, seat, R_ROUGH):
         damage(g, 1 << seat, 1, False, -1, R_ROUGH)

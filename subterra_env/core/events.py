@@ -22,12 +22,12 @@ EVENT_KINDS: tuple[str, ...] = (
     "draw", "place", "discard", "move", "dive", "surface", "check", "damage", "protected", "heal", "hidden",
     "rope", "clear", "blast", "direct", "horror_move", "horror_spawn", "horror_leave", "card", "roll", "flood",
     "rubble", "devoured", "turn", "round", "result", "bomb", "transfer", "leaper_move", "leaper_spawn",
-    "leaper_leave", "slash", "item_draw", "item_use", "doom",
+    "leaper_leave", "slash", "item_draw", "item_use", "doom", "reaction",
 )
 (E_DRAW, E_PLACE, E_DISCARD, E_MOVE, E_DIVE, E_SURFACE, E_CHECK, E_DAMAGE, E_PROTECTED, E_HEAL, E_HIDDEN,
  E_ROPE, E_CLEAR, E_BLAST, E_DIRECT, E_HORROR_MOVE, E_HORROR_SPAWN, E_HORROR_LEAVE, E_CARD, E_ROLL, E_FLOOD,
  E_RUBBLE, E_DEVOURED, E_TURN, E_ROUND, E_RESULT, E_BOMB, E_TRANSFER, E_LEAPER_MOVE, E_LEAPER_SPAWN, E_LEAPER_LEAVE,
- E_SLASH, E_ITEM_DRAW, E_ITEM_USE, E_DOOM) = range(len(EVENT_KINDS))
+ E_SLASH, E_ITEM_DRAW, E_ITEM_USE, E_DOOM, E_REACTION) = range(len(EVENT_KINDS))
 
 # The rules an event can name (index 0: none).
 RULE_IDS: tuple[str, ...] = (

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from .catalogue import (C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, C_TREMOR,
                         SC_INVESTIGATION, T_CAVE_IN, T_GAS, T_WATER, X2)
-from .effects import RANK_DIVER, damage, on_exit, roll_d6, skill_pass
+from .effects import RANK_DIVER, damage, gas_damage, on_exit, roll_d6, skill_pass
 from .monsters import monster_contact, move_monsters, spawn_monster
 from .events import (E_CARD, E_CHECK, E_DEVOURED, E_FLOOD, E_ROLL, E_ROUND, E_RUBBLE, R_CAVE_IN, R_FLOOD, R_GAS,
                      R_OUT_OF_TIME, R_ROUND, R_TREMOR, log)
-from .items import GAS_MASK_KEEPS, rinv3_doom, rinv6_lose_items
+from .items import rinv3_doom, rinv6_lose_items
 from .jit import jit
+from .reactions import REACT_HAZARD
 
 
 @jit
@@ -71,10 +72,10 @@ def flood(g, P, times):
 @jit
 def gas(g, P, times):
     """R-HZ-3: cavers on gas tiles lose health; entering a gas tile hurts until the next hazard phase. In
-    Investigation a Gas x2's damage comes as one loss, so one Gas Mask covers all of it (R-INV-18)."""
+    Investigation a Gas x2's damage comes as one loss, so one Gas Mask covers all of it (R-INV-18); under
+    ``explicit_reactions`` that loss may wait for the Gas Mask holder's answer (the hazard phase pauses)."""
     if P.scenario == SC_INVESTIGATION:
-        damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage * times, True, GAS_MASK_KEEPS if P.gas_mask_keeps else -1,
-               R_GAS)
+        gas_damage(g, P, on_tiles_of_type(g, T_GAS), P.gas_damage * times, REACT_HAZARD)
         times = 0
     for _ in range(times):
         damage(g, on_tiles_of_type(g, T_GAS), P.gas_damage, True, -1, R_GAS)
@@ -150,7 +151,8 @@ def cards_in_deck(g):
 
 @jit
 def hazard_phase(g, P):
-    """Draw and resolve one hazard card; then the Out of Time checks (R-HZ-7): failures are devoured."""
+    """Draw and resolve one hazard card; then the Out of Time checks (R-HZ-7): failures are devoured. A Gas Mask
+    decision (explicit_reactions, R-INV-18) pauses it after the card: the answer's step runs ``hazard_end``."""
     g.gas_active = 0  # gas entering damage lasts until the start of this phase (R-HZ-3)
     card = -1
     if g.deck_pos < cards_in_deck(g):
@@ -164,6 +166,13 @@ def hazard_phase(g, P):
     if P.scenario == SC_INVESTIGATION:  # R-INV-3: Doom doubles the next card
         card = rinv3_doom(g, card)
     resolve_card(g, P, card)
+    if g.r_seat < 0:
+        hazard_end(g, P)
+
+
+@jit
+def hazard_end(g, P):
+    """The hazard phase after its card: the Out of Time checks (R-HZ-7), then monsters meet the cavers."""
     if g.out_of_time:
         failed = failed_checks(g, P, R_OUT_OF_TIME, g.battery)  # a Spare Battery spares its holder (R-INV-9)
         for s in range(g.n_seats):

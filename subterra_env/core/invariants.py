@@ -307,6 +307,8 @@ STATE_CHECKS: tuple[tuple[str, str, StateCheck], ...] = (
     ("items", "each item in one place: deck, one hand or out of the game; none held by the devoured (R-INV-2, "
      "R-INV-6)", investigation.items),
     ("item tokens", "item tokens only on placed item tiles, at most 3 (R-INV-4)", investigation.item_tokens),
+    ("gas mask decision", "a pending Gas Mask decision: its holder acts, only the answers legal, a mask in hand, "
+     "health, on a gas tile; none pending: its fields empty (R-INV-18)", investigation.gas_mask_decision),
 )
 STEP_CHECKS: tuple[tuple[str, str, StepCheck], ...] = (
     ("hazard cards never increase", "hazard cards left never increase", _cards_never_grow),

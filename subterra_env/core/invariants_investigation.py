@@ -1,16 +1,18 @@
 """Investigation's invariants (R-INV), checked with the others by ``invariants.check_invariants``: every item in
 exactly one place (the deck, one caver's hand, out of the game), none held by the devoured, item tokens only on
-placed item tiles (at most 3), and step to step: items out of the game stay out, the deck only shrinks, a token
-appears only on a newly placed tile. Every check is False (no violation) in the other games, where these fields
-stay empty."""
+placed item tiles (at most 3), a pending Gas Mask decision consistent (explicit_reactions, R-INV-18), and step to
+step: items out of the game stay out, the deck only shrinks, a token appears only on a newly placed tile. Every
+check is False (no violation) in the other games, where these fields stay empty."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..config import GameConfig
-from .catalogue import ALL_ITEMS, ITEM_TILES, NUM_ITEMS, T_ITEM
-from .state import State
+from .actions import A_GAS_MASK_DECLINE, A_GAS_MASK_USE
+from .catalogue import ALL_ITEMS, I_GAS_MASK, ITEM_TILES, NUM_ITEMS, T_GAS, T_ITEM
+from .reactions import REACT_ENTER, REACT_HAZARD
+from .state import RUNNING, State
 
 
 def _deck_mask(st: State) -> tuple[np.ndarray, np.ndarray]:
@@ -52,3 +54,30 @@ def items_never_return(cfg: GameConfig, before: State, after: State) -> np.ndarr
     new_tile = np.arange(after.t_cat.shape[1])[None, :] >= before.n_tiles[:, None]
     appeared = (after.t_item & ~before.t_item & ~new_tile).any(1)
     return lost | (after.i_pos < before.i_pos) | appeared
+
+
+def gas_mask_decision(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
+    """R-INV-5, R-INV-18 (explicit_reactions): no decision, every ``r_*`` field empty; a pending one only in a running
+    Investigation game with the setting, its holder acting with only the two answers legal, holding the Gas Mask,
+    with health, on a gas tile (it stands there, or has just entered it), among the seats the gas hurts, the gas
+    taking some health, nobody's answer in yet; an entered tile hurts the mover alone, who acted."""
+    pending = st.r_seat >= 0
+    empty = ((st.r_lose == 0) & (st.r_hurt == 0) & (st.r_no == 0) & (st.r_actor == -1) & (st.r_from == 0))
+    if not pending.any():
+        return ~empty
+    rows = np.arange(st.batch_size)
+    seat = np.clip(st.r_seat, 0, st.num_seats - 1).astype(np.intp)
+    tile = st.c_tile[rows, seat]
+    gas_here = (tile >= 0) & (st.t_type[rows, np.maximum(tile, 0)] == T_GAS)
+    holds = (st.c_items[rows, seat].astype(np.int64) >> I_GAS_MASK) & 1 != 0
+    me = np.left_shift(1, seat.astype(np.int64))
+    hurt = st.r_hurt.astype(np.int64) & 0xFF
+    answers = np.zeros(mask.shape[1], dtype=bool)
+    if mask.shape[1] > A_GAS_MASK_DECLINE:
+        answers[[A_GAS_MASK_USE, A_GAS_MASK_DECLINE]] = True
+    entered = (st.r_from == REACT_ENTER) & (hurt == me) & (st.r_actor == st.r_seat)
+    ok = ((cfg.scenario == "investigation") & cfg.explicit_reactions & (st.result == RUNNING)
+          & (st.actor == st.r_seat) & (st.r_seat < st.num_seats) & holds & (st.c_hp[rows, seat] > 0)
+          & ~st.c_dead[rows, seat].astype(bool) & gas_here & (st.r_lose > 0) & ((hurt & me) != 0) & (st.r_no == 0)
+          & (st.r_actor >= 0) & ((st.r_from == REACT_HAZARD) | entered) & (mask == answers[None, :]).all(1))
+    return np.where(pending, ~ok, ~empty)

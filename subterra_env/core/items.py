@@ -55,10 +55,11 @@ def rinv17_18_absorb(g, seat, lose, why, mask_keeps):
     """What a caver about to lose ``lose`` health loses after its reactions, in the order of R-INV-6 (the base
     protections came first): the Gas Mask against gas (R-INV-18: discarded, nothing lost; setting
     ``gas_mask_keeps``: lose 1 and keep it), then Body Armor (R-INV-17: discarded instead of the first point; a
-    knock-out discards it too). A caver at 0 health spends no card."""
+    knock-out discards it too). A caver at 0 health spends no card. Under ``explicit_reactions`` a holder that
+    declined its mask (``r_no``, reactions.py; always 0 without the setting) keeps it and is hurt."""
     if g.c_hp[seat] <= 0 or lose <= 0:
         return lose
-    if why == R_GAS and holds(g, seat, I_GAS_MASK):
+    if why == R_GAS and holds(g, seat, I_GAS_MASK) and (g.r_no >> seat) & 1 == 0:
         if mask_keeps:
             lose = min(lose, 1)
             log(g, E_ITEM_USE, seat, g.c_tile[seat], I_GAS_MASK, R_INV_18, 1)  # die 1: kept, 1 lost

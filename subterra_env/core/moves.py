@@ -9,7 +9,7 @@ from .abilities import water_tile
 from .actions import (A_BANDAGE, A_DEMOLISH, A_DIG, A_DIG_HERE, A_DIRECT, A_DIVE, A_END, A_EXCAVATE, A_EXCAVATE_HERE,
                       A_EXERT, A_EXPLORE, A_GEAR, A_HEAL, A_HIDE, A_MOVE, A_PICK, A_REDRAW, A_REPEL, A_REVEAL,
                       A_ROPE, A_ROTATE, A_RUN, A_SPRINT, A_SQUEEZE, A_STEP, A_STOP, A_SURFACE, A_SWIM, A_PLACE_BOMB,
-                      A_GIVE, A_TAKE)
+                      A_GIVE, A_TAKE, A_GAS_MASK_DECLINE, A_GAS_MASK_USE)
 from .catalogue import BIT, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION, T_BOMB, T_LEDGE, T_SLIDE, T_WATER
 from .effects import (RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER,
                       RANK_MEDIC)
@@ -37,6 +37,10 @@ def legal_mask(g, P, m):
     """Write the legal actions of the game's acting caver into the row m (all 0 once the game has ended)."""
     m[:] = 0
     if g.result != RUNNING:
+        return
+    if g.r_seat >= 0:  # R-INV-18 (explicit_reactions, Investigation only): the asked holder answers, nothing else
+        m[A_GAS_MASK_USE] = 1
+        m[A_GAS_MASK_DECLINE] = 1
         return
     lax = not P.no_effect_actions_illegal  # R-ACT-15 off: actions without effect stay legal
     seat = max(g.actor, 0)

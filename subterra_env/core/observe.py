@@ -17,8 +17,8 @@ Extraction adds ``EXTRACTION_CHANNELS`` and ``EXTRACTION_SCALARS`` (leapers per 
 oldest monster's place in the move order, biosamples per caver, leapers in the cave, biosamples on the exit); its
 sanctuary shows as a normal tile in the base type planes. Investigation adds ``INVESTIGATION_CHANNELS`` and
 ``INVESTIGATION_SCALARS`` (R-INV: item tiles and tokens, doom pending, the item deck's size, each caver's items by
-name, the items out of the game, the Spare Batteries active, a Flare or a Transfer under way); its item tiles show
-as normal tiles in the base type planes. The item deck's order is hidden (only its size is seen).
+name, the items out of the game, the Spare Batteries active, a Flare or a Transfer under way, a Gas Mask decision
+pending with the health at stake); its item tiles show as normal tiles in the base type planes. The item deck's order is hidden (only its size is seen).
 """
 
 from __future__ import annotations
@@ -103,13 +103,15 @@ INVESTIGATION_SCALARS: tuple[str, ...] = (
     ("doom pending", "item deck size", "flare under way", "transfer giver offset+1", "transfer receiver offset+1")
     + tuple(f"caver {k} holds {name}" for k in range(MAX_SEATS) for name in ITEM_NAMES)
     + tuple(f"{name} out of the game" for name in ITEM_NAMES)
-    + tuple(f"caver {k} spare battery active" for k in range(MAX_SEATS)))
+    + tuple(f"caver {k} spare battery active" for k in range(MAX_SEATS))
+    + ("gas mask decision: asked offset+1", "gas mask decision: health at stake"))
 _ITEM_PLANE = NUM_GRID_CHANNELS
 _INV0 = NUM_SCALARS
 _HOLDS0 = NUM_SCALARS + 5
 _ITEM_OUT0 = _HOLDS0 + MAX_SEATS * NUM_ITEMS
 _BATTERY0 = _ITEM_OUT0 + NUM_ITEMS
-assert len(INVESTIGATION_SCALARS) == _BATTERY0 + MAX_SEATS - NUM_SCALARS == 109
+_REACT0 = _BATTERY0 + MAX_SEATS  # the Gas Mask decision (explicit_reactions, R-INV-18)
+assert len(INVESTIGATION_SCALARS) == _REACT0 + 2 - NUM_SCALARS == 111
 _SCENARIO_ENTRIES = {"annihilation": (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS),
                      "extraction": (EXTRACTION_CHANNELS, EXTRACTION_SCALARS),
                      "investigation": (INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS)}
@@ -319,9 +321,10 @@ def observe_game(g, tables, stack_size, scenario, seat, centre, radius, out, sc)
 
 @jit
 def observe_investigation(g, seat, x0, y0, w, out, sc):
-    """Investigation's planes and scalars (R-INV-1..9): item tiles and tokens, doom pending, the item deck's size
+    """Investigation's planes and scalars (R-INV-1..18): item tiles and tokens, doom pending, the item deck's size
     (not its order), a Flare or a Transfer under way, each caver's items, the items out of the game, the Spare
-    Batteries active this round; seats relative to the observer."""
+    Batteries active this round, the Gas Mask holder asked now and the health the gas would take from it
+    (explicit_reactions); seats relative to the observer."""
     for t in range(g.n_tiles):
         x, y = g.t_x[t] - x0, g.t_y[t] - y0
         if 0 <= x < w and 0 <= y < w:
@@ -341,6 +344,9 @@ def observe_investigation(g, seat, x0, y0, w, out, sc):
         sc[_BATTERY0 + k] = (g.battery >> s) & 1
     for i in range(NUM_ITEMS):
         sc[_ITEM_OUT0 + i] = (g.i_out >> i) & 1
+    if g.r_seat >= 0:
+        sc[_REACT0] = (g.r_seat - seat) % n + 1
+        sc[_REACT0 + 1] = g.r_lose
 
 
 @jit

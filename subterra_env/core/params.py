@@ -24,7 +24,7 @@ SETTINGS = ("num_cavers", "action_points", "explore_cost", "heal_cost", "skill_t
             "flood_damage", "tremor_damage", "cave_in_damage", "engineer_cave_in_damage",
             "no_effect_actions_illegal", "exit_never_discarded", "scout_may_discard_exit", "hide_third_round_auto",
             "diver_surface_whole_turn", "exit_counts_in_cave", "place_bomb_cost", "transfer_cost", "leaper_limit",
-            "sanctuary_blocks_horrors", "biosamples", "item_cost", "gas_mask_keeps")
+            "sanctuary_blocks_horrors", "biosamples", "item_cost", "gas_mask_keeps", "explicit_reactions")
 # Catalogue tables per catalogue id, and the action table.
 TILE_TABLES = ("tile_type", "tile_mask", "tile_shape", "die_a", "die_b", "die_c")
 

@@ -48,6 +48,14 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
       battery  (B,)      int8   seats (bits) with a Spare Battery active this round (R-INV-9)
       flare    (B,)      bool   a Flare is being resolved (R-INV-10)
       x_from, x_to (B,)  int8   the giver and receiver of a Transfer waiting for its item (R-INV-6), -1 = none
+    Investigation's Gas Mask decision (setting ``explicit_reactions``, R-INV-5, R-INV-18; ``core/reactions.py``): a
+    pause of the gas damage's resolution, empty (-1 / 0) whenever no decision is pending, so outside the hash then:
+      r_seat   (B,)      int8   the holder asked (the acting seat meanwhile), -1 = no decision pending
+      r_lose   (B,)      int8   the health the gas would take from each caver it hurts
+      r_hurt   (B,)      int8   seats (bits) the gas hurts after the answer (the base protections still apply)
+      r_no     (B,)      int8   seats (bits) that declined, during the answer's damage: the mask stays in hand
+      r_actor  (B,)      int8   the acting seat to restore after the answer, -1 = none
+      r_from   (B,)      int8   the resolution to resume: reactions.REACT_HAZARD or REACT_ENTER, 0 = none
     stack, deck and turn: see the scalar fields below.
 """
 
@@ -154,6 +162,13 @@ class State:
     flare: np.ndarray
     x_from: np.ndarray
     x_to: np.ndarray
+    # Investigation's Gas Mask decision (explicit_reactions)
+    r_seat: np.ndarray
+    r_lose: np.ndarray
+    r_hurt: np.ndarray
+    r_no: np.ndarray
+    r_actor: np.ndarray
+    r_from: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -308,25 +323,30 @@ FIELDS: tuple[tuple[str, object, tuple, int], ...] = (
     ("t_item", bool, ("T",), 0), ("c_items", np.int16, ("S",), 0), ("i_deck", np.int8, (14,), -1),
     ("i_pos", np.int8, (), 0), ("i_out", np.int16, (), 0), ("doom", bool, (), 0), ("battery", np.int8, (), 0),
     ("flare", bool, (), 0), ("x_from", np.int8, (), -1), ("x_to", np.int8, (), -1),
+    ("r_seat", np.int8, (), -1), ("r_lose", np.int8, (), 0), ("r_hurt", np.int8, (), 0), ("r_no", np.int8, (), 0),
+    ("r_actor", np.int8, (), -1), ("r_from", np.int8, (), 0),
 )
 # Fields only a scenario uses: the base game's state hash leaves them out, so its recorded hashes stay valid.
 SCENARIO_FIELDS: tuple[str, ...] = ("t_bomb", "c_bombs", "l_tile", "h_born", "l_born", "born_n", "c_samples")
 # Investigation's fields, after them: hashed only in an Investigation game, so the hashes of the others stay valid.
 INVESTIGATION_FIELDS: tuple[str, ...] = ("t_item", "c_items", "i_deck", "i_pos", "i_out", "doom", "battery", "flare",
                                          "x_from", "x_to")
+# The Gas Mask decision's fields (explicit_reactions), last: hashed only while a decision is pending (they are empty
+# otherwise), so the hashes of every game without one, and of every state between decisions, stay as they were.
+REACTION_FIELDS: tuple[str, ...] = ("r_seat", "r_lose", "r_hurt", "r_no", "r_actor", "r_from")
 _MAX = {"S": MAX_SEATS, "T": MAX_TILES, "K": MAX_STACK, "D": MAX_DECK}
 assert [f[0] for f in FIELDS] == [f.name for f in dataclasses.fields(State)]
 # What a game's state hash covers, in order (tests/golden/record.py, records.state_hash): the fields, with the grid
 # (a field of the numpy engine, a property computed from the tiles now) where that engine had it, so hashes of
 # recorded games stay valid.
 _AFTER_BLAST = [f[0] for f in FIELDS].index("t_blast") + 1
-_BASE_END = len(FIELDS) - len(SCENARIO_FIELDS) - len(INVESTIGATION_FIELDS)
+_BASE_END = len(FIELDS) - len(SCENARIO_FIELDS) - len(INVESTIGATION_FIELDS) - len(REACTION_FIELDS)
 HASH_FIELDS: tuple[str, ...] = tuple(f[0] for f in FIELDS[:_AFTER_BLAST]) + ("grid",) + tuple(
     f[0] for f in FIELDS[_AFTER_BLAST:_BASE_END])
-assert tuple(f[0] for f in FIELDS[_BASE_END:]) == SCENARIO_FIELDS + INVESTIGATION_FIELDS
+assert tuple(f[0] for f in FIELDS[_BASE_END:]) == SCENARIO_FIELDS + INVESTIGATION_FIELDS + REACTION_FIELDS
 
 
-_SCENARIO_EMPTY = {f[0]: f[3] for f in FIELDS if f[0] in SCENARIO_FIELDS + INVESTIGATION_FIELDS}
+_SCENARIO_EMPTY = {f[0]: f[3] for f in FIELDS if f[0] in SCENARIO_FIELDS + INVESTIGATION_FIELDS + REACTION_FIELDS}
 
 
 def _any_set(st: "State", g: int, names: tuple[str, ...]) -> bool:
@@ -336,22 +356,28 @@ def _any_set(st: "State", g: int, names: tuple[str, ...]) -> bool:
 def scenario_fields_set(st: "State", g: int) -> bool:
     """Whether any scenario field of game g differs from its empty value (never in a base game): a state hash
     covers those fields only then, so the base game's hashes never change."""
-    return _any_set(st, g, SCENARIO_FIELDS + INVESTIGATION_FIELDS)
+    return _any_set(st, g, SCENARIO_FIELDS + INVESTIGATION_FIELDS + REACTION_FIELDS)
 
 
 def scenario_hash_fields(st: "State", g: int) -> tuple[str, ...]:
     """The scenario fields game g's state hash covers after the base ones: none in a base game, SCENARIO_FIELDS in
-    any scenario game, and INVESTIGATION_FIELDS after them in an Investigation game."""
+    any scenario game, INVESTIGATION_FIELDS after them in an Investigation game, and REACTION_FIELDS after those
+    while its Gas Mask decision is pending (explicit_reactions)."""
     if not scenario_fields_set(st, g):
         return ()
-    return SCENARIO_FIELDS + (INVESTIGATION_FIELDS if _any_set(st, g, INVESTIGATION_FIELDS) else ())
+    pending = _any_set(st, g, REACTION_FIELDS)
+    if not pending and not _any_set(st, g, INVESTIGATION_FIELDS):
+        return SCENARIO_FIELDS
+    return SCENARIO_FIELDS + INVESTIGATION_FIELDS + (REACTION_FIELDS if pending else ())
 
 
 def hash_fields(scenario: str = "base") -> tuple[str, ...]:
-    """The fields a game's state hash covers: the base game's, and a scenario's own after them."""
+    """The fields a game's state hash covers: the base game's, and a scenario's own after them (an Investigation
+    game's REACTION_FIELDS too, which it hashes only while a Gas Mask decision is pending)."""
     if scenario == "base":
         return HASH_FIELDS
-    return HASH_FIELDS + SCENARIO_FIELDS + (INVESTIGATION_FIELDS if scenario == "investigation" else ())
+    return HASH_FIELDS + SCENARIO_FIELDS + (INVESTIGATION_FIELDS + REACTION_FIELDS if scenario == "investigation"
+                                            else ())
 CELL_SLOTS = 128  # slots of the cell index: a power of two, about twice the most tiles (MAX_TILES)
 
 

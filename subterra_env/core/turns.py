@@ -3,6 +3,11 @@
 ``step_game`` applies the acting caver's action (``apply_action`` dispatches on its kind), then the end of the
 turn (the exert check, R-ACT-2), the next caver's turn, and at the end of a round the horror, hazard and end
 phases (R-RND-1).
+
+Investigation's ``explicit_reactions`` (R-INV-18, ``reactions.py``) can pause that chain where gas is about to
+hurt a Gas Mask holder: in the action (entering a gas tile) or in the hazard phase (a Gas card). The step then
+returns with the holder acting; the answer's step applies the gas damage and runs the rest of the chain from
+there (``finish_step`` or ``hazard_end`` + ``finish_round``), so the game goes on exactly as without a pause.
 """
 
 from __future__ import annotations
@@ -12,12 +17,12 @@ from .abilities import (clear_rubble, demolish, direct, dive, finish_direct, fix
 from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIVE, K_END, K_EXCAVATE, K_EXERT,
                       K_EXPLORE, K_GEAR, K_HEAL, K_HIDE, K_MOVE, K_PICK, K_REDRAW, K_REPEL, K_REVEAL, K_ROPE,
                       K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM, K_PLACE_BOMB, K_GIVE,
-                      K_TAKE, K_SHOVEL)
+                      K_TAKE, K_SHOVEL, K_GAS_MASK)
 from .board import actor_tile
 from .catalogue import BIOSAMPLES, BOMBS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
-from .effects import check_one, damage, enter_tile, on_exit
+from .effects import check_one, damage, enter_tile, gas_damage, on_exit
 from .monsters import monster_contact, move_monsters
-from .hazards import end_phase, hazard_phase
+from .hazards import end_phase, hazard_end, hazard_phase
 from .events import (E_BOMB, E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TRANSFER, E_TURN, R_ANN_RESULT,
                      R_CLIMBER, R_DIG, R_EXERT, R_GEOLOGIST, R_HEAL, R_HIDE, R_MEDIC, R_NONE, R_PLACE_BOMB, R_RESULT,
                      R_ROPE, R_TRANSFER, R_EXT_RESULT, clear_log, log)
@@ -25,6 +30,7 @@ from .item_actions import item_action, rinv10_flare_next, rinv6_transfer
 from .jit import jit
 from .moves import walk_any
 from .placing import pick, place_pending, redraw, start_reveal
+from .reactions import REACT_HAZARD, REACT_ENTER, rinv18_answer, rinv18_close
 from .state import P_NONE, P_RUN, P_SURFACE, RUNNING
 
 
@@ -157,8 +163,20 @@ def step_game(g, P, action):
     clear_log(g)
     g.steps += 1
     g.ap -= P.cost[action]
+    if kind == K_GAS_MASK:  # R-INV-18 (explicit_reactions): an answer, and perhaps the paused resolution goes on
+        gas_mask_answer(g, P, arg == 1)
+        return
     was_directed = g.directing >= 0
     turn_over = apply_action(g, P, kind, arg)
+    if g.r_seat >= 0:  # R-INV-18: the mover decides on its Gas Mask before the step goes on
+        return
+    finish_step(g, P, turn_over, kind == K_SURFACE, was_directed)
+
+
+@jit
+def finish_step(g, P, turn_over, surfaced, was_directed):
+    """What follows an action: a Flare's next side, monsters meeting cavers, the end checks, the end of a directed
+    action, and the end of the turn (End turn, knocked out, AP spent) with all that follows it."""
     if P.scenario == SC_INVESTIGATION:  # R-INV-10: a Flare goes on to its next side
         rinv10_flare_next(g, P)
     monster_contact(g)
@@ -170,11 +188,28 @@ def step_game(g, P, action):
         turn_over = False
     seat = g.actor
     out = g.c_hp[seat] == 0 or g.c_under[seat]  # R-ACT-4: unconscious mid-turn stops at once; a Dive ends it
-    if P.diver_surface_whole_turn and kind == K_SURFACE:
+    if P.diver_surface_whole_turn and surfaced:
         out = True
     spent = g.ap <= 0 and g.exerted and g.pend == P_NONE
     if (turn_over or out or spent) and g.directing < 0:
         end_turn(g, P)
+
+
+@jit
+def gas_mask_answer(g, P, use):
+    """R-INV-18 with explicit_reactions: the holder uses its Gas Mask or declines it; then the gas hurts (a used
+    mask reacts as without the setting) and the paused resolution goes on: the rest of the action's step (an
+    entered gas tile) or of the hazard phase and the round (a Gas card)."""
+    resume = rinv18_answer(g, use)
+    gas_damage(g, P, g.r_hurt, g.r_lose, 0)
+    rinv18_close(g)
+    if resume == REACT_ENTER:
+        # The action that entered the tile is done (a run's step already counted): it cannot have been End turn
+        # or Surface, and it left any Direct (or Signal Booster) under way as it was.
+        finish_step(g, P, False, False, g.directing >= 0)
+    elif resume == REACT_HAZARD:
+        hazard_end(g, P)
+        finish_round(g, P)
 
 
 @jit
@@ -234,6 +269,14 @@ def end_round(g, P):
     if g.result != RUNNING:
         return
     hazard_phase(g, P)
+    if g.r_seat >= 0:  # R-INV-18: the Gas Mask's holder decides first; the answer's step finishes the round
+        return
+    finish_round(g, P)
+
+
+@jit
+def finish_round(g, P):
+    """The round after its hazard phase: the end checks, the end phase, the first turn of the next round."""
     check_end(g, P)
     if g.result != RUNNING:
         return

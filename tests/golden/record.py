@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import GameConfig, from_dict, to_dict
-from subterra_env.core.state import HASH_FIELDS, INVESTIGATION_FIELDS, SCENARIO_FIELDS, State, scenario_hash_fields
+from subterra_env.core.state import (HASH_FIELDS, INVESTIGATION_FIELDS, REACTION_FIELDS, SCENARIO_FIELDS, State,
+                                     scenario_hash_fields)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -41,7 +42,9 @@ HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclas
              "from the tiles since the compiled core) after t_blast: the ASCII header "
              "'{name}:{dtype.str}:{per-game shape, dims joined by x};' then the field's bytes for that game in C "
              "order; digest read as a little-endian uint64. A scenario's fields (state.SCENARIO_FIELDS) follow the "
-             "same way only when one of them differs from its empty value (never in the base game)")
+             "same way only when one of them differs from its empty value (never in the base game), then "
+             "state.INVESTIGATION_FIELDS in an Investigation game, then state.REACTION_FIELDS only while its Gas Mask "
+             "decision is pending (see state.scenario_hash_fields)")
 
 
 def hashed_fields() -> list[str]:
@@ -86,11 +89,13 @@ def state_hashes(st: State) -> np.ndarray:
     batch it sits in: ``state_hashes(st)[i] == state_hashes(st.take([i]))[0]``.
     """
     b = st.batch_size
-    rows, extra, inv = (_byte_rows(st, names) for names in (hashed_fields(), SCENARIO_FIELDS, INVESTIGATION_FIELDS))
+    tiers = (hashed_fields(), SCENARIO_FIELDS, INVESTIGATION_FIELDS, REACTION_FIELDS)
+    parts = [_byte_rows(st, names) for names in tiers]
+    ends = np.cumsum([0] + [len(t) for t in tiers[1:]])  # scenario fields hashed after each tier's
     set_ = [len(scenario_hash_fields(st, i)) for i in range(b)]
-    return np.array([int.from_bytes(hashlib.blake2b(np.concatenate([row, more, third][:1 + (on > 0) + (
-        on > len(SCENARIO_FIELDS))]).data, digest_size=8).digest(), "little")
-                     for row, more, third, on in zip(rows, extra, inv, set_)], dtype=np.uint64)
+    return np.array([int.from_bytes(hashlib.blake2b(np.concatenate(
+        [p[i] for p in parts][:1 + int(np.searchsorted(ends, on))]).data, digest_size=8).digest(), "little")
+                     for i, on in enumerate(set_)], dtype=np.uint64)
 
 
 def _byte_rows(st: State, names) -> np.ndarray:
