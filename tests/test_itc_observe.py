@@ -17,7 +17,8 @@ from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import ItcCore, stacks_left
 from subterra_env.in_the_cave.core.layout import MAX_SEATS, NK
 from subterra_env.in_the_cave.core import observe as compiled
-from subterra_env.in_the_cave.observe import GRID_CHANNELS, VECTOR_NAMES, VECTOR_SIZE, grid, vector, vp
+from subterra_env.in_the_cave.observe import (GRID_CHANNELS, LEARNER_RADIUS, VECTOR_NAMES, VECTOR_SIZE, flat,
+                                              flat_radius, flat_size, grid, vector, vp)
 
 _KIND0, _DEPTH, _TOKEN, _SQ, _ROPE0, _UNEXP, _ME, _OTHERS, _MYCAMP, _CAMPS = 5, 13, 14, 15, 16, 20, 21, 22, 23, 24
 _OTHER_SIZE = compiled.OTHER_SIZE
@@ -199,3 +200,22 @@ def test_observation_dtypes_and_shapes(seats):
     g = core.init([3])[0]
     assert grid(g, 0, 7, 0, 0, seats).shape == (GRID_CHANNELS, 15, 15)
     assert grid(g, 0, 7, 0, 0, seats).dtype == np.int8 and vector(g, core.P, 1, seats).dtype == np.int16
+
+
+def test_learners_flat_input_is_the_grid_then_the_vector_as_float32():
+    """``flat``: the input of the trained checkpoints (radius 5, 3,227 float32 values: the grid centred on the
+    team's pawn, raveled, then the vector; the same values the training script built before it moved here)."""
+    assert (LEARNER_RADIUS, flat_size()) == (5, 3227) and flat_size(7) == 25 * 15 * 15 + 202
+    assert [flat_radius(n) for n in (3227, flat_size(7), flat_size(0), 3228, 202, 0)] == [5, 7, 0, None, None, None]
+    checked = 0
+    for core, g in _states():
+        seats = core.seats
+        for seat in range(seats):
+            pos = int(g[L.POS + seat])
+            x = flat(g, core.P, seat)
+            want = np.concatenate((grid(g, seat, 5, int(g[L.TX + pos]), int(g[L.TY + pos]), seats).ravel(),
+                                   vector(g, core.P, seat, seats))).astype(np.float32)
+            assert x.dtype == np.float32 and x.shape == (3227,) and (x == want).all()
+            assert flat(g, core.P, seat, radius=2).shape == (flat_size(2),)
+            checked += 1
+    assert checked > 1000

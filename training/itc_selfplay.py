@@ -6,8 +6,9 @@ cloning warm start), a frozen copy of the learner as its self-play opponent, and
     opponent = PolicyOpponent(model.policy)          # plays the other seat; SelfPlaySync refreshes it
 
 The demonstrations reuse ``training/bc.py`` (``Demonstrations``, ``train_bc``): one observation key,
-``observation``, the flattened input of ``train_itc_ppo.observe``; the value target of a decision is its team's
-final score minus the other's, / 100 (the env's end reward), known for games that ended.
+``observation``, the learners' flattened input (``subterra_env.in_the_cave.observe.flat``, the default ``observe``
+here); the value target of a decision is its team's final score minus the other's, / 100 (the env's end reward),
+known for games that ended.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from agents.in_the_cave.heuristic import heuristic_action
 from subterra_env.in_the_cave import ItcConfig
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import ItcCore
+from subterra_env.in_the_cave.observe import flat
 
 from training.bc import Demonstrations
 
 Observe = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
 
 
-def collect_demos(games: int, seed: int, observe: Observe, config: ItcConfig | None = None,
+def collect_demos(games: int, seed: int, observe: Observe = flat, config: ItcConfig | None = None,
                   learner: Any = None) -> Demonstrations:
     """The heuristic's decisions in ``games`` seeded games (seeds ``seed`` ..), each seen from the deciding team's
     side. Without ``learner``: heuristic against heuristic, both teams' decisions. With a ``learner`` (a
@@ -70,7 +72,7 @@ class PolicyOpponent:
     """A frozen copy of a MaskablePPO policy playing the other team (self-play): it samples its actions (a
     deterministic copy would let the learner exploit one fixed line of play). ``sync(policy)`` refreshes it."""
 
-    def __init__(self, policy: Any, observe: Observe, deterministic: bool = False):
+    def __init__(self, policy: Any, observe: Observe = flat, deterministic: bool = False):
         self.policy = copy.deepcopy(policy)
         self.policy.set_training_mode(False)
         self.observe = observe

@@ -43,17 +43,13 @@ from subterra_env.in_the_cave import ItcConfig  # noqa: E402
 from subterra_env.in_the_cave.core import layout as L  # noqa: E402
 from subterra_env.in_the_cave.core.actions import NUM_ACTIONS  # noqa: E402
 from subterra_env.in_the_cave.core.game import ItcCore  # noqa: E402
-from subterra_env.in_the_cave.observe import GRID_CHANNELS, VECTOR_SIZE, grid, vector, vp  # noqa: E402
+from subterra_env.in_the_cave.observe import LEARNER_RADIUS, flat, flat_size, vp  # noqa: E402
 
-OBS_RADIUS = 5  # a smaller window than the env's default 7: fewer inputs for a short run
-
-
-def observe(g: np.ndarray, P: np.ndarray, seat: int) -> np.ndarray:
-    """The learner's input for team ``seat`` of game record ``g``: the grid centred on its pawn and the vector,
-    flattened to float32 (the same function serves the learner, a self-play opponent and BC's teacher samples)."""
-    pos = int(g[L.POS + seat])
-    gr = grid(g, seat, OBS_RADIUS, int(g[L.TX + pos]), int(g[L.TY + pos]), 2)
-    return np.concatenate((gr.ravel(), vector(g, P, seat, 2))).astype(np.float32)
+OBS_RADIUS = LEARNER_RADIUS  # a smaller window than the env's default 7: fewer inputs for a short run
+# The learner's input for team ``seat`` of game record ``g``: the grid centred on its pawn and the vector, flattened
+# to float32 (``subterra_env.in_the_cave.observe.flat``; it serves the learner, a self-play opponent, BC's teacher
+# samples and the ``policy:`` agent of ``agents.in_the_cave``).
+observe = flat
 
 
 def heuristic_opponent(g: np.ndarray, P: np.ndarray, seat: int, mask: np.ndarray) -> int:
@@ -77,9 +73,7 @@ class ItcVsOpponent(gymnasium.Env):
             raise ValueError(f"num_players={self.config.num_players}: this env is for 2 teams")
         self.core = ItcCore(self.config)
         self.reward_vp = float(reward_vp)
-        w = 2 * OBS_RADIUS + 1
-        self.observation_space = gymnasium.spaces.Box(-1000.0, 1000.0, (GRID_CHANNELS * w * w + VECTOR_SIZE,),
-                                                      dtype=np.float32)
+        self.observation_space = gymnasium.spaces.Box(-1000.0, 1000.0, (flat_size(OBS_RADIUS),), dtype=np.float32)
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self._seeds = np.random.default_rng(seed)
         self.episodes = 0

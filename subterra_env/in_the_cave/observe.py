@@ -11,6 +11,10 @@ introduction) except the team's own backpack during the hidden initial packing; 
 
 The arrays are filled by the compiled ``core/observe.py`` (``tests/test_itc_observe.py`` checks it against a plain
 Python reference of the same description).
+
+``flat(g, P, seat)`` is the learners' input (``training/train_itc_ppo.py``, ``agents.in_the_cave`` ``policy:``
+kind): the grid of radius ``LEARNER_RADIUS`` centred on the team's pawn, raveled, then the vector, as one float32
+array of ``flat_size()`` values. Trained checkpoints depend on its exact order, dtype and radius.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ _OTHER = (["present", "dx", "dy", "at_home"] + ["bp_" + k for k in L.EQUIP_NAMES
              "depth75plus", "vp"])
 VECTOR_NAMES: tuple[str, ...] = tuple(_OWN + _TURN + [f"other{i}_{n}" for i in range(1, MAX_SEATS) for n in _OTHER])
 VECTOR_SIZE = len(VECTOR_NAMES)
+LEARNER_RADIUS = 5  # the learners' window: smaller than the env's default 7, fewer inputs for short runs
 
 
 def vp(g: np.ndarray, s: int) -> int:
@@ -57,3 +62,26 @@ def vector(g: np.ndarray, P: np.ndarray, seat: int, seats: int) -> np.ndarray:
     out = np.zeros(VECTOR_SIZE, dtype=np.int16)
     compiled.vector16_into(g, P, seat, seats, out)
     return out
+
+
+def flat_size(radius: int = LEARNER_RADIUS) -> int:
+    """The length of ``flat(..., radius)``: the grid's GRID_CHANNELS x (2R+1)^2 values, then VECTOR_SIZE."""
+    w = 2 * radius + 1
+    return GRID_CHANNELS * w * w + VECTOR_SIZE
+
+
+def flat_radius(size: int) -> int | None:
+    """The radius whose ``flat_size`` is ``size`` (None if none is)."""
+    cells, rest = divmod(size - VECTOR_SIZE, GRID_CHANNELS)
+    w = round(cells ** 0.5) if cells > 0 and not rest else 0
+    return (w - 1) // 2 if w % 2 == 1 and w * w == cells else None
+
+
+def flat(g: np.ndarray, P: np.ndarray, seat: int, radius: int = LEARNER_RADIUS) -> np.ndarray:
+    """The learners' input for team ``seat`` of game record ``g`` (params ``P``): the (GRID_CHANNELS, 2R+1, 2R+1)
+    window centred on its pawn, raveled, then its vector, as float32 (``flat_size(radius)`` values; the other
+    teams shown are the game's ``P[PR_SEATS]``)."""
+    seats = int(P[L.PR_SEATS])
+    pos = int(g[L.POS + seat])
+    gr = grid(g, seat, radius, int(g[L.TX + pos]), int(g[L.TY + pos]), seats)
+    return np.concatenate((gr.ravel(), vector(g, P, seat, seats))).astype(np.float32)
