@@ -13,7 +13,7 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web extra: pip install -e '.[web]'")
 
-from web_client import new_table, next_message, serving, table_state, until_turn
+from web_client import expect_refused, new_table, next_message, serving, table_state, until_turn
 
 from subterra_game.play import main as subterra_main
 from subterra_game.records import load_record, replay_record, to_samples
@@ -92,10 +92,7 @@ def test_bad_client_input_gets_a_clear_error_and_changes_nothing(tmp_path: Path)
                     illegal = next(a for a in range(90) if a not in mask)
 
                     async def expect(ws, payload, code: str, contains: str) -> None:
-                        await (ws.send_str(payload) if isinstance(payload, str) else ws.send_json(payload))
-                        err = await next_message(ws, "error")
-                        assert err["code"] == code and contains in err["message"], err
-                        assert table_state(app, tid) == before
+                        await expect_refused(ws, payload, code, contains, app, tid, before)
 
                     step = m["decisions"]
                     await expect(ws0, {"type": "act", "action": illegal, "step": step}, "illegal_action",
@@ -212,7 +209,7 @@ def test_the_page_and_its_options(tmp_path: Path) -> None:
                     html = await r.text()
                     assert r.status == 200 and '<svg id="board"' in html and "default-src 'self'" in \
                         r.headers["Content-Security-Policy"]
-                for name in ("app.js", "board.js", "style.css"):
+                for name in ("app.js", "board.js", "itc_board.js", "svg.js", "style.css"):
                     async with cs.get(f"{base}/static/{name}") as r:
                         assert r.status == 200 and len(await r.text()) > 1000
                 async with cs.get(base + "/api/options") as r:

@@ -61,14 +61,20 @@ def result_shown(drv) -> bool:
     return drv.find_element(By.ID, "result").is_displayed()
 
 
-def one_click(drv, n: int) -> str:
-    """The person's ``n``-th decision, by clicking what the page offers: a turning of the drawn tile, else a
-    highlighted cell (choosing in its pop-up when several actions point there), else an action button other than
-    'end turn' (every other time by its number key), else 'end turn' by its key. Returns what was done."""
+def one_click(drv, n: int, passive: tuple[str, ...] = ("end turn",), first: str | None = None) -> str:
+    """The person's ``n``-th decision, by clicking what the page offers: a turning of the drawn tile, else the
+    button ``first`` every third time it is offered (In the Cave's reveal), else a highlighted cell (choosing in its
+    pop-up when several actions point there), else an action button that is not ``passive`` nor a discard (every
+    other time by its number key), else end turn by its key ``e``. Returns what was done."""
     rot = drv.find_elements(By.CSS_SELECTOR, "#board g.rotation")
     if rot:
         rot[0].click()
         return "rotation"
+    buttons = drv.find_elements(By.CSS_SELECTOR, "#actions button.action")
+    names = [b.find_element(By.CLASS_NAME, "name").text.strip() for b in buttons]
+    if first in names and n % 3 == 0:
+        buttons[names.index(first)].click()
+        return first
     cells = drv.find_elements(By.CSS_SELECTOR, "#board rect.target")
     if cells:
         cells[0].click()
@@ -77,13 +83,12 @@ def one_click(drv, n: int) -> str:
             pop[0].click()
             return "cell+popover"
         return "cell"
-    buttons = drv.find_elements(By.CSS_SELECTOR, "#actions button.action")
-    names = [b.find_element(By.CLASS_NAME, "name").text.strip() for b in buttons]
-    others = [b for b, n in zip(buttons, names) if n != "end turn"]
+    others = [b for b, nm in zip(buttons, names) if nm not in passive and not nm.startswith("discard_")]
     if others and n % 2:
         key = others[0].find_element(By.TAG_NAME, "kbd").text.strip()
-        drv.find_element(By.TAG_NAME, "body").send_keys(key)
-        return "key 1-9"
+        if key:
+            drv.find_element(By.TAG_NAME, "body").send_keys(key)
+            return "key 1-9"
     if others:
         others[0].click()
         return "button"
@@ -188,40 +193,6 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
     assert sum(done.values()) == len(people)  # every click was one recorded decision of the person
 
 
-def itc_click(drv, n: int) -> str:
-    """The person's ``n``-th In the Cave decision by clicking: a turning of the drawn tile, else reveal (a button)
-    while exits are left, else a highlighted cell (the first choice of its pop-up), else a button (every other time
-    by its number key), else end_turn by ``e``. Returns what was done."""
-    rot = drv.find_elements(By.CSS_SELECTOR, "#board g.rotation")
-    if rot:
-        rot[0].click()
-        return "rotation"
-    buttons = drv.find_elements(By.CSS_SELECTOR, "#actions button.action")
-    names = [b.find_element(By.CLASS_NAME, "name").text.strip() for b in buttons]
-    if "reveal" in names and n % 3 == 0:
-        buttons[names.index("reveal")].click()
-        return "reveal"
-    cells = drv.find_elements(By.CSS_SELECTOR, "#board rect.target")
-    if cells:
-        cells[0].click()
-        pop = drv.find_elements(By.CSS_SELECTOR, "#popover:not([hidden]) button.action")
-        if pop:
-            pop[0].click()
-            return "cell+popover"
-        return "cell"
-    others = [b for b, nm in zip(buttons, names) if nm not in ("end_turn", "pack") and not nm.startswith("discard_")]
-    if others and n % 2:
-        key = others[0].find_element(By.TAG_NAME, "kbd").text.strip()
-        if key:
-            drv.find_element(By.TAG_NAME, "body").send_keys(key)
-            return "key 1-9"
-    if others:
-        others[0].click()
-        return "button"
-    drv.find_element(By.TAG_NAME, "body").send_keys("e")
-    return "key e"
-
-
 def team_text(drv, seat: int) -> str:
     """A team's card as shown (read in one script call: the page may be redrawn between two WebDriver calls)."""
     return drv.execute_script(f"const e = document.querySelector(\"#team .itc-team[data-seat='{seat}']\"); "
@@ -285,7 +256,7 @@ def test_a_person_plays_in_the_cave_in_chromium(browser, tmp_path: Path) -> None
                 break
             before, where = decisions(drv), team_text(drv, 0)
             try:
-                how = itc_click(drv, n)
+                how = one_click(drv, n, passive=("end_turn", "pack"), first="reveal")
             except FLAKY_DOM:
                 continue
             try:

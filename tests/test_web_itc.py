@@ -15,7 +15,7 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web extra: pip install -e '.[web]'")
 
-from web_client import new_itc_table, next_message, serving, table_state, until_turn
+from web_client import expect_refused, new_itc_table, next_message, serving, table_state, until_turn
 
 from agents.in_the_cave import heuristic_action
 from subterra_game import itc_records as R
@@ -118,10 +118,7 @@ def test_bad_input_at_an_itc_table_gets_a_clear_error_and_changes_nothing(tmp_pa
                     illegal = next(a for a in range(NUM_ACTIONS) if a not in legal)
 
                     async def expect(ws, payload, code: str, contains: str) -> None:
-                        await (ws.send_str(payload) if isinstance(payload, str) else ws.send_json(payload))
-                        err = await next_message(ws, "error")
-                        assert err["code"] == code and contains in err["message"], err
-                        assert table_state(app, tid) == before
+                        await expect_refused(ws, payload, code, contains, app, tid, before)
 
                     step = m["decisions"]
                     await expect(ws0, {"type": "act", "action": illegal, "step": step}, "illegal_action",

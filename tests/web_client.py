@@ -81,3 +81,13 @@ async def next_message(ws: Any, kind: str, timeout: float = 60) -> dict[str, Any
         m = await ws.receive_json(timeout=timeout)
         if m["type"] == kind:
             return m
+
+
+async def expect_refused(ws: Any, payload: Any, code: str, contains: str, app: web.Application, table_id: str,
+                         before: tuple[int, str]) -> None:
+    """Send ``payload`` (a JSON object, or raw text); the server must answer with error ``code`` whose message
+    holds ``contains``, and the table must be as ``before`` (``table_state``)."""
+    await (ws.send_str(payload) if isinstance(payload, str) else ws.send_json(payload))
+    err = await next_message(ws, "error")
+    assert err["code"] == code and contains in err["message"], err
+    assert table_state(app, table_id) == before

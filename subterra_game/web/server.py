@@ -54,7 +54,7 @@ async def page(request: web.Request) -> web.Response:
 async def static(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     types = {"app.js": "application/javascript", "board.js": "application/javascript",
-             "itc_board.js": "application/javascript", "style.css": "text/css"}
+             "itc_board.js": "application/javascript", "svg.js": "application/javascript", "style.css": "text/css"}
     if name not in types:  # a fixed list: no path from a client ever reaches the file system
         return _error(ClientError("not_found", f"no static file {name[:60]!r}"), 404)
     return web.Response(text=(STATIC / name).read_text(), content_type=types[name],

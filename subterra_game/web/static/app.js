@@ -10,14 +10,7 @@ let WS = null;
 let SENT = -1;        // the decision count our last action was sent on (no double clicks)
 const FATAL = ["no_table", "bad_table_id"];   // reconnecting would not help
 
-function node(tag, attrs, text, parent) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (text !== undefined && text !== null) e.textContent = text;
-  if (parent) parent.appendChild(e);
-  return e;
-}
-const rgb = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
+const {node, rgb} = Svg;
 
 function showError(message, code) {
   const e = $("error");

@@ -4,31 +4,11 @@
 "use strict";
 
 const Board = (() => {
-  const C = 64;            // SVG units per cell
-  const NS = "http://www.w3.org/2000/svg";
-  const DX = [0, 1, 0, -1], DY = [-1, 0, 1, 0];
+  const {C, DX, DY, rgb, el} = Svg;
   const ARROWS = ["\u2191", "\u2192", "\u2193", "\u2190"];
 
-  function el(name, attrs, parent, text) {
-    const e = document.createElementNS(NS, name);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  const rgb = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
 
-  // The walls of one cell: a closed side is a full line, an open side leaves a gap in its middle third.
-  function walls(g, x, y, open, cls, w) {
-    const pts = [[[0, 0], [1, 0]], [[1, 0], [1, 1]], [[0, 1], [1, 1]], [[0, 0], [0, 1]]];
-    for (let d = 0; d < 4; d++) {
-      const [[ax, ay], [bx, by]] = pts[d];
-      const seg = (f0, f1) => el("line", {
-        x1: (x + ax + (bx - ax) * f0) * C, y1: (y + ay + (by - ay) * f0) * C,
-        x2: (x + ax + (bx - ax) * f1) * C, y2: (y + ay + (by - ay) * f1) * C, class: cls, "stroke-width": w}, g);
-      if (open & (1 << d)) { seg(0, 1 / 3); seg(2 / 3, 1); } else seg(0, 1);
-    }
-  }
+  const walls = (g, x, y, open, cls, w) => Svg.walls(g, x, y, open, 1, w, cls);
 
   function tile(g, t, pal) {
     const x = t.x, y = t.y;
@@ -90,20 +70,7 @@ const Board = (() => {
   // Legal actions on the board: every cell an action points at gets a clickable outline; a drawn tile shows
   // its legal turnings as four small tiles in the cell where it will lie.
   function targets(g, legal, placing, pal, onPick) {
-    const cells = new Map();
-    for (const a of legal) {
-      if (a.x === undefined || a.open !== undefined) continue;
-      const k = `${a.x},${a.y}`;
-      if (!cells.has(k)) cells.set(k, []);
-      cells.get(k).push(a);
-    }
-    for (const [k, acts] of cells) {
-      const [x, y] = k.split(",").map(Number);
-      const r = el("rect", {x: x * C + 3, y: y * C + 3, width: C - 6, height: C - 6, class: "target",
-        "data-actions": acts.map((a) => a.id).join(" "), "data-x": x, "data-y": y, tabindex: 0}, g);
-      el("title", {}, r, acts.map((a) => a.name).join(" / "));
-      r.addEventListener("click", (ev) => onPick(acts, ev));
-    }
+    Svg.cellTargets(g, legal, onPick);
     if (!placing) return;
     const rots = legal.filter((a) => a.open !== undefined);
     el("rect", {x: placing.x * C, y: placing.y * C, width: C, height: C, class: "placing"}, g);
@@ -113,16 +80,7 @@ const Board = (() => {
       const mg = el("g", {class: "rotation", "data-action": a.id, tabindex: 0}, g);
       el("rect", {x: qx * C + 2, y: qy * C + 2, width: C / 2 - 4, height: C / 2 - 4,
         fill: rgb(pal.types[placing.type])}, mg);
-      const s = 0.5;   // the mini tile's walls, at half scale inside its quadrant
-      const pts = [[[0, 0], [1, 0]], [[1, 0], [1, 1]], [[0, 1], [1, 1]], [[0, 0], [0, 1]]];
-      for (let d = 0; d < 4; d++) {
-        const [[ax, ay], [bx, by]] = pts[d];
-        const seg = (f0, f1) => el("line", {
-          x1: (qx + s * (ax + (bx - ax) * f0)) * C, y1: (qy + s * (ay + (by - ay) * f0)) * C,
-          x2: (qx + s * (ax + (bx - ax) * f1)) * C, y2: (qy + s * (ay + (by - ay) * f1)) * C, class: "wall",
-          "stroke-width": 3}, mg);
-        if (a.open & (1 << d)) { seg(0, 1 / 3); seg(2 / 3, 1); } else seg(0, 1);
-      }
+      Svg.walls(mg, qx, qy, a.open, 0.5, 3);   // the mini tile's walls, at half scale inside its quadrant
       el("title", {}, mg, `${a.name}: ${a.detail}`);
       mg.addEventListener("click", (ev) => onPick([a], ev));
     });

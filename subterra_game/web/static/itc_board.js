@@ -6,41 +6,12 @@
 "use strict";
 
 const ItcPage = (() => {
-  const C = 64;            // SVG units per cell
-  const NS = "http://www.w3.org/2000/svg";
-  const DX = [0, 1, 0, -1], DY = [-1, 0, 1, 0];
-  const rgb = (c) => `rgb(${c[0]},${c[1]},${c[2]})`;
+  const {C, DX, DY, rgb, el, node} = Svg;
   const shade = (c, f) => c.map((v) => Math.round(Math.max(0, Math.min(255, v * f))));
   const KIND_WORDS = {home: "home base", board: "starting board", plain: "plain", water: "water", wonder: "wonder",
     squeeze: "squeeze", descent: "descent", boulder: "boulder choke"};
 
-  function el(name, attrs, parent, text) {
-    const e = document.createElementNS(NS, name);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function node(tag, attrs, text, parent) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined && text !== null) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-
-  // The walls of one cell at scale s (1: a whole cell): a closed side is a full line, an open side a gap.
-  function walls(g, x, y, open, s, w) {
-    const pts = [[[0, 0], [1, 0]], [[1, 0], [1, 1]], [[0, 1], [1, 1]], [[0, 0], [0, 1]]];
-    for (let d = 0; d < 4; d++) {
-      const [[ax, ay], [bx, by]] = pts[d];
-      const seg = (f0, f1) => el("line", {
-        x1: (x + s * (ax + (bx - ax) * f0)) * C, y1: (y + s * (ay + (by - ay) * f0)) * C,
-        x2: (x + s * (ax + (bx - ax) * f1)) * C, y2: (y + s * (ay + (by - ay) * f1)) * C, class: "wall",
-        "stroke-width": w}, g);
-      if (open & (1 << d)) { seg(0, 1 / 3); seg(2 / 3, 1); } else seg(0, 1);
-    }
-  }
+  const walls = (g, x, y, open, s, w) => Svg.walls(g, x, y, open, s, w);
 
   function tile(g, t, pal) {
     const x = t.x, y = t.y, level = Math.floor(t.depth / 25);
@@ -115,20 +86,13 @@ const ItcPage = (() => {
   // The acting person's actions on the board: a clickable outline on each cell a move, dive, crawl or boulder
   // choke points at; the drawn tile's legal turnings as small tiles in the cells where it may go.
   function targets(g, legal, drawn, pal, onPick) {
-    const cells = new Map(), places = new Map();
+    Svg.cellTargets(g, legal, onPick);
+    const places = new Map();
     for (const a of legal) {
-      if (a.x === undefined) continue;
-      const into = a.open === undefined ? cells : places;
+      if (a.x === undefined || a.open === undefined) continue;
       const k = `${a.x},${a.y}`;
-      if (!into.has(k)) into.set(k, []);
-      into.get(k).push(a);
-    }
-    for (const [k, acts] of cells) {
-      const [x, y] = k.split(",").map(Number);
-      const r = el("rect", {x: x * C + 3, y: y * C + 3, width: C - 6, height: C - 6, class: "target",
-        "data-actions": acts.map((a) => a.id).join(" "), "data-x": x, "data-y": y, tabindex: 0}, g);
-      el("title", {}, r, acts.map((a) => a.name).join(" / "));
-      r.addEventListener("click", (ev) => onPick(acts, ev));
+      if (!places.has(k)) places.set(k, []);
+      places.get(k).push(a);
     }
     for (const [k, acts] of places) {
       const [x, y] = k.split(",").map(Number);
