@@ -472,10 +472,17 @@ def plan_action(g, P, bd, pl, kind, v, d1, d2, mask):
 def direct(g, P, bd, wt, mask, own_value):
     """The Leader's Direct when a teammate's free 1-AP action is worth more than his own AP: a reveal at the
     frontier (exit hidden), a step onto the exit or toward it (exit placed)."""
+    return free_action_for(g, bd, wt, mask, own_value, A_DIRECT)
+
+
+@jit
+def free_action_for(g, bd, wt, mask, own_value, first_id):
+    """The teammate whose free 1-AP action is worth most, if more than ``own_value``: the id ``first_id + rank -
+    1`` (Direct, R-CAV-8, or Investigation's Signal Booster, R-INV-8), -1 if none."""
     best, best_a = own_value, -1
     for k in range(bd.seats):
         r = g.c_rank[k]
-        a = A_DIRECT + r - 1
+        a = first_id + r - 1
         if not mask[a] or not conscious(g, k) or not in_cave(g, k):
             continue
         t = g.c_tile[k]

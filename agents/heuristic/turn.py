@@ -23,7 +23,7 @@ from subterra_env.core.effects import RANK_BODYGUARD, RANK_LEADER, RANK_MEDIC, R
 from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
 
 from .board import INF, end_danger, init_board, n_revealable
-from .items import gas_mask_answer, item_decision, item_override, item_swap, want_map
+from .items import boost, gas_mask_answer, item_decision, item_override, item_swap, want_map
 from .jit import jit
 from .paths import step_pure
 from .plans import best_plan, caver_field, decide_plan, direct, init_plans, path_of, worth_reviving
@@ -89,10 +89,12 @@ def turn(g, P, wt, bd, pl, mask):
     s = np.int64(g.actor)
     if bd.exit >= 0 and g.c_tile[s] == bd.exit:
         a = direct(g, P, bd, wt, mask, -INF) if g.directing < 0 else -1
+        if a < 0 and P.scenario == SC_INVESTIGATION:  # R-INV-8: from the exit, a teammate's free action
+            a = boost(g, bd, wt, mask)
         return a if a >= 0 else A_END
     a = bombs(g, P, mask)
     if a < 0 and P.scenario == SC_INVESTIGATION:  # items first (R-INV-9..14)
-        a = item_override(g, P, bd, mask)
+        a = item_override(g, P, bd, wt, mask)
     if a < 0:
         a = repel(g, mask)
     if a < 0:
