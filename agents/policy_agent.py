@@ -26,27 +26,34 @@ from .base import Observation, ObservationAgent
 OBS_KEYS = ObservationAgent.OBS_KEYS
 
 
+def load_maskable_ppo(path: str | Path, written_by: str, device: str = "cpu", torch_threads: int | None = 1) -> Any:
+    """A MaskablePPO checkpoint, with errors that say what is wrong: FileNotFoundError naming what writes one
+    (``written_by``), ValueError for a zip of something else or a truncated file. ``torch_threads`` sets torch's CPU
+    threads for the whole process (None: leave it); one is the default because on a busy 2-core machine two threads
+    made these small networks 15-70x slower (17 vs 1,182 decisions/s one at a time, 275 vs 9,700 in batches of 100)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no policy checkpoint at {path}: expected a MaskablePPO .zip ({written_by})")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    if torch_threads is not None:
+        torch.set_num_threads(torch_threads)
+    try:
+        return MaskablePPO.load(path, device=device)
+    except Exception as e:  # a zip of something else, or a truncated file
+        raise ValueError(f"{path} is not a loadable MaskablePPO checkpoint: {e}") from e
+
+
 class PolicyAgent(AdvisedAgentMixin, ObservationAgent):
     """Plays with a saved MaskablePPO policy: greedy (argmax over legal actions) or sampled with its own seed."""
 
     def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = 0, device: str = "cpu",
                  torch_threads: int | None = 1):
-        """``torch_threads``: torch's CPU thread count, set for the whole process at load (None: leave it). One
-        thread is the default because on a busy 2-core machine two threads made this small network 15-70x slower
-        (17 vs 1,182 decisions/s one at a time, 275 vs 9,700 in batches of 100)."""
+        """``torch_threads``: torch's CPU thread count, set for the whole process at load (``load_maskable_ppo``)."""
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"no policy checkpoint at {path}: expected a MaskablePPO .zip "
-                                    "(training/train_ppo.py writes final.zip, best.zip and checkpoints/)")
-        import torch
-        from sb3_contrib import MaskablePPO
-
-        if torch_threads is not None:
-            torch.set_num_threads(torch_threads)
-        try:
-            self.model = MaskablePPO.load(path, device=device)
-        except Exception as e:  # a zip of something else, or a truncated file
-            raise ValueError(f"{path} is not a loadable MaskablePPO checkpoint: {e}") from e
+        self.model = load_maskable_ppo(path, "training/train_ppo.py writes final.zip, best.zip and checkpoints/",
+                                       device, torch_threads)
         self.obs_radius = check_observation_space(self.model.observation_space, path)
         self.policy = self.model.policy
         self.policy.set_training_mode(False)

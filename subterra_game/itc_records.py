@@ -38,7 +38,7 @@ from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS
 from subterra_env.in_the_cave.env_aec import raw_env
 
-from .records import RecordError, _need, save_record
+from .records import RecordError, _need, check_actions, save_record
 
 FORMAT = "in-the-cave-record"
 SCHEMA_VERSION = 1
@@ -101,13 +101,7 @@ def parse(doc: Any, where: str = "record") -> dict[str, Any]:
             raise RecordError(f"{where}: seats[{i}] must be an object")
         if _need(s, "player", str, f"{where}: seats[{i}]") not in PLAYERS:
             raise RecordError(f"{where}: seats[{i}]: player {s['player']!r} is not one of {', '.join(PLAYERS)}")
-    for i, a in enumerate(_need(doc, "actions", list, where)):
-        if not isinstance(a, dict):
-            raise RecordError(f"{where}: actions[{i}] (step {i}) must be an object, got {type(a).__name__}")
-        act = _need(a, "action", int, f"{where}: step {i}")
-        if not 0 <= act < NUM_ACTIONS:
-            raise RecordError(f"{where}: step {i}: action {act} is out of range 0..{NUM_ACTIONS - 1}")
-        _need(a, "seat", int, f"{where}: step {i}")
+    check_actions(doc, where, NUM_ACTIONS)
     return doc
 
 

@@ -214,6 +214,13 @@ def parse_record(doc: Any, where: str = "record") -> dict[str, Any]:
     settings = doc["settings"] if isinstance(doc["settings"], dict) else {}
     scenario = settings.get("scenario", "base")  # a scenario's own action ids follow the base game's
     n_actions = num_actions(scenario) if scenario in SCENARIOS else NUM_ACTIONS_ALL
+    check_actions(doc, where, n_actions)
+    return doc
+
+
+def check_actions(doc: dict[str, Any], where: str, n_actions: int) -> None:
+    """A record's ``actions``: a list of objects, each with an ``action`` id in 0..n_actions-1 and a ``seat``
+    (both games' records, Sub Terra's and In the Cave's)."""
     for i, a in enumerate(_need(doc, "actions", list, where)):
         if not isinstance(a, dict):
             raise RecordError(f"{where}: actions[{i}] (step {i}) must be an object, got {type(a).__name__}")
@@ -221,7 +228,6 @@ def parse_record(doc: Any, where: str = "record") -> dict[str, Any]:
         if not 0 <= act < n_actions:
             raise RecordError(f"{where}: step {i}: action {act} is out of range 0..{n_actions - 1}")
         _need(a, "seat", int, f"{where}: step {i}")
-    return doc
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

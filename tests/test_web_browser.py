@@ -61,6 +61,16 @@ def result_shown(drv) -> bool:
     return drv.find_element(By.ID, "result").is_displayed()
 
 
+def wait_for_the_click(drv, before: int, how: str) -> None:
+    """Wait until the decision count moved on from ``before`` (or the game ended); else fail with what the page's
+    error line says about the click ``how``."""
+    try:
+        WebDriverWait(drv, 30, POLL).until(lambda d: decisions(d) != before or result_shown(d))
+    except TimeoutException:
+        err = drv.find_element(By.ID, "error")
+        raise AssertionError(f"the click ({how}) changed nothing; page says: {err.text!r}") from None
+
+
 def one_click(drv, n: int, passive: tuple[str, ...] = ("end turn",), first: str | None = None) -> str:
     """The person's ``n``-th decision, by clicking what the page offers: a turning of the drawn tile, else the
     button ``first`` every third time it is offered (In the Cave's reveal), else a highlighted cell (choosing in its
@@ -128,11 +138,7 @@ def test_a_person_plays_a_tiny_game_in_chromium(browser, tmp_path: Path) -> None
                 how = one_click(drv, sum(done.values()))
             except FLAKY_DOM:  # the page was redrawn under the click: look again
                 continue
-            try:
-                WebDriverWait(drv, 30, POLL).until(lambda d, b=before: decisions(d) != b or result_shown(d))
-            except TimeoutException:
-                err = drv.find_element(By.ID, "error")
-                raise AssertionError(f"the click ({how}) changed nothing; page says: {err.text!r}") from None
+            wait_for_the_click(drv, before, how)
             done[how] = done.get(how, 0) + 1
         else:
             raise AssertionError("the game did not end in 400 clicks")
@@ -259,11 +265,7 @@ def test_a_person_plays_in_the_cave_in_chromium(browser, tmp_path: Path) -> None
                 how = one_click(drv, n, passive=("end_turn", "pack"), first="reveal")
             except FLAKY_DOM:
                 continue
-            try:
-                WebDriverWait(drv, 30, POLL).until(lambda d, b=before: decisions(d) != b or result_shown(d))
-            except TimeoutException:
-                err = drv.find_element(By.ID, "error")
-                raise AssertionError(f"the click ({how}) changed nothing; page says: {err.text!r}") from None
+            wait_for_the_click(drv, before, how)
             if how.startswith("cell") and team_text(drv, 0).split(" · tokens")[0] != where.split(" · tokens")[0]:
                 moved = True  # a click on the board moved the pawn
             done[how] = done.get(how, 0) + 1

@@ -23,6 +23,7 @@ import numpy as np
 from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
 from subterra_env.in_the_cave.observe import LEARNER_RADIUS, flat, flat_radius, flat_size
 
+from ..policy_agent import load_maskable_ppo
 from .heuristic import heuristic_action
 
 Agent = Callable[[np.ndarray, np.ndarray, int, np.ndarray], int]  # (record, params, seat, mask) -> action
@@ -58,18 +59,7 @@ class PolicyPlayer:
         """``torch_threads``: torch's CPU thread count, set for the whole process at load (None: leave it; one
         thread is fastest for this small network on a busy machine, as for Sub Terra's ``PolicyAgent``)."""
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"no policy checkpoint at {path}: expected a MaskablePPO .zip "
-                                    "(training/train_itc_ppo.py writes OUT/model.zip)")
-        import torch
-        from sb3_contrib import MaskablePPO
-
-        if torch_threads is not None:
-            torch.set_num_threads(torch_threads)
-        try:
-            model = MaskablePPO.load(path, device=device)
-        except Exception as e:  # a zip of something else, or a truncated file
-            raise ValueError(f"{path} is not a loadable MaskablePPO checkpoint: {e}") from e
+        model = load_maskable_ppo(path, "training/train_itc_ppo.py writes OUT/model.zip", device, torch_threads)
         self.radius = check_spaces(model.observation_space, model.action_space, path)
         self.path = path
         self.policy = model.policy
