@@ -315,13 +315,32 @@ def test_one_legal_action_is_returned_without_rollouts() -> None:
     masks = core.legal_mask(both)
     choice = masks.sum(1)
     assert choice.tolist()[:2] == [1, 1] and (choice[2:] > 1).all()
-    agent = SearchAgent(holder(core, both), worlds=3)
+    agent = SearchAgent(holder(core, both), worlds=3, more_worlds=0)
     acts = agent.act_batch(None, masks)
     assert masks[np.arange(5), acts].all()
     assert agent.rollouts == 3 * int(choice[2:].sum())
+    # a second stage plays 5 more worlds for some of each row's actions (the contenders and the heuristic's choice)
+    staged = SearchAgent(holder(core, both), worlds=3, more_worlds=5)
+    assert masks[np.arange(5), staged.act_batch(None, masks)].all()
+    extra = staged.rollouts - 3 * int(choice[2:].sum())
+    assert extra % 5 == 0 and 0 <= extra <= 5 * int(choice[2:].sum())
     ceiling = SearchAgent(holder(core, both), clairvoyant=True)
     ceiling.act_batch(None, masks)
     assert ceiling.rollouts == int(choice[2:].sum())  # the true future is one world
+
+
+def test_contenders_are_the_actions_within_keep_z_standard_errors_and_then_the_heuristics() -> None:
+    core = _core("tiny")
+    st = core.init(np.array([1]))
+    agent = SearchAgent(holder(core, st), keep_z=1.0)
+    v = np.array([[1, 1, 1, 1],  # the heuristic's action (h = 0)
+                  [1, 1, 1, 1],  # ties it in every world: dropped
+                  [2, 2, 2, 2],  # better in every world (no spread): kept
+                  [0, 0, 0, 0],  # worse in every world: dropped
+                  [2, 0, 2, 0],  # gain 0, se 0.577: within 1 se, kept
+                  [1, 0, 1, 0]], dtype=float)  # gain -0.5, se 0.289: more than 1 se below, dropped
+    assert agent._contenders(v, 0).tolist() == [2, 4, 0]
+    assert SearchAgent(holder(core, st), keep_z=2.0)._contenders(v, 0).tolist() == [2, 4, 5, 0]
 
 
 # ---------------------------------------------------------------------- 4. legal, act = act_batch, settings

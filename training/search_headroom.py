@@ -28,7 +28,7 @@ if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
 from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.search.agent import MAX_ROUND  # noqa: E402
+from agents.search.agent import MAX_ROUND, rollout_core  # noqa: E402
 from agents.search.worlds import sample_worlds  # noqa: E402
 from subterra_env.config import load  # noqa: E402
 from subterra_env.core.actions import ACTION_NAMES  # noqa: E402
@@ -38,7 +38,8 @@ from subterra_env.core.rules import Core  # noqa: E402
 from subterra_env.core.state import RUNNING, State  # noqa: E402
 
 
-def action_values(core: Core, st: State, worlds: int, salt: int) -> tuple[np.ndarray, np.ndarray, int]:
+def action_values(core: Core, st: State, worlds: int, salt: int, common_dice: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray, int]:
     """(legal actions, values (actions x worlds), the heuristic's action) at game 0's decision."""
     heuristic = HeuristicAgent(SimpleNamespace(core=core, state=st))
     mask = core.legal_mask(st)[0]
@@ -50,8 +51,9 @@ def action_values(core: Core, st: State, worlds: int, salt: int) -> tuple[np.nda
     sample_worlds(base, core.params, keys)
     packed = np.tile(base, len(legal))
     trial = State.from_packed(packed, st._sizes)
-    core.step(trial, np.repeat(legal, worlds).astype(np.int64), check=False)
-    heuristic.play(core, trial, max_round=MAX_ROUND)
+    rules = rollout_core(core) if common_dice else core
+    rules.step(trial, np.repeat(legal, worlds).astype(np.int64), check=False)
+    heuristic.play(rules, trial, max_round=MAX_ROUND)
     value = np.empty(len(packed), dtype=np.int64)
     cavers_out_batch(packed, value)
     return legal, value.reshape(len(legal), worlds).astype(np.float64), chosen
@@ -64,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--worlds", type=int, default=300)
     p.add_argument("--seed", type=int, default=880000)
     p.add_argument("--out", help="JSON file for the rows and the summary")
+    p.add_argument("--sequential-dice", action="store_true",
+                   help="rollouts draw their dice in order (no common random numbers across actions)")
     args = p.parse_args(argv)
     core = Core(load(args.config))
     rng = np.random.default_rng(args.seed)
@@ -75,14 +79,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             core.step(st, np.array([int(np.flatnonzero(core.legal_mask(st)[0])[0])]))
         if st.result[0] != RUNNING:
             continue
-        legal, v, chosen = action_values(core, st, args.worlds, j)
+        legal, v, chosen = action_values(core, st, args.worlds, j, not args.sequential_dice)
         diff = v - v[int(np.flatnonzero(legal == chosen)[0])]
         gain = diff.mean(axis=1)
-        se = diff.std(axis=1, ddof=1) / np.sqrt(args.worlds)
+        sd = diff.std(axis=1, ddof=1)
+        se = sd / np.sqrt(args.worlds)
         k = int(np.argmax(gain))
         rows.append({"seed": args.seed + j, "step": int(st.steps[0]), "round": int(st.round[0]), "legal": len(legal),
                      "heuristic": ACTION_NAMES[chosen], "value": float(v[legal == chosen].mean()),
-                     "best_alternative": ACTION_NAMES[legal[k]], "gain": float(gain[k]), "se": float(se[k])})
+                     "best_alternative": ACTION_NAMES[legal[k]], "gain": float(gain[k]), "se": float(se[k]),
+                     "diff_sd": float(np.delete(sd, int(np.flatnonzero(legal == chosen)[0])).mean())})
         r = rows[-1]
         print(f"seed {r['seed']} round {r['round']:>2} {r['legal']:>2} legal: heuristic {r['heuristic']:<18} "
               f"{r['value']:.2f} out; best other {r['best_alternative']:<18} {r['gain']:+.3f} ± {r['se']:.3f}",
@@ -90,11 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     gains = np.array([r["gain"] for r in rows])
     ses = np.array([r["se"] for r in rows])
     big = gains > 2 * ses
-    summary = {"config": args.config, "worlds": args.worlds, "decisions": len(rows), "mean_best_gain":
+    summary = {"config": args.config, "worlds": args.worlds, "common_dice": not args.sequential_dice,
+               "mean_diff_sd": float(np.mean([r["diff_sd"] for r in rows])), "decisions": len(rows), "mean_best_gain":
                float(gains.mean()), "significant": int(big.sum()), "mean_significant_gain":
                float(gains[big].mean()) if big.any() else 0.0}
     print(f"{len(rows)} decisions: mean best gain {summary['mean_best_gain']:.3f}; {summary['significant']} with a "
-          f"gain over 2 standard errors (mean {summary['mean_significant_gain']:.3f})")
+          f"gain over 2 standard errors (mean {summary['mean_significant_gain']:.3f}); one world's paired difference "
+          f"between an action and the heuristic's varies by {summary['mean_diff_sd']:.3f} cavers (sd)")
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))

@@ -2,16 +2,20 @@
 
 At each decision with more than one legal action, every legal action is tried in the same ``worlds`` sampled
 futures (``worlds.sample_world``: the unseen stack and deck redrawn as every player knows them, new dice), and the
-heuristic team plays each (action, world) pair to the end of the game. The heuristic's own choice stands unless
-another action gets more cavers out over the same worlds by more than ``margin`` and by ``z`` standard errors of
-the paired difference (then the best such action is taken). All rollouts of a call run as one batch through the
-rules core and the compiled heuristic (threads for large batches).
+heuristic team plays each (action, world) pair to the end of the game. The actions that might beat the heuristic's
+own choice (within ``keep_z`` standard errors of it) and that choice are then played in ``more_worlds`` further
+futures. The heuristic's choice stands unless another action gets more cavers out over the same worlds by more than
+``margin`` and by ``z`` standard errors of the paired difference (then the best such action is taken). All rollouts
+of a stage run as one batch through the rules core and the compiled heuristic (threads for large batches).
 
-Why the test: on the full game the actions of one decision differ by a few hundredths of a caver out on average,
-while one rollout's outcome varies by about 0.7 caver (the dice are drawn in order, so a different action meets
-different dice and the worlds decorrelate); an argmax over a few worlds is mostly noise and played far worse than
-the heuristic (0.00 against 1.02 cavers out over 40 full games with 8 worlds). The test keeps the search from
-leaving the heuristic on noise.
+Why pairs, common dice and the test: on the full game the actions of one decision mostly differ by a few
+hundredths of a caver out, while one rollout's outcome varies by about 0.7 caver. The rollouts use common random
+numbers (``rollout_core``): each turn and hazard phase draws its dice by round and seat, so rollouts of one world
+that began with different actions meet the same later dice (with the game's sequential dice one extra roll shifts
+every later die and the worlds decorrelate). An argmax over a few worlds is still mostly noise (0.00 against 1.02
+cavers out over 40 full games, sequential dice, 8 worlds), so an action must beat the heuristic's choice by a
+paired test. How the defaults were chosen: ``training/search_headroom.py`` values every action of sampled full-game
+decisions in 300 worlds (the truth) and replays the search's rule on other worlds; docs/training.md ("Search").
 
 ``clairvoyant=True`` is a diagnostic, never a teammate: it searches the true future (the real stack and deck order
 and the game's own dice), so each action's outcome under the heuristic team is known exactly. It measures a ceiling:
@@ -24,6 +28,7 @@ change a decision).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -37,35 +42,57 @@ from ..base import GameBoundAgent, GameView, game_view
 from ..heuristic import HeuristicAgent
 from .worlds import sample_worlds
 
-DEFAULT_WORLDS = 8  # worlds per decision (every legal action is rolled out in each): about 80 ms a decision on one core
-DEFAULT_Z = 2.0  # standard errors of the paired difference an action needs to replace the heuristic's
+DEFAULT_WORLDS = 4  # worlds every legal action is rolled out in
+DEFAULT_MORE_WORLDS = 12  # further worlds for the contenders and the heuristic's action (about 90 ms a decision in all)
+DEFAULT_KEEP_Z = 0.5  # a contender is within this many standard errors of beating the heuristic's action
+DEFAULT_Z = 1.5  # standard errors of the paired difference an action needs to replace the heuristic's
 MAX_ROUND = 200  # rollouts stop here, as training/evaluate.py truncates games (max_cycles)
+
+
+def rollout_core(core: Core) -> Core:
+    """A copy of ``core`` whose rules draw each turn's, exert check's and hazard phase's dice from a block of the
+    counter keyed by round and seat (``effects.resync_dice``): the rollouts of one sampled world meet the same later
+    dice whatever action they started with (common random numbers), so the paired differences measure the actions.
+    The dice stay fair and unseen: each world's key is fresh."""
+    rules = copy.copy(core)
+    params = core.params.copy()
+    params["crn_dice"] = 1
+    params.flags.writeable = False
+    rules.params = params
+    rules._scratch = {}
+    return rules
 
 
 class SearchAgent(GameBoundAgent):
     """Monte Carlo search over the compiled heuristic (see the module docstring), bound to its games as the
-    heuristic is. ``worlds``: sampled futures per decision (the cost is about worlds x legal actions rollouts);
-    ``margin`` and ``z``: how many more cavers out on average, and how many standard errors of that paired
-    difference, an action needs to replace the heuristic's choice; ``threads``: None uses numba's pool for large rollout batches, 1 never."""
-
+    heuristic is. ``worlds``: sampled futures every legal action is played in (worlds x legal actions rollouts);
+    ``more_worlds``: further futures for the contenders (within ``keep_z`` standard errors of beating the
+    heuristic's choice) and the heuristic's choice, 0 for one stage; ``margin`` and ``z``: how many more cavers out
+    on average, and how many standard errors of that paired difference over all their worlds, an action needs to
+    replace the heuristic's choice; ``common_dice``: rollouts with common random numbers (``rollout_core``);
+    ``threads``: None uses numba's pool for large rollout batches, 1 never."""
 
     def __init__(self, source: Any, slot: int | None = None, seed: int = 0, worlds: int = DEFAULT_WORLDS,
-                 margin: float = 0.0, z: float = DEFAULT_Z, clairvoyant: bool = False, threads: int | None = None,
-                 max_round: int = MAX_ROUND, **weights: float):
-        for name, value, low in (("worlds", worlds, 1), ("max_round", max_round, 1)):
+                 more_worlds: int = DEFAULT_MORE_WORLDS, keep_z: float = DEFAULT_KEEP_Z, margin: float = 0.0,
+                 z: float = DEFAULT_Z, clairvoyant: bool = False, threads: int | None = None,
+                 max_round: int = MAX_ROUND, common_dice: bool = True, **weights: float):
+        for name, value, low in (("worlds", worlds, 1), ("more_worlds", more_worlds, 0), ("max_round", max_round, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name}={value!r} is out of range: a whole number, at least {low}")
-        for name, value in (("margin", margin), ("z", z)):
+        for name, value in (("margin", margin), ("z", z), ("keep_z", keep_z)):
             if not np.isfinite(value) or value < 0:
                 raise ValueError(f"{name}={value!r} is out of range: a finite number, at least 0")
         self.view: GameView = game_view(source, slot)
         self.seed = int(seed)
         self.worlds = 1 if clairvoyant else int(worlds)  # the true future is one world
+        self.more_worlds = 0 if clairvoyant else int(more_worlds)
+        self.keep_z = float(keep_z)
         self.margin = float(margin)
         self.z = float(z)
         self.clairvoyant = bool(clairvoyant)
         self.threads = threads
         self.max_round = int(max_round)
+        self.common_dice = bool(common_dice) and not clairvoyant  # the ceiling plays the game's own dice
         self.rollouts = 0  # rollouts played so far (for budgets and reports)
         self.heuristic = HeuristicAgent(source, slot, threads=threads, **weights)
 
@@ -78,29 +105,57 @@ class SearchAgent(GameBoundAgent):
         rows = [i for i in range(len(games)) if masks[i].sum() > 1]
         if not rows:
             return out
-        n = self.worlds
-        blocks, actions, spans = [], [], []
-        for i in rows:
-            legal = np.flatnonzero(masks[i])
-            base = np.repeat(st.packed[games[i]:games[i] + 1], n)
+        rules = rollout_core(core) if self.common_dice else core
+        cands = [np.flatnonzero(masks[i]) for i in rows]
+        values = self._rollouts(core, rules, st, games[rows], cands, 0, self.worlds)
+        if self.more_worlds and not self.clairvoyant:  # stage 2: the contenders and the heuristic's action only
+            again = []
+            for j, i in enumerate(rows):
+                keep = self._contenders(values[j], int(np.flatnonzero(cands[j] == out[i])[0]))
+                if len(keep) > 1:
+                    again.append((j, keep))
+            if again:
+                more = self._rollouts(core, rules, st, games[[rows[j] for j, _ in again]],
+                                      [cands[j][keep] for j, keep in again], self.worlds, self.more_worlds)
+                for (j, keep), extra in zip(again, more):
+                    cands[j] = cands[j][keep]
+                    values[j] = np.concatenate([values[j][keep], extra], axis=1)
+        for j, i in enumerate(rows):
+            out[i] = self._choose(cands[j], values[j], int(out[i]))
+        return out
+
+    def _rollouts(self, core: Core, rules: Core, st: State, games: np.ndarray, cands: list[np.ndarray], first: int,
+                  n: int) -> list[np.ndarray]:
+        """Cavers out of every candidate action of each game in worlds first..first+n-1 of its decision, played out
+        by the heuristic team as one batch: per game a (candidates x n) float array, the same worlds in each row."""
+        blocks, actions = [], []
+        for g, legal in zip(games, cands):
+            base = np.repeat(st.packed[g:g + 1], n)
             if not self.clairvoyant:
-                sample_worlds(base, core.params, self._world_keys(st, int(games[i]), n))
+                sample_worlds(base, core.params, self._world_keys(st, int(g), n, first))
             blocks.append(np.tile(base, len(legal)))  # candidate k plays worlds [k * n, (k + 1) * n)
             actions.append(np.repeat(legal, n))
-            spans.append(legal)
         packed = np.concatenate(blocks)
         trial = State.from_packed(packed, st._sizes)
-        core.step(trial, np.concatenate(actions).astype(np.int64), check=False)  # legal by construction
-        self.heuristic.play(core, trial, max_round=self.max_round)
+        rules.step(trial, np.concatenate(actions).astype(np.int64), check=False)  # legal by construction
+        self.heuristic.play(rules, trial, max_round=self.max_round)
         self.rollouts += len(packed)
         value = np.empty(len(packed), dtype=np.int64)
         cavers_out_batch(packed, value)
-        at = 0
-        for i, legal in zip(rows, spans):
-            v = value[at:at + len(legal) * n].reshape(len(legal), n).astype(np.float64)
+        out, at = [], 0
+        for legal in cands:
+            out.append(value[at:at + len(legal) * n].reshape(len(legal), n).astype(np.float64))
             at += len(legal) * n
-            out[i] = self._choose(legal, v, int(out[i]))
         return out
+
+    def _contenders(self, v: np.ndarray, h: int) -> np.ndarray:
+        """Indices of the candidates worth more worlds: those whose paired gain over the heuristic's action h is
+        within keep_z standard errors of beating it (an action that ties it in every world is dropped), then h."""
+        diff = v - v[h]
+        gain = diff.mean(axis=1)
+        se = diff.std(axis=1, ddof=1) / np.sqrt(v.shape[1]) if v.shape[1] > 1 else np.full(len(v), np.inf)
+        keep = np.flatnonzero(gain + self.keep_z * se > 0)
+        return np.append(keep[keep != h], h)
 
     def _choose(self, legal: np.ndarray, v: np.ndarray, heuristic: int) -> int:
         """The heuristic's action, unless another beats it over the same worlds (v: candidates x worlds) by more
@@ -117,10 +172,10 @@ class SearchAgent(GameBoundAgent):
             return heuristic
         return int(legal[np.flatnonzero(ok)[np.argmax(gain[ok])]])
 
-    def _world_keys(self, st: State, g: int, n: int) -> np.ndarray:
-        """Keys of the n worlds of game g's next decision: the agent's seed, the game's public decision count and
-        the world index (nothing hidden)."""
+    def _world_keys(self, st: State, g: int, n: int, first: int = 0) -> np.ndarray:
+        """Keys of worlds first..first+n-1 of game g's next decision: the agent's seed, the game's public decision
+        count and the world index (nothing hidden)."""
         with np.errstate(over="ignore"):
             base = mix(np.uint64(self.seed & 0xFFFFFFFFFFFFFFFF) * np.uint64(0x9E3779B97F4A7C15)
                        + np.uint64(int(st.steps[g])))
-            return mix(base + np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03))
+            return mix(base + np.arange(first + 1, first + n + 1, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03))

@@ -19,6 +19,8 @@ from .state import FORCED
 RANK_DIVER, RANK_SCOUT, RANK_GEOLOGIST, RANK_ENGINEER, RANK_CLIMBER, RANK_MEDIC, RANK_BODYGUARD, RANK_LEADER = range(1, 9)
 KNOCK_OUT = 127  # damage that takes any caver to 0 health (a horror's touch, R-HOR-5)
 _SIX, _ONE = np.uint64(6), np.uint64(1)
+_S12, _S16, _S24 = np.uint64(12), np.uint64(16), np.uint64(24)
+HAZARD_SLOT = 15  # resync_dice's slot for the horror and hazard phases (seats are 0..5)
 
 
 @jit
@@ -30,6 +32,16 @@ def roll_d6(g):
     if c < FORCED and g.forced[c] > 0:
         face = g.forced[c]
     return face
+
+
+@jit
+def resync_dice(g, P, slot, part):
+    """Common random numbers for a search's rollouts (``P.crn_dice``, never set in a real game): each caver's turn,
+    its exert check and each round's hazard phase draw from their own block of the game's counter, keyed by the
+    round and the seat, so two rollouts of one sampled world that took different actions still meet the same later
+    dice, and the search compares actions rather than luck."""
+    if P.crn_dice:
+        g.ctr = (np.uint64(g.round) << _S24) | (np.uint64(slot) << _S16) | (np.uint64(part) << _S12)
 
 
 @jit

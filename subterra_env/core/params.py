@@ -42,7 +42,9 @@ PARAMS = np.dtype(
     # bombs (ids 0..n_plain-1), the fixed bomb seats (-1: drawn by the seed)
     + [("scenario", np.int64), ("n_plain", np.int64), ("bomb_seats", np.int64, (BOMBS,))]
     # Extraction's setup (R-EXT-1, R-EXT-9): tiles removed from the top of the shuffle, the fixed biosample seats
-    + [("stack_removed", np.int64), ("biosample_seats", np.int64, (BIOSAMPLES,))],
+    + [("stack_removed", np.int64), ("biosample_seats", np.int64, (BIOSAMPLES,))]
+    # not a setting: 1 only in a search's rollouts (effects.resync_dice); every real game has 0
+    + [("crn_dice", np.int64)],
     align=True,
 )
 

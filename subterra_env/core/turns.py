@@ -20,7 +20,7 @@ from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIV
                       K_TAKE, K_SHOVEL, K_GAS_MASK)
 from .board import actor_tile
 from .catalogue import BIOSAMPLES, BOMBS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
-from .effects import check_one, damage, enter_tile, gas_damage, on_exit
+from .effects import HAZARD_SLOT, check_one, damage, enter_tile, gas_damage, on_exit, resync_dice
 from .monsters import monster_contact, move_monsters
 from .hazards import end_phase, hazard_end, hazard_phase
 from .events import (E_BOMB, E_CLEAR, E_HEAL, E_HIDDEN, E_RESULT, E_ROPE, E_TRANSFER, E_TURN, R_ANN_RESULT,
@@ -241,6 +241,7 @@ def begin_turn(g, P, seat):
     g.direct_used = 0
     g.directing = -1
     g.pend = P_SURFACE if g.c_under[seat] else P_NONE  # R-CAV-1: surface first
+    resync_dice(g, P, seat, 0)
     log(g, E_TURN, seat, g.c_tile[seat], g.ap, R_NONE, 0)
 
 
@@ -249,6 +250,7 @@ def end_turn(g, P):
     """Exert check (R-ACT-2), then the next caver in seat order, or the end of the round."""
     seat = g.actor
     if g.exerted and g.c_hp[seat] > 0 and not g.c_under[seat]:  # under water: only Tremor and Out of Time
+        resync_dice(g, P, seat, 1)
         if not check_one(g, P, seat, R_EXERT):
             damage(g, 1 << seat, 1, False, -1, R_EXERT)
         check_end(g, P)
@@ -264,6 +266,7 @@ def end_turn(g, P):
 @jit
 def end_round(g, P):
     """The horror phase, the hazard phase and the end phase (R-RND-1), then the first turn of the next round."""
+    resync_dice(g, P, HAZARD_SLOT, 0)
     move_monsters(g, P)
     check_end(g, P)
     if g.result != RUNNING:
