@@ -18,6 +18,7 @@ import sys
 from subterra_env import warmup
 from subterra_env.config import preset
 from subterra_env.core.jit import PARALLEL_MIN_BATCH
+from subterra_env.core.portable import use_portable
 
 
 def _heuristic(batch: int) -> None:
@@ -65,6 +66,7 @@ def phases() -> list[warmup.Phase]:
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(prog="python -m agents.warmup", description=__doc__.splitlines()[0]).parse_args(argv)
+    use_portable(False)  # compile this machine's own code into the cache rather than load the shipped portable code
     warmup.run(warmup.phases() + phases(), "subterra_env and agents warm-up")
     return 0
 

@@ -6,8 +6,9 @@
 
 Bots (rows): ``random`` (``RandomAgent``), ``heuristic`` (the compiled ``HeuristicAgent``), ``policy`` (a trained
 MaskablePPO team, by default the shipped one: ``agents/shipped/team.zip``; it needs the train extra, else its row
-reads "not installed (reason)"), ``search`` (``SearchAgent``) at each world count of ``--worlds`` and at its
-default (``agents.search.DEFAULT_WORLDS``), and ``ceiling`` (``SearchAgent(clairvoyant=True)``, the diagnostic
+reads "not installed (reason)"), ``search`` (``SearchAgent``) at each first-stage world count of ``--worlds`` and
+at its default (``agents.search.DEFAULT_WORLDS``; every row plays ``DEFAULT_MORE_WORLDS`` further worlds for the
+contenders), and ``ceiling`` (``SearchAgent(clairvoyant=True)``, the diagnostic
 that searches the true future; never a teammate, timed for completeness).
 
 Decisions: ``--games`` seeded games (seeds ``--seed``, ``--seed`` + 1, ...) of ``--config`` are played by the
@@ -54,7 +55,7 @@ from agents import SHIPPED_TEAM
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
 from agents.search import DEFAULT_WORLDS, SearchAgent
-from agents.search.agent import MAX_ROUND
+from agents.search.agent import DEFAULT_MORE_WORLDS, MAX_ROUND
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = ROOT / "configs" / "full.yaml"
@@ -139,7 +140,7 @@ def make_bots(core: Core, table: Table, worlds: list[int], seed: int, policy: st
     for w in sorted(set(worlds) | {DEFAULT_WORLDS}):
         search = SearchAgent(table, seed=seed, worlds=w, threads=1)
         default = w == DEFAULT_WORLDS
-        label = f"search ({w} worlds{', default' if default else ''})"
+        label = f"search ({w}+{DEFAULT_MORE_WORLDS} worlds{', default' if default else ''})"
         bots.append(Bot("search", label, bound(search), worlds=w, default=default, agent=search))
     ceiling = SearchAgent(table, seed=seed, clairvoyant=True, threads=1)
     bots.append(Bot("ceiling", "ceiling (clairvoyant search)", bound(ceiling), worlds=ceiling.worlds, agent=ceiling))
@@ -300,12 +301,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     default = next(r for r in rows if r.get("default"))
     if default["status"] == "ok" and default["multi_legal"]:
         m = default["multi_legal"]
-        print(f"\nsearch default ({DEFAULT_WORLDS} worlds), decisions with > 1 legal action: median "
-              f"{m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms (CPU time: median {m['cpu_median_ms']:.1f} ms, "
+        print(f"\nsearch default ({DEFAULT_WORLDS}+{DEFAULT_MORE_WORLDS} worlds), decisions with > 1 legal action: "
+              f"median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms (CPU time: median {m['cpu_median_ms']:.1f} ms, "
               f"p95 {m['cpu_p95_ms']:.1f} ms); budget: at most {SEARCH_BUDGET_MS:g} ms per decision on one core")
     result = {"machine": info | {"load_average_end": load_average()},
               "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
-              | {"numba_threads": 1, "default_worlds": DEFAULT_WORLDS, "max_round": MAX_ROUND,
+              | {"numba_threads": 1, "default_worlds": DEFAULT_WORLDS,
+                 "default_more_worlds": DEFAULT_MORE_WORLDS, "max_round": MAX_ROUND,
                  "search_budget_ms": SEARCH_BUDGET_MS},
               "decisions": {"games": args.games, "seeds": seeds, "played": played, "sampled": len(decisions),
                             "multi_legal": multi,

@@ -4,8 +4,11 @@ process that finds them in numba's cache.
     python benchmarks/startup.py [--runs 2] [--out benchmarks/results/startup.json]
 
 Each run is a fresh Python process that imports subterra_env, makes the first calls at B = 2 (the serial
-kernels) and at B = 64 (the threaded ones) and one AEC reset and step. The cold run uses an empty cache directory
-(``NUMBA_CACHE_DIR`` pointing to a new temporary directory); the warm runs reuse it. Prints a table and writes JSON.
+kernels) and at B = 64 (the threaded ones) and one AEC reset and step. The cold runs use an empty cache directory
+(``NUMBA_CACHE_DIR`` pointing to a new temporary directory): "cold" as a fresh install starts (numba's cache is
+empty; the portable machine code shipped in ``subterra_env/core/prebuilt`` loads), "cold, compile" with the
+shipped code off (``SUBTERRA_PORTABLE=0``: numba compiles every kernel, as ``python -m subterra_env.warmup`` does
+for this machine's own code). The warm runs reuse that compiled cache. Prints a table and writes JSON.
 """
 
 from __future__ import annotations
@@ -41,13 +44,15 @@ env.reset(seed=0)
 obs, *_ = env.last()
 env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 t4 = time.perf_counter()
-print(json.dumps({"import_s": t1 - t0, "serial_first_calls_s": t2 - t1, "threaded_first_calls_s": t3 - t2,
+from subterra_env.core.jit import compile_stats
+print(json.dumps({"compiled_kernels": sum(n for n, _ in compile_stats().values()), "import_s": t1 - t0,
+                  "serial_first_calls_s": t2 - t1, "threaded_first_calls_s": t3 - t2,
                   "aec_first_step_s": t4 - t3, "total_s": t4 - t0}))
 """
 
 
-def run_probe(cache_dir: str) -> dict[str, float]:
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+def run_probe(cache_dir: str, portable: bool = True) -> dict[str, float]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "SUBTERRA_PORTABLE": "1" if portable else "0"}
     done = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -63,15 +68,17 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="subterra-numba-") as cache:
-        print("cold run (empty numba cache: every kernel compiles) ...", flush=True)
+        print("cold run (empty numba cache: the shipped portable code loads) ...", flush=True)
         rows.append({"run": "cold", **run_probe(cache)})
+        print("cold run with the shipped code off (every kernel compiles) ...", flush=True)
+        rows.append({"run": "cold, compile", **run_probe(cache, portable=False)})
         for i in range(args.runs):
-            rows.append({"run": f"warm {i + 1}", **run_probe(cache)})
+            rows.append({"run": f"warm {i + 1}", **run_probe(cache, portable=False)})
         size = cache_bytes(cache)
     keys = ("import_s", "serial_first_calls_s", "threaded_first_calls_s", "aec_first_step_s", "total_s")
-    print(f"\n{'run':<8}" + "".join(f"{k[:-2]:>24}" for k in keys))
+    print(f"\n{'run':<14}{'compiled':>9}" + "".join(f"{k[:-2]:>24}" for k in keys))
     for r in rows:
-        print(f"{r['run']:<8}" + "".join(f"{r[k]:>23.2f}s" for k in keys))
+        print(f"{r['run']:<14}{r['compiled_kernels']:>9}" + "".join(f"{r[k]:>23.2f}s" for k in keys))
     print(f"\nnumba cache: {size / 2**20:.1f} MiB")
     result = {"rows": rows, "cache_bytes": size}
     args.out.parent.mkdir(parents=True, exist_ok=True)

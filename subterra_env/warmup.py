@@ -4,7 +4,9 @@
 
 The first process after installing (or after any edit of the rules) compiles the rules core, a minute or more on
 a small machine; every later process loads the machine code from the cache (``subterra_env/core/jit.py``) in
-about a second. ``make`` runs this at install so the first game, test or training run starts warm. It plays a few
+about a second. ``make`` runs this at install so the first game, test or training run starts warm. It compiles this
+machine's own code even where the portable code shipped with the package (``core/portable.py``) would load: that is
+the faster one. It plays a few
 steps through the rules core, the AEC environment and the vector environment at one game (the serial kernels) and
 at ``PARALLEL_MIN_BATCH`` games (the threaded ones), prints what it did and how long it took, and exits 0.
 ``python -m agents.warmup`` does the same for the compiled bots (the heuristic team and the search agent).
@@ -20,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .core import jit
+from .core.portable import use_portable
 
 Phase = tuple[str, Callable[[], object]]
 
@@ -126,6 +129,7 @@ def run(steps: list[Phase], title: str, out=sys.stdout) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(prog="python -m subterra_env.warmup", description=__doc__.splitlines()[0]).parse_args(argv)
+    use_portable(False)  # compile this machine's own code into the cache rather than load the shipped portable code
     run(phases(), "subterra_env warm-up")
     return 0
 

@@ -56,8 +56,8 @@ def test_tiny_run_writes_every_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert decisions["multi_legal"] == sum(d["legal"] > 1 for d in decisions["sample"]) > 0
 
     rows = {r["label"]: r for r in data["rows"]}
-    default = bench.DEFAULT_WORLDS
-    expected = {"random", "heuristic", "search (2 worlds)", f"search ({default} worlds, default)",
+    default, more = bench.DEFAULT_WORLDS, bench.DEFAULT_MORE_WORLDS
+    expected = {"random", "heuristic", f"search (2+{more} worlds)", f"search ({default}+{more} worlds, default)",
                 "ceiling (clairvoyant search)", "policy (shipped team)"}
     assert rows.keys() == expected
     assert [r["bot"] for r in data["rows"]].count("search") == 2

@@ -1,6 +1,6 @@
 """The numba decorator every compiled rule uses, and where its machine code is cached.
 
-``jit`` is ``numba.njit(cache=True)``: the first process after installation compiles the rules (tens of
+``jit`` is ``numba.njit`` with its cache on: the first process after installation compiles the rules (tens of
 seconds) and writes machine code to the cache; later processes load it in well under a second.
 
 numba keys a cached function on its own source file only, so a changed rule in another module would leave a
@@ -16,6 +16,9 @@ that configures logging gets it through its own handlers. ``SUBTERRA_QUIET=1`` (
 ``logging.getLogger("subterra_env.compile").setLevel(logging.ERROR)``) silences it. numba's own ``numba:compile``
 event tells a compile from a cache load, so a warm cache never prints. ``python -m subterra_env.warmup`` (and
 ``python -m agents.warmup`` for the bots) compiles everything ahead, as ``make`` does at install.
+
+Behind numba's cache every function has a second, read-only tier: portable machine code shipped with the package
+(``portable.py``), so a fresh install loads its entry kernels in seconds instead of compiling them.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from pathlib import Path
 import numba
 from numba.core import types as nb_types
 from numba.core import event as numba_event
+
+from .portable import TieredCache
 
 _HERE = Path(__file__).resolve().parent
 
@@ -48,7 +53,7 @@ def _source_hash(extra: tuple[Path, ...] = ()) -> str:
     return h.hexdigest()
 
 
-def _cache_dir(extra: tuple[Path, ...] = ()) -> str | None:
+def _cache_dir(stamp: str) -> str | None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "subterra_env"
@@ -58,13 +63,15 @@ def _cache_dir(extra: tuple[Path, ...] = ()) -> str | None:
             probe = root / ".write-test"
             probe.touch()
             probe.unlink()
-            return str(root / f"numba-{_source_hash(extra)}")
+            return str(root / f"numba-{stamp}")
         except OSError:
             continue
     return None
 
 
-CACHE_DIR = _cache_dir()
+SOURCE_HASH = _source_hash()  # names the cache directory and stamps the shipped portable code (portable.py)
+CACHE_DIR = _cache_dir(SOURCE_HASH)
+PREBUILT = _HERE / "prebuilt"  # the core's shipped portable machine code
 if CACHE_DIR is not None:
     numba.config.CACHE_DIR = CACHE_DIR
 
@@ -76,7 +83,7 @@ _FOLDER_NAMES = {"heuristic": "the heuristic team", "search": "the search agent"
 
 def jit(fn=None, *, parallel: bool = False):
     """``numba.njit`` with the cache on; ``parallel=True`` for the batch loops that use ``prange``."""
-    return _jit(fn, parallel=parallel, what=CORE)
+    return _jit(fn, parallel=parallel, what=CORE, shipped=(PREBUILT, SOURCE_HASH))
 
 
 def _plain(t):
@@ -98,13 +105,25 @@ def _unliteral_call_template(self, args, kws):
     return type(self).get_call_template(self, args, kws)
 
 
-def _jit(fn, *, parallel: bool, what: str):
-    deco = numba.njit(cache=True, nogil=True, parallel=parallel, error_model="numpy")
+_DISPATCHERS: list = []  # every function decorated by jit or a jit_beside_core
+
+
+def portable_loads() -> int:
+    """Overloads this process loaded from the shipped portable code (``portable.py``)."""
+    return sum(d._cache.portable_loads for d in _DISPATCHERS)
+
+
+def _jit(fn, *, parallel: bool, what: str, shipped: tuple[Path, str]):
+    # cache=False, then the cache set by hand: what numba's enable_caching() does, with our two-tier cache (numba's,
+    # then the shipped portable code) in place of its own, built once per function (each costs an import a little)
+    deco = numba.njit(nogil=True, parallel=parallel, error_model="numpy")
 
     def tagged(f):
         dispatcher = deco(f)
         # numba fixes a function's cache directory when it is decorated: remember it for the notice
         dispatcher._subterra_compile = (what, numba.config.CACHE_DIR)
+        dispatcher._cache = TieredCache(f, *shipped)
+        _DISPATCHERS.append(dispatcher)
         dispatcher.get_call_template = types.MethodType(_unliteral_call_template, dispatcher)
         return dispatcher
 
@@ -117,7 +136,8 @@ def jit_beside_core(folder: Path | str, what: str | None = None):
     notice that a rule it inlined had changed. ``what`` names it in the compile notice (default: by the folder's
     name, e.g. "the heuristic team")."""
     folder = Path(folder)
-    cache = _cache_dir((folder,))
+    stamp = _source_hash((folder,))
+    cache = _cache_dir(stamp)
     name = what or _FOLDER_NAMES.get(folder.name, f"the compiled code in {folder.name}/")
 
     def folder_jit(fn=None, *, parallel: bool = False):
@@ -126,11 +146,12 @@ def jit_beside_core(folder: Path | str, what: str | None = None):
             if cache is not None:
                 numba.config.CACHE_DIR = cache
             try:
-                return _jit(f, parallel=parallel, what=name)
+                return _jit(f, parallel=parallel, what=name, shipped=(folder / "prebuilt", stamp))
             finally:
                 numba.config.CACHE_DIR = before
         return deco(fn) if fn is not None else deco
 
+    folder_jit.shipped = (folder / "prebuilt", stamp)  # its shipped portable code and the stamp it must carry
     return folder_jit
 
 
@@ -169,6 +190,7 @@ class _CompileWatch(numba_event.Listener):
         self.kernels: dict[str, int] = {}
         self.seconds: dict[str, float] = {}
         self._top: tuple[str, float] | None = None
+        self.roots: list = []  # the dispatchers of those outermost compiles: kernels called from Python
 
     def on_start(self, event) -> None:
         self.depth += 1
@@ -179,6 +201,7 @@ class _CompileWatch(numba_event.Listener):
             return
         what, cache = tag
         self._top = (what, time.perf_counter())
+        self.roots.append(event.data["dispatcher"])
         if what not in self.announced:
             self.announced.add(what)
             if not quiet():
@@ -198,6 +221,12 @@ class _CompileWatch(numba_event.Listener):
 
 _WATCH = _CompileWatch()
 numba_event.register("numba:compile", _WATCH)
+
+
+def compiled_roots() -> list:
+    """The dispatchers of the kernels this process compiled (rather than loaded) when called from Python, in order:
+    the entry points whose machine code ``subterra_env.prebuild`` ships (each holds the rules it calls)."""
+    return list(_WATCH.roots)
 
 
 def compile_stats() -> dict[str, tuple[int, float]]:
