@@ -114,8 +114,8 @@ def portable_loads() -> int:
 
 
 def _jit(fn, *, parallel: bool, what: str, shipped: tuple[Path, str]):
-    # cache=False, then the cache set by hand: what numba's enable_caching() does, with our two-tier cache (numba's,
-    # then the shipped portable code) in place of its own, built once per function (each costs an import a little)
+    # no cache=True: numba's enable_caching() would build a FunctionCache that TieredCache (numba's cache, then the
+    # shipped portable code) replaces at once; building one cache per function keeps the import quicker
     deco = numba.njit(nogil=True, parallel=parallel, error_model="numpy")
 
     def tagged(f):
