@@ -30,6 +30,7 @@ from numba.core.caching import IndexDataCacheFile
 from .core import jit
 from .core.portable import STAMP_FILE, shipped_stamp
 
+
 def _child(modules: list[str], out: str) -> None:
     """In the generic-CPU process: run the phases, then write what compiled as JSON."""
     import importlib
