@@ -27,3 +27,28 @@ def test_headroom_rows_and_summary(tmp_path: Path) -> None:
     search_headroom.main(["--config", str(ROOT / "configs" / "tiny.yaml"), "--decisions", "3", "--worlds", "6",
                           "--seed", "5", "--out", str(again)])
     assert json.loads(again.read_text())["rows"] == rows  # reproducible
+
+
+def test_headroom_workers_match_one_process_and_states_reload(tmp_path: Path) -> None:
+    import numpy as np
+
+    from subterra_env.config import load
+    from subterra_env.core.rules import Core
+    from subterra_env.core.state import State
+
+    small = str(ROOT / "configs" / "small.yaml")
+    one, two, states = tmp_path / "one.json", tmp_path / "two.json", tmp_path / "states.npz"
+    base = ["--config", small, "--decisions", "10", "--worlds", "4", "--seed", "5"]
+    assert search_headroom.main(base + ["--out", str(one)]) == 0
+    assert search_headroom.main(base + ["--out", str(two), "--workers", "2", "--states", str(states)]) == 0
+    rows_one = json.loads(one.read_text())["rows"]
+    rows_two = json.loads(two.read_text())["rows"]  # in the order the workers finished
+    assert len(rows_one) == 3 and sorted(rows_two, key=lambda r: r["seed"]) == rows_one
+    data = np.load(states)
+    assert str(data["config"]) == small and len(data["packed"]) == len(rows_two) == len(data["heuristic"])
+    assert data["offsets"][-1] == len(data["legal"]) == len(data["mean"]) == len(data["se"])
+    core = Core(load(small))
+    st = State.from_packed(data["packed"][:1].copy(), core.init([0])._sizes)
+    mask = core.legal_mask(st)[0]
+    assert list(np.flatnonzero(mask)) == list(data["legal"][data["offsets"][0]:data["offsets"][1]])
+    assert [r["caver"] for r in rows_two] and all(r["hp"] >= 1 for r in rows_two)

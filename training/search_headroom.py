@@ -10,13 +10,20 @@ same ``--worlds`` futures sampled as ``SearchAgent`` samples them (public inform
 heuristic's value there, the best alternative and its paired gain with its standard error; the summary, the mean
 best gain (biased upward: a maximum over noisy estimates) and the decisions whose best gain exceeds 2 standard
 errors. A search that picks actions one decision at a time can gain at most about this much per decision.
+
+At scale (where the heuristic goes wrong, for the next rule to add): ``--workers`` processes share the decisions,
+``--deadline`` stops submitting new ones after that many seconds (what is done is kept), and ``--states FILE.npz``
+saves every decision's packed state with each legal action's mean value and standard error, so a decision can be
+rendered and inspected later (``State.from_packed`` with the config's sizes).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Sequence
@@ -30,7 +37,7 @@ if str(_ROOT) not in sys.path:
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.search.agent import MAX_ROUND, rollout_core  # noqa: E402
 from agents.search.worlds import sample_worlds  # noqa: E402
-from subterra_env.config import load  # noqa: E402
+from subterra_env.config import CAVER_NAMES, load  # noqa: E402
 from subterra_env.core.actions import ACTION_NAMES  # noqa: E402
 from subterra_env.core.kernels import cavers_out_batch  # noqa: E402
 from subterra_env.core.rng import mix  # noqa: E402
@@ -38,10 +45,11 @@ from subterra_env.core.rules import Core  # noqa: E402
 from subterra_env.core.state import RUNNING, State  # noqa: E402
 
 
-def action_values(core: Core, st: State, worlds: int, salt: int, common_dice: bool = True
+def action_values(core: Core, st: State, worlds: int, salt: int, common_dice: bool = True, threads: int | None = None
                   ) -> tuple[np.ndarray, np.ndarray, int]:
-    """(legal actions, values (actions x worlds), the heuristic's action) at game 0's decision."""
-    heuristic = HeuristicAgent(SimpleNamespace(core=core, state=st))
+    """(legal actions, values (actions x worlds), the heuristic's action) at game 0's decision; ``threads`` as
+    HeuristicAgent's (1: never numba's thread pool)."""
+    heuristic = HeuristicAgent(SimpleNamespace(core=core, state=st), threads=threads)
     mask = core.legal_mask(st)[0]
     legal = np.flatnonzero(mask)
     chosen = int(heuristic.decide(core, st, np.array([0]), mask[None])[0])
@@ -59,6 +67,62 @@ def action_values(core: Core, st: State, worlds: int, salt: int, common_dice: bo
     return legal, value.reshape(len(legal), worlds).astype(np.float64), chosen
 
 
+def decision(core: Core, seed: int, pick: int, worlds: int, salt: int, common_dice: bool = True,
+             threads: int | None = None) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Game ``seed`` played by the heuristic team for ``pick`` decisions, then to its next decision with a choice:
+    (the row of the table, the packed state, the legal actions, their (mean, standard error of the paired
+    difference) against the heuristic's action), or None when the game ended first."""
+    st = core.init([seed])
+    HeuristicAgent(SimpleNamespace(core=core, state=st)).play(core, st, max_steps=pick)
+    while st.result[0] == RUNNING and core.legal_mask(st)[0].sum() == 1:
+        core.step(st, np.array([int(np.flatnonzero(core.legal_mask(st)[0])[0])]))
+    if st.result[0] != RUNNING:
+        return None
+    packed = st.packed.copy()
+    legal, v, chosen = action_values(core, st, worlds, salt, common_dice, threads)
+    h = int(np.flatnonzero(legal == chosen)[0])
+    diff = v - v[h]
+    gain = diff.mean(axis=1)
+    sd = diff.std(axis=1, ddof=1)
+    se = sd / np.sqrt(worlds)
+    k = int(np.argmax(gain))
+    seat = int(packed["actor"][0]) if "actor" in packed.dtype.names else -1
+    row = {"seed": seed, "step": int(st.steps[0]), "round": int(st.round[0]), "legal": len(legal),
+           "caver": CAVER_NAMES[int(st.c_rank[0, seat]) - 1] if seat >= 0 else "?",
+           "hp": int(st.c_hp[0, seat]) if seat >= 0 else -1, "exit_placed": bool(st.exit_tile[0] >= 0),
+           "heuristic": ACTION_NAMES[chosen], "value": float(v[h].mean()),
+           "best_alternative": ACTION_NAMES[legal[k]], "gain": float(gain[k]), "se": float(se[k]),
+           "diff_sd": float(np.delete(sd, h).mean())}
+    return row, packed, legal, np.stack([v.mean(axis=1), se])
+
+
+_WORKER: dict = {}
+
+
+def _work(job: tuple[int, int, int]) -> tuple[int, tuple | None]:
+    j, seed, pick = job
+    return j, decision(_WORKER["core"], seed, pick, _WORKER["worlds"], j, _WORKER["common_dice"], threads=1)
+
+
+def _print_row(r: dict) -> None:
+    print(f"seed {r['seed']} round {r['round']:>2} {r['caver']:<9} hp {r['hp']} {r['legal']:>2} legal: heuristic "
+          f"{r['heuristic']:<18} {r['value']:.2f} out; best other {r['best_alternative']:<18} {r['gain']:+.3f} ± "
+          f"{r['se']:.3f}", flush=True)
+
+
+def save_states(path: str, config: str, results: list[tuple]) -> None:
+    """The decisions' packed states, legal actions and per-action (mean, se) in one npz (ragged arrays flattened
+    with offsets)."""
+    legal = [r[2] for r in results]
+    stats = [r[3] for r in results]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, config=config, packed=np.concatenate([r[1] for r in results]),
+                        seeds=np.array([r[0]["seed"] for r in results]), legal=np.concatenate(legal),
+                        offsets=np.cumsum([0] + [len(x) for x in legal]),
+                        mean=np.concatenate([s[0] for s in stats]), se=np.concatenate([s[1] for s in stats]),
+                        heuristic=np.array([ACTION_NAMES.index(r[0]["heuristic"]) for r in results]))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default="configs/full.yaml")
@@ -68,31 +132,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", help="JSON file for the rows and the summary")
     p.add_argument("--sequential-dice", action="store_true",
                    help="rollouts draw their dice in order (no common random numbers across actions)")
+    p.add_argument("--workers", type=int, default=1, help="processes sharing the decisions (fork; Linux)")
+    p.add_argument("--deadline", type=float, default=0.0,
+                   help="seconds after which no new decision starts (0: none); the finished ones are kept")
+    p.add_argument("--states", help="npz file for the decisions' packed states and per-action values")
     args = p.parse_args(argv)
+    if args.workers < 1 or args.decisions < 1 or args.worlds < 2:
+        p.error("--workers and --decisions must be at least 1, --worlds at least 2")
     core = Core(load(args.config))
     rng = np.random.default_rng(args.seed)
-    rows = []
-    for j in range(args.decisions):
-        st = core.init([args.seed + j])
-        HeuristicAgent(SimpleNamespace(core=core, state=st)).play(core, st, max_steps=int(rng.integers(0, 240)))
-        while st.result[0] == RUNNING and core.legal_mask(st)[0].sum() == 1:
-            core.step(st, np.array([int(np.flatnonzero(core.legal_mask(st)[0])[0])]))
-        if st.result[0] != RUNNING:
-            continue
-        legal, v, chosen = action_values(core, st, args.worlds, j, not args.sequential_dice)
-        diff = v - v[int(np.flatnonzero(legal == chosen)[0])]
-        gain = diff.mean(axis=1)
-        sd = diff.std(axis=1, ddof=1)
-        se = sd / np.sqrt(args.worlds)
-        k = int(np.argmax(gain))
-        rows.append({"seed": args.seed + j, "step": int(st.steps[0]), "round": int(st.round[0]), "legal": len(legal),
-                     "heuristic": ACTION_NAMES[chosen], "value": float(v[legal == chosen].mean()),
-                     "best_alternative": ACTION_NAMES[legal[k]], "gain": float(gain[k]), "se": float(se[k]),
-                     "diff_sd": float(np.delete(sd, int(np.flatnonzero(legal == chosen)[0])).mean())})
-        r = rows[-1]
-        print(f"seed {r['seed']} round {r['round']:>2} {r['legal']:>2} legal: heuristic {r['heuristic']:<18} "
-              f"{r['value']:.2f} out; best other {r['best_alternative']:<18} {r['gain']:+.3f} ± {r['se']:.3f}",
-              flush=True)
+    jobs = [(j, args.seed + j, int(rng.integers(0, 240))) for j in range(args.decisions)]
+    common = not args.sequential_dice
+    start = time.monotonic()
+    results: list[tuple] = []
+    if args.workers == 1:
+        for j, seed, pick in jobs:
+            if args.deadline and time.monotonic() - start > args.deadline:
+                break
+            got = decision(core, seed, pick, args.worlds, j, common)
+            if got is not None:
+                results.append(got)
+                _print_row(got[0])
+    else:
+        # Compile in the parent first, so the forked workers inherit the machine code instead of compiling it each;
+        # one thread per worker (and numba's thread pool never started before the fork).
+        decision(core, jobs[0][1], 5, 2, 0, common, threads=1)
+        _WORKER.update(core=core, worlds=args.worlds, common_dice=common)
+        with multiprocessing.get_context("fork").Pool(args.workers) as pool:
+            for _, got in pool.imap_unordered(_work, jobs):
+                if got is not None:
+                    results.append(got)
+                    _print_row(got[0])
+                if args.deadline and time.monotonic() - start > args.deadline:
+                    pool.terminate()
+                    break
+    rows = [r[0] for r in results]
+    if not rows:
+        print("no decision finished")
+        return 1
     gains = np.array([r["gain"] for r in rows])
     ses = np.array([r["se"] for r in rows])
     big = gains > 2 * ses
@@ -106,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    if args.states:
+        save_states(args.states, args.config, results)
     return 0
 
 
