@@ -22,3 +22,18 @@ def test_probe_reports_every_phase() -> None:
     assert row.pop("compiled_kernels") == 0  # the warm cache: nothing compiles
     assert all(v > 0 for v in row.values())
     assert row["total_s"] >= row["import_s"] + row["serial_first_calls_s"]
+
+
+def test_user_start_and_numba_floor_rows(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
+    startup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(startup)
+    from subterra_env.core import jit
+
+    cache = os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR
+    user = startup.median_start(cache, 1, startup.USER_PROBE)
+    assert user["runs"] == 1 and user["median_s"] == user["min_s"] > 0
+    (tmp_path / "subterra_floor.py").write_text(startup.FLOOR_MODULE)
+    floor = startup.median_start(str(tmp_path / "cache"), 3, startup.FLOOR_PROBE, str(tmp_path))
+    assert floor["runs"] == 3 and 0 < floor["min_s"] <= floor["median_s"]
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # the floor's one function is cached, as the probe means
