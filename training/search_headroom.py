@@ -86,10 +86,10 @@ def decision(core: Core, seed: int, pick: int, worlds: int, salt: int, common_di
     sd = diff.std(axis=1, ddof=1)
     se = sd / np.sqrt(worlds)
     k = int(np.argmax(gain))
-    seat = int(packed["actor"][0]) if "actor" in packed.dtype.names else -1
+    seat = int(st.actor[0])  # the game is running: a seat decides
     row = {"seed": seed, "step": int(st.steps[0]), "round": int(st.round[0]), "legal": len(legal),
-           "caver": CAVER_NAMES[int(st.c_rank[0, seat]) - 1] if seat >= 0 else "?",
-           "hp": int(st.c_hp[0, seat]) if seat >= 0 else -1, "exit_placed": bool(st.exit_tile[0] >= 0),
+           "caver": CAVER_NAMES[int(st.c_rank[0, seat]) - 1], "hp": int(st.c_hp[0, seat]),
+           "exit_placed": bool(st.exit_tile[0] >= 0),
            "heuristic": ACTION_NAMES[chosen], "value": float(v[h].mean()),
            "best_alternative": ACTION_NAMES[legal[k]], "gain": float(gain[k]), "se": float(se[k]),
            "diff_sd": float(np.delete(sd, h).mean())}
@@ -99,9 +99,12 @@ def decision(core: Core, seed: int, pick: int, worlds: int, salt: int, common_di
 _WORKER: dict = {}
 
 
-def _work(job: tuple[int, int, int]) -> tuple[int, tuple | None]:
+def _work(job: tuple[int, int, int]) -> tuple | None:
+    import numba
+
+    numba.set_num_threads(1)  # the rules' batch kernels too: the workers share the cores
     j, seed, pick = job
-    return j, decision(_WORKER["core"], seed, pick, _WORKER["worlds"], j, _WORKER["common_dice"], threads=1)
+    return decision(_WORKER["core"], seed, pick, _WORKER["worlds"], j, _WORKER["common_dice"], threads=1)
 
 
 def _print_row(r: dict) -> None:
@@ -154,18 +157,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results.append(got)
                 _print_row(got[0])
     else:
-        # Compile in the parent first, so the forked workers inherit the machine code instead of compiling it each;
-        # one thread per worker (and numba's thread pool never started before the fork).
+        # Compile in the parent first, so the forked workers inherit the machine code instead of compiling it each
+        # (small batches only: numba's thread pool must not start before the fork); one thread per worker.
         decision(core, jobs[0][1], 5, 2, 0, common, threads=1)
         _WORKER.update(core=core, worlds=args.worlds, common_dice=common)
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:
-            for _, got in pool.imap_unordered(_work, jobs):
+            for got in pool.imap_unordered(_work, jobs):
                 if got is not None:
                     results.append(got)
                     _print_row(got[0])
                 if args.deadline and time.monotonic() - start > args.deadline:
                     pool.terminate()
                     break
+        results.sort(key=lambda r: r[0]["seed"])  # in the order one process would give them
     rows = [r[0] for r in results]
     if not rows:
         print("no decision finished")
