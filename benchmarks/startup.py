@@ -10,11 +10,11 @@ empty; the portable machine code shipped in ``subterra_env/core/prebuilt`` loads
 shipped code off (``SUBTERRA_PORTABLE=0``: numba compiles every kernel, as ``python -m subterra_env.warmup`` does
 for this machine's own code). The warm runs reuse that compiled cache. Prints a table and writes JSON.
 
-Two more rows, each the median (and the fastest) of ``--runs`` warm processes: "user start" is what a user's
+Two more rows, each the median (and the fastest) of ``--start-runs`` warm processes: "user start" is what a user's
 first cell costs (import subterra_env, ``env()``, ``reset``, the first ``step``), and "numba floor" what any numba
 program with these dependencies pays before doing anything of ours (import numpy, numba, gymnasium, pettingzoo and
-yaml, and call one cached one-line numba function): the difference is ours. The probes run with bytecode caching
-on (``PYTHONDONTWRITEBYTECODE`` removed), as an installed package runs. Where scipy is installed, numba imports
+yaml, and call one cached one-line numba function): the difference is ours. The probes run with bytecode caching on
+(``PYTHONDONTWRITEBYTECODE`` removed), as an installed package runs. Where scipy is installed, numba imports
 ``scipy.linalg`` at its first compile or cache load (its BLAS check): about 0.3 s more on both rows; the JSON and
 the table say whether it is.
 """
