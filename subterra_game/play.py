@@ -633,9 +633,10 @@ def play_parser() -> argparse.ArgumentParser:
                      "(a MaskablePPO .zip; the shipped team, weaker than the heuristic: "
                      "policy:agents/shipped/team.zip). Strongest first: search, heuristic, shipped team, random. "
                      "(bot = auto)")
-    who.add_argument("--search-worlds", type=int, metavar="N", help="sampled futures every legal action is played in, per "
-                     "search decision (default: the agent's own, agents.search.DEFAULT_WORLDS; the contenders then get "
-                     "12 more); the cost grows with N: fewer is faster and weaker")
+    who.add_argument("--search-worlds", type=int, metavar="N",
+                     help="sampled futures every legal action is played in, per search decision (default: the "
+                     "agent's own, agents.search.DEFAULT_WORLDS; the contenders then get "
+                     "agents.search.agent.DEFAULT_MORE_WORLDS more); the cost grows with N: fewer is faster and weaker")
     who.add_argument("--watch", action="store_true", help="bots only: watch them play")
     p.add_argument("--delay", type=float, default=0.5, help="seconds to show each bot decision (default 0.5; 0 = "
                    "no pause)")
