@@ -17,6 +17,13 @@ yaml, and call one cached one-line numba function): the difference is ours. The 
 (``PYTHONDONTWRITEBYTECODE`` removed), as an installed package runs. Where scipy is installed, numba imports
 ``scipy.linalg`` at its first compile or cache load (its BLAS check): about 0.3 s more on both rows; the JSON and
 the table say whether it is.
+
+The start rows run interleaved (one process of each row in turn, so a busy spell of the machine falls on every row
+alike). ``--start-only`` measures just them, against the package's own warm cache (as an installed package starts);
+``--against DIR`` adds a row for another checkout (``git worktree add /tmp/old HEAD~1``: an A/B of a start-up
+change; its first process may compile its kernels, once); ``--hide-scipy`` runs the probes as if scipy were not
+installed (a stand-in ``scipy`` package that fails to import: numba then skips its BLAS check, as on a machine
+without scipy).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import argparse
 import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,6 +80,45 @@ env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 print(json.dumps({"total_s": time.perf_counter() - t0}))
 """
 
+# The user start taken apart in the process (``--breakdown``): our import, numba's first cache load (mostly numba's
+# own start, as the floor's), the other loads, the Python work left, and inside those the garbage collector and the
+# LLVM bitcode parsed and scanned for symbols (what lazy_link.py defers).
+BREAKDOWN_PROBE = r"""
+import gc, json, time
+t0 = time.perf_counter()
+import numpy as np, numba, gymnasium, pettingzoo, yaml
+t1 = time.perf_counter()
+import subterra_env
+t2 = time.perf_counter()
+import llvmlite.binding as ll
+from numba.core import caching, codegen
+spent = {"loads": [], "bitcode": 0.0, "gc": 0.0}
+def timed(fn, key):
+    def wrapper(*args):
+        t = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            dt = time.perf_counter() - t
+            spent[key].append(dt) if key == "loads" else spent.__setitem__(key, spent[key] + dt)
+    return wrapper
+caching.Cache.load_overload = timed(caching.Cache.load_overload, "loads")
+ll.parse_bitcode = timed(ll.parse_bitcode, "bitcode")
+codegen.JitEngine._load_defined_symbols = timed(codegen.JitEngine._load_defined_symbols, "bitcode")
+gc_start = []
+gc.callbacks.append(lambda phase, info: gc_start.append(time.perf_counter()) if phase == "start" else
+                    spent.__setitem__("gc", spent["gc"] + time.perf_counter() - gc_start.pop()))
+env = subterra_env.env()
+env.reset(seed=0)
+obs, *_ = env.last()
+env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+t3 = time.perf_counter()
+loads = spent["loads"]
+print(json.dumps({"dependencies_s": t1 - t0, "import_s": t2 - t1, "first_load_s": loads[0],
+                  "other_loads_s": sum(loads[1:]), "python_s": t3 - t2 - sum(loads), "gc_s": spent["gc"],
+                  "bitcode_s": spent["bitcode"], "loads": len(loads), "total_s": t3 - t0}))
+"""
+
 FLOOR_PROBE = r"""
 import json, sys, time
 t0 = time.perf_counter()
@@ -84,18 +131,52 @@ print(json.dumps({"total_s": time.perf_counter() - t0}))
 FLOOR_MODULE = "import numba\n\n\n@numba.njit(cache=True)\ndef one(x):\n    return x + 1\n"
 
 
-def run_probe(cache_dir: str, portable: bool = True, probe: str = PROBE, *args: str) -> dict[str, float]:
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "SUBTERRA_PORTABLE": "1" if portable else "0"}
+HIDDEN_SCIPY = 'raise ImportError("scipy hidden by benchmarks/startup.py --hide-scipy")\n'
+
+
+def run_probe(cache_dir: str | None, portable: bool = True, probe: str = PROBE, *args: str, root: str | None = None,
+              path: str = "") -> dict[str, float]:
+    """One fresh process of ``probe``. ``cache_dir`` None: the package's own cache; ``root``: import the package
+    from that checkout; ``path``: folders put first on the import path (``--hide-scipy``'s stand-in)."""
+    env = {**os.environ, "SUBTERRA_PORTABLE": "1" if portable else "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package's modules load from their bytecode cache
-    done = subprocess.run([sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, check=True)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    paths = [p for p in (path, root) if p]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    done = subprocess.run([sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True, check=True,
+                          cwd=root)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def median_start(cache_dir: str, runs: int, probe: str, *args: str) -> dict[str, float]:
+def interleaved_starts(cases: dict[str, dict], runs: int) -> dict[str, dict[str, float]]:
+    """{row: median, fastest and count of ``runs`` warm processes}: each case (``run_probe``'s keywords: cache_dir,
+    probe, args, root, path) runs once to fill its caches, then the rows take turns, one process each."""
+    for case in cases.values():
+        run_probe(case.get("cache_dir"), False, case["probe"], *case.get("args", ()), root=case.get("root"),
+                  path=case.get("path", ""))
+    totals: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(max(1, runs)):
+        for name, case in cases.items():
+            totals[name].append(run_probe(case.get("cache_dir"), False, case["probe"], *case.get("args", ()),
+                                          root=case.get("root"), path=case.get("path", ""))["total_s"])
+    out = {}
+    for name, t in totals.items():
+        t.sort()
+        out[name] = {"median_s": t[(len(t) - 1) // 2], "min_s": t[0], "runs": len(t)}
+    return out
+
+
+def start_breakdown(cache_dir: str | None, runs: int, path: str = "") -> dict[str, float]:
+    """The medians, over ``runs`` warm processes, of each part of ``BREAKDOWN_PROBE``'s user start."""
+    samples = [run_probe(cache_dir, False, BREAKDOWN_PROBE, path=path) for _ in range(max(1, runs))]
+    return {k: statistics.median(r[k] for r in samples) for k in samples[0]}
+
+
+def median_start(cache_dir: str | None, runs: int, probe: str, *args: str) -> dict[str, float]:
     """The median and the fastest total of ``runs`` warm processes of ``probe`` (after one that fills caches)."""
-    run_probe(cache_dir, False, probe, *args)
-    totals = sorted(run_probe(cache_dir, False, probe, *args)["total_s"] for _ in range(max(1, runs)))
-    return {"median_s": totals[(len(totals) - 1) // 2], "min_s": totals[0], "runs": len(totals)}
+    return interleaved_starts({"start": {"cache_dir": cache_dir, "probe": probe, "args": args}}, runs)["start"]
 
 
 def cache_bytes(path: str) -> int:
@@ -108,35 +189,65 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--start-runs", type=int, default=9,
                    help="processes for each of the user start and numba floor rows [default: 9]")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON results [default: %(default)s]")
+    p.add_argument("--start-only", action="store_true",
+                   help="only the user start and numba floor rows, on the package's own warm cache")
+    p.add_argument("--against", type=Path, metavar="DIR",
+                   help="add a user start row for the checkout in DIR (an A/B of a start-up change)")
+    p.add_argument("--hide-scipy", action="store_true", help="run the probes as if scipy were not installed")
+    p.add_argument("--breakdown", action="store_true",
+                   help="also take the user start apart in the process (medians of --start-runs)")
     args = p.parse_args(argv)
-    rows = []
+    if args.against is not None and not (args.against / "subterra_env" / "__init__.py").is_file():
+        p.error(f"--against {args.against}: not a checkout of this repository (no subterra_env/__init__.py)")
+    rows, size = [], None
     with tempfile.TemporaryDirectory(prefix="subterra-numba-") as cache:
-        print("cold run (empty numba cache: the shipped portable code loads) ...", flush=True)
-        rows.append({"run": "cold", **run_probe(cache)})
-        print("cold run with the shipped code off (every kernel compiles) ...", flush=True)
-        rows.append({"run": "cold, compile", **run_probe(cache, portable=False)})
-        for i in range(args.runs):
-            rows.append({"run": f"warm {i + 1}", **run_probe(cache, portable=False)})
-        size = cache_bytes(cache)
-        print(f"user start and numba floor, {args.start_runs} warm processes each ...", flush=True)
+        hidden = Path(cache) / "hidden"
+        if args.hide_scipy:
+            (hidden / "scipy").mkdir(parents=True)
+            (hidden / "scipy" / "__init__.py").write_text(HIDDEN_SCIPY)
+        path = str(hidden) if args.hide_scipy else ""
+        if not args.start_only:
+            print("cold run (empty numba cache: the shipped portable code loads) ...", flush=True)
+            rows.append({"run": "cold", **run_probe(cache, path=path)})
+            print("cold run with the shipped code off (every kernel compiles) ...", flush=True)
+            rows.append({"run": "cold, compile", **run_probe(cache, portable=False, path=path)})
+            for i in range(args.runs):
+                rows.append({"run": f"warm {i + 1}", **run_probe(cache, portable=False, path=path)})
+            size = cache_bytes(cache)
+        print(f"user start and numba floor, {args.start_runs} warm processes each, interleaved ...", flush=True)
         floor_dir = Path(cache) / "floor"
         floor_dir.mkdir()
         (floor_dir / "subterra_floor.py").write_text(FLOOR_MODULE)
-        starts = {"user start": median_start(cache, args.start_runs, USER_PROBE),
-                  "numba floor": median_start(cache, args.start_runs, FLOOR_PROBE, str(floor_dir))}
+        ours = None if args.start_only else cache
+        cases = {"user start": {"cache_dir": ours, "probe": USER_PROBE, "path": path},
+                 "numba floor": {"cache_dir": cache, "probe": FLOOR_PROBE, "args": (str(floor_dir),), "path": path}}
+        if args.against is not None:
+            cases[f"user start, {args.against}"] = {"cache_dir": None, "probe": USER_PROBE, "path": path,
+                                                     "root": str(args.against.resolve())}
+        starts = interleaved_starts(cases, args.start_runs)
+        breakdown = start_breakdown(ours, args.start_runs, path) if args.breakdown else None
     keys = ("import_s", "serial_first_calls_s", "threaded_first_calls_s", "aec_first_step_s", "total_s")
-    print(f"\n{'run':<14}{'compiled':>9}" + "".join(f"{k[:-2]:>24}" for k in keys))
-    for r in rows:
-        print(f"{r['run']:<14}{r['compiled_kernels']:>9}" + "".join(f"{r[k]:>23.2f}s" for k in keys))
-    print(f"\n{'warm start':<14}{'median':>9}{'fastest':>9}   (import, env(), reset, first step; the floor: numba "
-          f"and the dependencies alone)")
+    if rows:
+        print(f"\n{'run':<14}{'compiled':>9}" + "".join(f"{k[:-2]:>24}" for k in keys))
+        for r in rows:
+            print(f"{r['run']:<14}{r['compiled_kernels']:>9}" + "".join(f"{r[k]:>23.2f}s" for k in keys))
+    width = max(14, *(len(name) + 1 for name in starts))
+    print(f"\n{'warm start':<{width}}{'median':>9}{'fastest':>9}   (import, env(), reset, first step; the floor: "
+          f"numba and the dependencies alone)")
     for name, r in starts.items():
-        print(f"{name:<14}{r['median_s']:>8.2f}s{r['min_s']:>8.2f}s")
-    scipy = importlib.util.find_spec("scipy") is not None
+        print(f"{name:<{width}}{r['median_s']:>8.2f}s{r['min_s']:>8.2f}s")
+    scipy = importlib.util.find_spec("scipy") is not None and not args.hide_scipy
     print(f"ours: {starts['user start']['median_s'] - starts['numba floor']['median_s']:+.2f} s over the floor "
-          f"(medians); scipy {'installed: numba imports scipy.linalg in both' if scipy else 'not installed'}")
-    print(f"\nnumba cache: {size / 2**20:.1f} MiB")
+          f"(medians); scipy {'installed: numba imports scipy.linalg in both' if scipy else 'not installed'}"
+          f"{' (hidden)' if args.hide_scipy else ''}")
+    if breakdown is not None:
+        print("\nuser start taken apart (medians, s): " + ", ".join(
+            f"{k[:-2].replace('_', ' ')} {v:.3f}" for k, v in breakdown.items() if k.endswith("_s")))
+    if size is not None:
+        print(f"\nnumba cache: {size / 2**20:.1f} MiB")
     result = {"rows": rows, "starts": starts, "scipy_installed": scipy, "cache_bytes": size}
+    if breakdown is not None:
+        result["breakdown"] = breakdown
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     print(f"wrote {args.out}")

@@ -37,3 +37,31 @@ def test_user_start_and_numba_floor_rows(tmp_path: Path) -> None:
     floor = startup.median_start(str(tmp_path / "cache"), 3, startup.FLOOR_PROBE, str(tmp_path))
     assert floor["runs"] == 3 and 0 < floor["min_s"] <= floor["median_s"]
     assert list((tmp_path / "cache").rglob("*.nbi"))  # the floor's one function is cached, as the probe means
+
+
+def test_start_only_rows_interleave_and_hide_scipy(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
+    startup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(startup)
+    out = tmp_path / "startup.json"
+    result = startup.main(["--start-only", "--start-runs", "1", "--hide-scipy", "--against", str(ROOT),
+                           "--breakdown", "--out", str(out)])
+    parts = result["breakdown"]
+    assert set(parts) == {"dependencies_s", "import_s", "first_load_s", "other_loads_s", "python_s", "gc_s",
+                          "bitcode_s", "loads", "total_s"}
+    assert parts["loads"] == 7  # setup, flags, mask, counts, observe, step, after-step: the first AEC step's kernels
+    assert 0 < parts["import_s"] + parts["first_load_s"] + parts["other_loads_s"] < parts["total_s"]
+    assert result["rows"] == [] and result["cache_bytes"] is None and result["scipy_installed"] is False
+    assert list(result["starts"]) == ["user start", "numba floor", f"user start, {ROOT}"]
+    assert all(r["runs"] == 1 and r["median_s"] > 0 for r in result["starts"].values())
+    (tmp_path / "hidden" / "scipy").mkdir(parents=True)
+    (tmp_path / "hidden" / "scipy" / "__init__.py").write_text(startup.HIDDEN_SCIPY)
+    probe = ("import json\ntry:\n    import scipy.linalg\n    hidden = 0.0\nexcept ImportError:\n    hidden = 1.0\n"
+             "print(json.dumps({'total_s': hidden}))")
+    assert startup.run_probe(None, False, probe, path=str(tmp_path / "hidden")) == {"total_s": 1.0}
+    try:
+        startup.main(["--start-only", "--against", str(tmp_path)])
+    except SystemExit as exit:
+        assert exit.code == 2  # argparse's error: not a checkout
+    else:
+        raise AssertionError("--against a folder that is no checkout was accepted")

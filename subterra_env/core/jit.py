@@ -110,7 +110,31 @@ _DISPATCHERS: list = []  # every function decorated by jit or a jit_beside_core
 
 def portable_loads() -> int:
     """Overloads this process loaded from the shipped portable code (``portable.py``)."""
-    return sum(d._cache.portable_loads for d in _DISPATCHERS)
+    return sum(d._cache.portable_loads for d in _DISPATCHERS if isinstance(d._cache, TieredCache))
+
+
+class _CacheOnDemand:
+    """A dispatcher's ``TieredCache`` until numba first uses it. Building one probes the file system (numba makes
+    the cache directory and writes a test file in it for every function) and only the kernels a process calls from
+    Python ever use theirs: of about 160 compiled functions a first AEC step loads 5, so building them on demand
+    saves most of that work at every import."""
+
+    __slots__ = ("_dispatcher", "_py_func", "_shipped", "_cache_dir")
+
+    def __init__(self, dispatcher, py_func, shipped: tuple[Path, str], cache_dir: str | None):
+        self._dispatcher, self._py_func, self._shipped, self._cache_dir = dispatcher, py_func, shipped, cache_dir
+
+    def __getattr__(self, name: str):
+        if self._dispatcher._cache is not self:  # built already (through another reference to this stand-in)
+            return getattr(self._dispatcher._cache, name)
+        before = numba.config.CACHE_DIR  # numba's locator reads it: the directory the function was decorated under
+        numba.config.CACHE_DIR = self._cache_dir
+        try:
+            cache = TieredCache(self._py_func, *self._shipped)
+        finally:
+            numba.config.CACHE_DIR = before
+        self._dispatcher._cache = cache
+        return getattr(cache, name)
 
 
 def _jit(fn, *, parallel: bool, what: str, shipped: tuple[Path, str]):
@@ -122,7 +146,7 @@ def _jit(fn, *, parallel: bool, what: str, shipped: tuple[Path, str]):
         dispatcher = deco(f)
         # numba fixes a function's cache directory when it is decorated: remember it for the notice
         dispatcher._subterra_compile = (what, numba.config.CACHE_DIR)
-        dispatcher._cache = TieredCache(f, *shipped)
+        dispatcher._cache = _CacheOnDemand(dispatcher, f, shipped, numba.config.CACHE_DIR)
         _DISPATCHERS.append(dispatcher)
         dispatcher.get_call_template = types.MethodType(_unliteral_call_template, dispatcher)
         return dispatcher

@@ -26,6 +26,8 @@ from pathlib import Path
 
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 
+from . import lazy_link
+
 PORTABLE_CPU = ("generic", "")  # the CPU name and feature string the shipped code was compiled for
 STAMP_FILE = "SOURCES"  # in a shipped folder: the sources' hash it was built from, for the freshness check
 _enabled = True
@@ -57,15 +59,15 @@ class TieredCache(FunctionCache):
         return self._impl.filename_base
 
     def _load_overload(self, sig, target_context):
-        data = super()._load_overload(sig, target_context)
-        if data is not None or not self._enabled or not portable_enabled():
-            return data
-        sig_key, magic, code = self._index_key(sig, target_context.codegen())
-        data = self._shipped.load((sig_key, (magic[0], *PORTABLE_CPU), code))  # same architecture, generic CPU
-        if data is None:
+        # numba's FunctionCache._load_overload, then the shipped tier; both rebuild through lazy_link
+        if not self._enabled:
             return None
-        self.portable_loads += 1
-        return self._impl.rebuild(target_context, data)
+        sig_key, magic, code = self._index_key(sig, target_context.codegen())
+        data = self._cache_file.load((sig_key, magic, code))
+        if data is None and portable_enabled():
+            data = self._shipped.load((sig_key, (magic[0], *PORTABLE_CPU), code))  # same architecture, generic CPU
+            self.portable_loads += data is not None
+        return None if data is None else lazy_link.rebuild(self._impl, target_context, data)
 
 
 def shipped_stamp(folder: Path) -> str | None:
