@@ -99,6 +99,7 @@ def _install(codegen) -> bool:
 
     def unserialize_library(serialized):
         wrapper = getattr(_LOADING, "wrapper", None)
+        _LOADING.wrapper = None  # one library per load: a nested load (none is known) would go the usual way
         if wrapper is None or serialized[1] != "object":
             return usual(serialized)
         return _unserialize(codegen, serialized, wrapper)
