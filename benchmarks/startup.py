@@ -23,7 +23,8 @@ alike). ``--start-only`` measures just them, against the package's own warm cach
 ``--against DIR`` adds a row for another checkout (``git worktree add /tmp/old HEAD~1``: an A/B of a start-up
 change; its first process may compile its kernels, once); ``--hide-scipy`` runs the probes as if scipy were not
 installed (a stand-in ``scipy`` package that fails to import: numba then skips its BLAS check, as on a machine
-without scipy).
+without scipy); ``--breakdown`` takes each user-start row apart in the process (our import, numba's first cache
+load, the other loads, the Python work, the garbage collector, the LLVM bitcode parsed).
 """
 
 from __future__ import annotations
@@ -150,28 +151,37 @@ def run_probe(cache_dir: str | None, portable: bool = True, probe: str = PROBE, 
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def interleaved_starts(cases: dict[str, dict], runs: int) -> dict[str, dict[str, float]]:
-    """{row: median, fastest and count of ``runs`` warm processes}: each case (``run_probe``'s keywords: cache_dir,
-    probe, args, root, path) runs once to fill its caches, then the rows take turns, one process each."""
+def interleaved_runs(cases: dict[str, dict], runs: int) -> dict[str, list[dict]]:
+    """{row: what each of ``runs`` warm processes printed}: each case (``run_probe``'s keywords: cache_dir, probe,
+    args, root, path) runs once to fill its caches, then the rows take turns, one process each."""
+    def run(case: dict) -> dict:
+        return run_probe(case.get("cache_dir"), False, case["probe"], *case.get("args", ()), root=case.get("root"),
+                         path=case.get("path", ""))
+
     for case in cases.values():
-        run_probe(case.get("cache_dir"), False, case["probe"], *case.get("args", ()), root=case.get("root"),
-                  path=case.get("path", ""))
-    totals: dict[str, list[float]] = {name: [] for name in cases}
+        run(case)
+    samples: dict[str, list[dict]] = {name: [] for name in cases}
     for _ in range(max(1, runs)):
         for name, case in cases.items():
-            totals[name].append(run_probe(case.get("cache_dir"), False, case["probe"], *case.get("args", ()),
-                                          root=case.get("root"), path=case.get("path", ""))["total_s"])
+            samples[name].append(run(case))
+    return samples
+
+
+def interleaved_starts(cases: dict[str, dict], runs: int) -> dict[str, dict[str, float]]:
+    """{row: median, fastest and count of the totals of ``runs`` warm processes} (``interleaved_runs``)."""
     out = {}
-    for name, t in totals.items():
-        t.sort()
+    for name, rows in interleaved_runs(cases, runs).items():
+        t = sorted(r["total_s"] for r in rows)
         out[name] = {"median_s": t[(len(t) - 1) // 2], "min_s": t[0], "runs": len(t)}
     return out
 
 
-def start_breakdown(cache_dir: str | None, runs: int, path: str = "") -> dict[str, float]:
-    """The medians, over ``runs`` warm processes, of each part of ``BREAKDOWN_PROBE``'s user start."""
-    samples = [run_probe(cache_dir, False, BREAKDOWN_PROBE, path=path) for _ in range(max(1, runs))]
-    return {k: statistics.median(r[k] for r in samples) for k in samples[0]}
+def start_breakdowns(cases: dict[str, dict], runs: int) -> dict[str, dict[str, float]]:
+    """{row: the medians of each part of ``BREAKDOWN_PROBE``'s user start} over ``runs`` interleaved processes
+    (the cases as for ``interleaved_runs``, their probe replaced)."""
+    probes = {name: {**case, "probe": BREAKDOWN_PROBE} for name, case in cases.items()}
+    return {name: {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+            for name, rows in interleaved_runs(probes, runs).items()}
 
 
 def median_start(cache_dir: str | None, runs: int, probe: str, *args: str) -> dict[str, float]:
@@ -195,7 +205,8 @@ def main(argv: list[str] | None = None) -> dict:
                    help="add a user start row for the checkout in DIR (an A/B of a start-up change)")
     p.add_argument("--hide-scipy", action="store_true", help="run the probes as if scipy were not installed")
     p.add_argument("--breakdown", action="store_true",
-                   help="also take the user start apart in the process (medians of --start-runs)")
+                   help="also take each user start row apart in the process (medians of --start-runs, "
+                   "interleaved)")
     args = p.parse_args(argv)
     if args.against is not None and not (args.against / "subterra_env" / "__init__.py").is_file():
         p.error(f"--against {args.against}: not a checkout of this repository (no subterra_env/__init__.py)")
@@ -225,7 +236,8 @@ def main(argv: list[str] | None = None) -> dict:
             cases[f"user start, {args.against}"] = {"cache_dir": None, "probe": USER_PROBE, "path": path,
                                                      "root": str(args.against.resolve())}
         starts = interleaved_starts(cases, args.start_runs)
-        breakdown = start_breakdown(ours, args.start_runs, path) if args.breakdown else None
+        users = {name: case for name, case in cases.items() if name.startswith("user start")}
+        breakdowns = start_breakdowns(users, args.start_runs) if args.breakdown else None
     keys = ("import_s", "serial_first_calls_s", "threaded_first_calls_s", "aec_first_step_s", "total_s")
     if rows:
         print(f"\n{'run':<14}{'compiled':>9}" + "".join(f"{k[:-2]:>24}" for k in keys))
@@ -240,14 +252,14 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"ours: {starts['user start']['median_s'] - starts['numba floor']['median_s']:+.2f} s over the floor "
           f"(medians); scipy {'installed: numba imports scipy.linalg in both' if scipy else 'not installed'}"
           f"{' (hidden)' if args.hide_scipy else ''}")
-    if breakdown is not None:
-        print("\nuser start taken apart (medians, s): " + ", ".join(
-            f"{k[:-2].replace('_', ' ')} {v:.3f}" for k, v in breakdown.items() if k.endswith("_s")))
+    for name, parts in (breakdowns or {}).items():
+        print(f"\n{name} taken apart (medians, s): " + ", ".join(
+            f"{k[:-2].replace('_', ' ')} {v:.3f}" for k, v in parts.items() if k.endswith("_s")))
     if size is not None:
         print(f"\nnumba cache: {size / 2**20:.1f} MiB")
     result = {"rows": rows, "starts": starts, "scipy_installed": scipy, "cache_bytes": size}
-    if breakdown is not None:
-        result["breakdown"] = breakdown
+    if breakdowns is not None:
+        result["breakdowns"] = breakdowns
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     print(f"wrote {args.out}")

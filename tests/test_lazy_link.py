@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import weakref
 
 PROBE = r"""
 import json
@@ -72,7 +73,6 @@ def test_symbol_lookup_that_misses_parses_the_waiting_libraries():
             set.add(symbols, "subterra_test_symbol")
 
     waiting = Waiting()
-    import weakref
     symbols.waiting.append(weakref.ref(waiting))
     assert "subterra_test_symbol" in symbols and Waiting.parsed == 1
     assert "subterra_no_such_symbol" not in symbols and Waiting.parsed == 1  # nothing left waiting
