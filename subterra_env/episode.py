@@ -29,13 +29,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from numba import njit
-
 import numpy as np
 
 from .config import GameConfig
 from .core import rng
 from .core.actions import ACTION_NAMES, IllegalActionError
+from .core.kernels import after_step, episode_flags
 from .core.rules import Core
 from .core.state import RUNNING, State
 from .events import Event, decode, set_logging
@@ -51,55 +50,10 @@ class GameOverError(RuntimeError):
     """step() on a game that has ended (terminated or truncated) and is not reset automatically: reset() first."""
 
 
-# Compiled: the AEC env steps one game at a time, and there each numpy call (about 2 us on the 2-core machine)
-# costs more than the arithmetic; one call does the bookkeeping of a step for every slot.
-@njit(cache=True, inline="always")
-def _episode_end(result: int, rounds: int, max_cycles: int) -> tuple[bool, bool]:
-    """The one definition of how an episode ends: (terminated, truncated)."""
-    te = result != RUNNING  # the game ended by the rules (R-RND-3)
-    return te, not te and rounds > max_cycles  # truncated: cut off after max_cycles rounds, the game has no result
-
-
-@njit(cache=True)
-def _episode_flags(result: np.ndarray, rounds: np.ndarray, max_cycles: int, terminated: np.ndarray,
-                   truncated: np.ndarray, over: np.ndarray) -> int:
-    """Every slot's flags, into the three (B,) bool arrays; returns how many are over."""
-    n_over = 0
-    for i in range(result.shape[0]):
-        te, tr = _episode_end(result[i], rounds[i], max_cycles)
-        terminated[i], truncated[i], over[i] = te, tr, te or tr
-        n_over += te or tr
-    return n_over
-
-
-@njit(cache=True)
-def _after_step(reward: np.ndarray, by_result: np.ndarray, fill: bool, stepped: np.ndarray, ep_return: np.ndarray,
-                ep_length: np.ndarray, result: np.ndarray, rounds: np.ndarray, max_cycles: int,
-                terminated: np.ndarray, truncated: np.ndarray, over: np.ndarray, done: np.ndarray) -> int:
-    """After the core stepped the slots marked in ``stepped``: their reward (with ``fill``, the end-of-game reward
-    ``by_result[result + 1]``; else as given), episode return and length, flags, and ``done`` (the episode ended
-    in this step); returns how many are done. A slot whose episode was over before the step (waiting for reset:
-    the core skipped it) or that did not step gets reward 0 and keeps its flags."""
-    n_done = 0
-    for i in range(result.shape[0]):
-        done[i] = False
-        if over[i] or not stepped[i]:
-            reward[i] = 0.0
-            continue
-        if fill:
-            reward[i] = by_result[result[i] + 1]
-        ep_return[i] += reward[i]
-        ep_length[i] += 1
-        te, tr = _episode_end(result[i], rounds[i], max_cycles)
-        terminated[i], truncated[i], over[i], done[i] = te, tr, te or tr, te or tr
-        n_done += te or tr
-    return n_done
-
-
 def _flags(st: State, max_cycles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     b = st.result.shape[0]
     te, tr, over = np.zeros(b, dtype=bool), np.zeros(b, dtype=bool), np.zeros(b, dtype=bool)
-    _episode_flags(st.result, st.round, max_cycles, te, tr, over)
+    episode_flags(st.result, st.round, max_cycles, te, tr, over)
     return te, tr, over
 
 
@@ -154,8 +108,8 @@ class EpisodeStep(NamedTuple):
     """What ``Episodes.step`` returns. Per slot, (B,): ``reward`` (float32, the team reward of the step; 0 for a
     slot that did not step), ``terminated``, ``truncated``. ``done``: the slots whose episode ended in this step;
     for them, row j for slot done[j]: ``ended`` (their games as they ended, a State copy, before the autoreset;
-    None when nothing ended, and always None without autoreset, where they stay as they ended in ``state``), ``final_info`` (``INFO_KEYS``, int64 arrays), ``episode_return`` and
-    ``episode_length``. ``time``: seconds since the games were made. ``info``: every slot's info after the action
+    None when nothing ended, and always None without autoreset, where they stay as they ended in ``state``),
+    ``final_info`` (``INFO_KEYS``, int64 arrays), ``episode_return`` and ``episode_length``. ``time``: seconds since the games were made. ``info``: every slot's info after the action
     (before autoreset), or None unless asked for."""
 
     reward: np.ndarray
@@ -285,7 +239,7 @@ class Episodes:
 
     def _update_flags(self) -> int:
         """Recompute terminated, truncated and over in place; returns how many slots are over."""
-        self._n_over = _episode_flags(self.state.result, self.state.round, self.max_cycles, self.terminated,
+        self._n_over = episode_flags(self.state.result, self.state.round, self.max_cycles, self.terminated,
                                       self.truncated, self._over)
         return self._n_over
 
@@ -400,7 +354,7 @@ class Episodes:
                 reward[idx] = self.team_reward(before, sub)
             stepped = np.zeros(self.num_games, dtype=bool)
             stepped[idx] = True
-        n_done = _after_step(reward, self.team_reward.by_result32, not shaped, stepped, self._ep_return,
+        n_done = after_step(reward, self.team_reward.by_result32, not shaped, stepped, self._ep_return,
                              self._ep_length, st.result, st.round, self.max_cycles, self.terminated, self.truncated,
                              self._over, self._done)
         self._n_over = int(self._over.sum()) if n_done or self._n_over else 0

@@ -1,6 +1,7 @@
-"""Cached kernels load with their linking bitcode unparsed (subterra_env/core/lazy_link.py), and everything that
-needs it still gets it: a new compile that calls a loaded kernel links it in, and a symbol lookup that misses
-parses the waiting libraries first. Each check runs in a fresh process, so the kernels come from numba's cache
+"""Cached kernels load with their linking bitcode unparsed (subterra_env/core/lazy_link.py) and without numba's
+context refresh (core/portable.py), and everything that needs either still gets it: a new compile that calls a
+loaded kernel refreshes the context and links the kernel in, and a symbol lookup that misses parses the waiting
+libraries first. Each check runs in a fresh process, so the kernels come from numba's cache
 (filled at install by the warm-up) rather than from this process's earlier compiles."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import weakref
 
 PROBE = r"""
 import json
+import sys
 import numba
 import numpy as np
 from numba.core.registry import cpu_target
@@ -27,7 +29,8 @@ kernels.cavers_out_batch(st.packed, out)  # called from Python: loaded from the 
 library = kernels.cavers_out_batch.overloads[kernels.cavers_out_batch.signatures[0]].library
 engine = cpu_target.target_context.codegen()._engine
 lazy = {"class": type(library).__name__, "unparsed": library._linking_bitcode is not None,
-        "symbols": type(engine._defined_symbols).__name__}
+        "symbols": type(engine._defined_symbols).__name__,
+        "registries_before_compile": "numba.np.arraymath" in sys.modules}
 
 
 @numba.njit
@@ -38,6 +41,7 @@ def twice(states, out):  # compiled here, after the load: links cavers_out_batch
 
 total = twice(st.packed, out)
 lazy["parsed_after_link"] = library._linking_bitcode is None
+lazy["registries_after_compile"] = "numba.np.arraymath" in sys.modules  # out.sum() is lowered from there
 print(json.dumps({"lazy": lazy, "out": out.tolist(), "twice": int(total), "result": st.result.tolist(),
                   "round": st.round.tolist()}))
 """
@@ -51,7 +55,8 @@ def run_probe() -> dict:
 def test_cached_kernel_loads_lazily_and_still_links_into_a_new_compile():
     got = run_probe()
     assert got["lazy"] == {"class": "LazyLinkLibrary", "unparsed": True, "symbols": "_LazySymbols",
-                           "parsed_after_link": True}
+                           "registries_before_compile": False, "parsed_after_link": True,
+                           "registries_after_compile": True}
     assert got["twice"] == 2 * sum(got["out"])
     assert got["result"] == [-1, -1, -1] and got["round"] == [7, 7, 7]  # 25 lowest-id legal actions each
 

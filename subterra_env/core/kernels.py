@@ -95,3 +95,50 @@ def game_counts(states, b, stack_size):
     g = states[b]
     escaped = cavers_out(g)
     return np.int64(g.result), escaped, np.int64(g.round), cards_in_deck(g) - g.deck_pos, stack_size - g.stack_pos
+
+
+# The episode layer's bookkeeping (subterra_env/episode.py), compiled: the AEC env steps one game at a time, and
+# there each numpy call (about 2 us on the 2-core machine) costs more than the arithmetic; one call does the
+# bookkeeping of a step for every slot. Here rather than in episode.py so that they load as the core's kernels do
+# (portable.py: shipped, and without numba's context refresh).
+@jit
+def episode_end(result: int, rounds: int, max_cycles: int) -> tuple[bool, bool]:
+    """The one definition of how an episode ends: (terminated, truncated)."""
+    te = result != RUNNING  # the game ended by the rules (R-RND-3)
+    return te, not te and rounds > max_cycles  # truncated: cut off after max_cycles rounds, the game has no result
+
+
+@jit
+def episode_flags(result: np.ndarray, rounds: np.ndarray, max_cycles: int, terminated: np.ndarray,
+                  truncated: np.ndarray, over: np.ndarray) -> int:
+    """Every slot's flags, into the three (B,) bool arrays; returns how many are over."""
+    n_over = 0
+    for i in range(result.shape[0]):
+        te, tr = episode_end(result[i], rounds[i], max_cycles)
+        terminated[i], truncated[i], over[i] = te, tr, te or tr
+        n_over += te or tr
+    return n_over
+
+
+@jit
+def after_step(reward: np.ndarray, by_result: np.ndarray, fill: bool, stepped: np.ndarray, ep_return: np.ndarray,
+               ep_length: np.ndarray, result: np.ndarray, rounds: np.ndarray, max_cycles: int,
+               terminated: np.ndarray, truncated: np.ndarray, over: np.ndarray, done: np.ndarray) -> int:
+    """After the core stepped the slots marked in ``stepped``: their reward (with ``fill``, the end-of-game reward
+    ``by_result[result + 1]``; else as given), episode return and length, flags, and ``done`` (the episode ended
+    in this step); returns how many are done. A slot whose episode was over before the step (waiting for reset:
+    the core skipped it) or that did not step gets reward 0 and keeps its flags."""
+    n_done = 0
+    for i in range(result.shape[0]):
+        done[i] = False
+        if over[i] or not stepped[i]:
+            reward[i] = 0.0
+            continue
+        if fill:
+            reward[i] = by_result[result[i] + 1]
+        ep_return[i] += reward[i]
+        ep_length[i] += 1
+        te, tr = episode_end(result[i], rounds[i], max_cycles)
+        terminated[i], truncated[i], over[i], done[i] = te, tr, te or tr, te or tr
+        n_done += te or tr
+    return n_done

@@ -25,6 +25,7 @@ import os
 from pathlib import Path
 
 from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.runtime import rtsys
 
 from . import lazy_link
 
@@ -57,6 +58,16 @@ class TieredCache(FunctionCache):
     def filename_base(self) -> str:
         """The stem of this function's index and data files (the same in both tiers)."""
         return self._impl.filename_base
+
+    def load_overload(self, sig, target_context):
+        # numba's FunctionCache.load_overload without its ``target_context.refresh()``: that imports and installs
+        # every lowering registry (numba.np.arraymath, linalg and its scipy BLAS check, npdatetime, typed containers:
+        # 0.2-0.6 s, most of a cached start) although only a compile uses them, and every compile refreshes the
+        # context itself (numba's CompilerBase). Loaded code needs numba's runtime (NRT), which refresh would have
+        # started: it is started here.
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
     def _load_overload(self, sig, target_context):
         # numba's FunctionCache._load_overload, then the shipped tier; both rebuild through lazy_link
