@@ -115,17 +115,25 @@ def _bbox(st: State, b: int) -> tuple[np.ndarray, int, int, int, int]:
     return tiles, int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
 
 
-def _caver_status(st: State, b: int, s: int) -> str:
+def caver_flags(st: State, b: int, s: int) -> list[str]:
+    """Seat s's condition in words, the one source for every view (the text board, frames, the terminal game):
+    ["devoured"], else "unconscious" (no health) and then "under water", "hidden", "on exit" as they apply; [] for
+    a conscious caver with none of them."""
     if st.c_dead[b, s]:
-        return "devoured"
-    flags = ["conscious" if st.c_hp[b, s] > 0 else "unconscious"]
+        return ["devoured"]
+    flags = [] if st.c_hp[b, s] > 0 else ["unconscious"]
     if st.c_under[b, s]:
         flags.append("under water")
     if st.c_hidden[b, s]:
         flags.append("hidden")
     if st.exit_tile[b] >= 0 and st.c_tile[b, s] == st.exit_tile[b]:
         flags.append("on exit")
-    return ", ".join(flags)
+    return flags
+
+
+def _caver_status(st: State, b: int, s: int) -> str:
+    flags = caver_flags(st, b, s)
+    return ", ".join(flags if flags[:1] in (["devoured"], ["unconscious"]) else ["conscious", *flags])
 
 
 def _caver_char(rank: int, hp: int) -> str:
@@ -169,31 +177,45 @@ def _leapers(st: State, b: int) -> str:
     return f" | leapers {n}" if n else ""
 
 
-def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
+def catalogue_tile_name(cat: Any, cid: int) -> str | None:
+    """``gas (L)`` for catalogue id cid (None without a catalogue that holds it)."""
+    if cat is None or not 0 <= cid < len(cat.tile_type):
+        return None
+    return f"{CORE_TILE_TYPES[cat.tile_type[cid]]} ({SHAPES[cat.tile_shape[cid]]})"
+
+
+def pending_text(st: State, b: int = 0, cat: Any = None) -> str:
+    """What the acting caver of game b is in the middle of, in words ('' when nothing): the one source for the text
+    board, frames and the game app. ``cat``: the game's tile catalogue (``Core.cat``) to name tiles by; without it
+    a tile is named by its catalogue id."""
     if int(st.r_seat[b]) >= 0:  # explicit_reactions: a pause of the gas, over whatever the turn was doing (R-INV-18)
-        return f"Gas Mask: use it against {int(st.r_lose[b])} gas damage?"
+        return f"Gas Mask: the gas would take {int(st.r_lose[b])} health: use the mask or not"
     pend = int(st.pend[b])
     if pend == P_PLACE:
-        cid, cat = int(st.pend_tile[b]), build(cfg or GameConfig())
-        if 0 <= cid < len(cat.tile_type) and cat.max_tiles == st.t_cat.shape[1]:
-            what = f"{CORE_TILE_TYPES[cat.tile_type[cid]]} ({SHAPES[cat.tile_shape[cid]]})"
-        else:  # catalogue of another config: the id alone
-            what = f"catalogue id {cid}"
+        cid = int(st.pend_tile[b])
         rots = [str(r) for r in range(4) if int(st.pend_rots[b]) & (1 << r)]
         d = int(st.pend_dir[b])
         side = DIR_NAMES[d] if 0 <= d < 4 else "?"
-        return f"placing a tile: {what} to the {side}, rotations {','.join(rots) or '-'}"
+        return (f"placing a tile: {catalogue_tile_name(cat, cid) or f'catalogue id {cid}'} to the {side}, "
+                f"rotations {','.join(rots) or '-'}")
     if pend == P_RUN:
         return f"running ({int(st.run_left[b])} steps left, {int(st.run_taken[b])} taken)"
     if pend == P_PICK:
-        return "Geologist picks the drawn or the set-aside tile"
+        drawn, aside = (catalogue_tile_name(cat, int(t)) or f"catalogue id {int(t)}"
+                        for t in (st.pend_tile[b], st.aside_tile[b]))
+        return f"Geologist: choose a tile, drawn {drawn} or set aside {aside}"
     if pend == P_SURFACE:
-        return "Diver surfaces on a water tile"
+        return "Diver surfaces: choose a water tile"
     if pend == P_FLARE:
-        return "Flare: the next side to reveal"
+        return "Flare: choose the next side to reveal"
     if pend == P_ITEM:
-        return "Transfer: which item"
-    return "none"
+        return "Transfer: choose the item to move"
+    return ""
+
+
+def _pending(st: State, b: int, cfg: GameConfig | None) -> str:
+    cat = build(cfg or GameConfig())
+    return pending_text(st, b, cat if cat.max_tiles == st.t_cat.shape[1] else None) or "none"
 
 
 def ability_status(st: State, b: int = 0, cat=None) -> list[str]:
@@ -518,8 +540,7 @@ def _status_strip(st: State, b: int, cfg: GameConfig | None, draw: Any, y: int, 
         for k in range(mx):  # health pips
             draw.rectangle((hx + k * 9, cy + 5, hx + k * 9 + 6, cy + 12),
                            fill=(220, 40, 40) if k < hp else (70, 70, 70))
-        state = _caver_status(st, b, s)
-        short = {"conscious": "", "unconscious": "knocked out"}.get(state, state.replace("conscious, ", ""))
+        short = ", ".join("knocked out" if f == "unconscious" else f for f in caver_flags(st, b, s))
         if short:
             draw.text((hx + mx * 9 + 6, cy), _fit(draw, short, body, cx + col_w - hx - mx * 9 - 10),
                       fill=MUTED_COLOUR if hp > 0 else WARN_COLOUR, font=body)

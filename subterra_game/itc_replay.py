@@ -18,7 +18,7 @@ from subterra_env.in_the_cave.env_aec import raw_env
 from . import itc_records as R
 from . import itc_screen as S
 from .itc_screen import Terminal
-from .records import RecordError
+from .records import RecordError, add_replay_options
 
 
 def write_frames(doc: dict[str, Any], frames: list[np.ndarray], P: np.ndarray, labels: list[str],
@@ -110,11 +110,5 @@ def replay_parser() -> argparse.ArgumentParser:
                                 "re-played from its seed and must reach its recorded final scores; then step "
                                 "through it.")
     p.add_argument("file")
-    p.add_argument("--auto", action="store_true", help="advance by itself every --delay seconds")
-    p.add_argument("--delay", type=float, default=0.2, help="seconds per step with --auto, and per GIF frame "
-                   "(default 0.2)")
-    p.add_argument("--png", metavar="DIR", help="write frame_0000.png (the start) .. one per decision into DIR")
-    p.add_argument("--gif", metavar="FILE", help="write an animated GIF (frames = decisions + 1)")
-    p.add_argument("--cell", type=int, default=40, help="pixels per space in PNG/GIF frames (default 40)")
-    p.add_argument("--no-color", action="store_true", help="no colours on the map (also: NO_COLOR)")
+    add_replay_options(p, delay=0.2, cell=40, unit="space")
     return p

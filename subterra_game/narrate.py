@@ -21,16 +21,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from subterra_env.config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES
+from subterra_env.config import CAVER_NAMES, HAZARDS, TILE_TYPES
 from subterra_env.core import actions as A
 from subterra_env.core.board import in_zone
 from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY,
                                          C_DOOM, ITEM_NAMES, ROT_MASK, X2)
 from subterra_env.core.events import RULE_IDS
 from subterra_env.core.rules import Core
-from subterra_env.core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, RESULT_NAMES, RUNNING, State
+from subterra_env.core.state import P_PICK, P_PLACE, RESULT_NAMES, RUNNING, State
 from subterra_env.events import Event as RuleEvent
 from subterra_env.events import decode, set_logging
+from subterra_env.render import catalogue_tile_name
+from subterra_env.render import pending_text as render_pending_text
 
 DIR_WORDS = ("north", "east", "south", "west")
 
@@ -137,9 +139,7 @@ def _sides(mask: int) -> str:
 
 def catalogue_tile(core: Core, cid: int) -> str:
     """``gas (L)`` for a catalogue id."""
-    if cid < 0 or cid >= len(core.cat.tile_type):
-        return "no tile"
-    return f"{CORE_TILE_TYPES[core.cat.tile_type[cid]]} ({SHAPES[core.cat.tile_shape[cid]]})"
+    return catalogue_tile_name(core.cat, cid) or "no tile"
 
 
 def _caver(st: State, s: int, g: int = 0) -> str:
@@ -271,24 +271,9 @@ def short_action(st: State, action: int, g: int = 0) -> str:
 
 
 def pending_text(core: Core, st: State, g: int = 0) -> str:
-    """What the acting caver is in the middle of, in words ('' when nothing)."""
-    if int(st.r_seat[g]) >= 0:  # a pause of the gas damage, whatever the turn was doing (R-INV-18)
-        return f"Gas Mask: the gas would take {int(st.r_lose[g])} health: use the mask or not"
-    pend = int(st.pend[g])
-    if pend == P_PLACE:
-        return f"placing the {catalogue_tile(core, int(st.pend_tile[g]))} to the {DIR_WORDS[int(st.pend_dir[g])]}"
-    if pend == P_PICK:
-        return (f"choose a tile: drawn {catalogue_tile(core, int(st.pend_tile[g]))} or set aside "
-                f"{catalogue_tile(core, int(st.aside_tile[g]))}")
-    if pend == P_RUN:
-        return f"running: {int(st.run_left[g])} steps left"
-    if pend == P_FLARE:
-        return "Flare: choose the next side to reveal"
-    if pend == P_ITEM:
-        return "Transfer: choose the item to move"
-    if pend:
-        return "surfacing: choose a water tile"
-    return ""
+    """What the acting caver is in the middle of, in words ('' when nothing): ``subterra_env.render``'s, with the
+    game's tiles named."""
+    return render_pending_text(st, g, core.cat)
 
 
 # ---------------------------------------------------------------------------------------------- what happened

@@ -47,8 +47,8 @@ from subterra_env.env import raw_env
 from subterra_env.episode import ended
 from subterra_env.info import game_info, result_name
 from .narrate import Event, narrate
-from .records import (GameRecord, RecordError, load_record, record_config, replay_record, save_record, seat_labels,
-                      write_gif, write_pngs)
+from .records import (GameRecord, RecordError, add_replay_options, load_record, record_config, replay_record,
+                      save_record, seat_labels, write_gif, write_pngs)
 
 TRAIN_EXTRA_HINT = ("bots of kind policy: need the train extra (torch, sb3-contrib): "
                     "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && "
@@ -652,14 +652,8 @@ def replay_parser() -> argparse.ArgumentParser:
                                 "in the terminal, or write its frames as PNG files or an animated GIF. The record "
                                 "is checked first: it must replay to the result and final state it stored.")
     p.add_argument("file", help="a game record (.json) written by subterra play")
-    p.add_argument("--auto", action="store_true", help="advance by itself every --delay seconds")
-    p.add_argument("--delay", type=float, default=0.5, help="seconds per step with --auto, and per GIF frame "
-                   "(default 0.5)")
-    p.add_argument("--png", metavar="DIR", help="write frame_0000.png (the start) .. one per decision into DIR")
-    p.add_argument("--gif", metavar="FILE", help="write an animated GIF (frames = decisions + 1)")
-    p.add_argument("--cell", type=int, default=48, help="pixels per tile in PNG/GIF frames (default 48)")
+    add_replay_options(p, delay=0.5, cell=48, unit="tile")
     p.add_argument("--show", action="store_true", help="step through it in the terminal too when writing files")
-    p.add_argument("--no-color", action="store_true")
     return p
 
 

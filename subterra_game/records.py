@@ -36,6 +36,7 @@ blake2b of every field of the final State (``state_hash``), so a replay proves i
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import hashlib
 import json
@@ -61,6 +62,18 @@ SCHEMA_VERSION = 1
 REQUIRED_KEYS = ("format", "schema_version", "settings", "max_cycles", "seed", "seats", "actions", "result",
                  "final_state_hash")
 PLAYER_KINDS = ("human", "search", "heuristic", "random", "policy")
+
+
+def add_replay_options(p: argparse.ArgumentParser, delay: float, cell: int, unit: str) -> None:
+    """The options every replay command shares (``subterra replay``, ``subterra itc replay``): stepping, and
+    writing the frames as PNG files or a GIF, ``cell`` pixels per ``unit`` of the map."""
+    p.add_argument("--auto", action="store_true", help="advance by itself every --delay seconds")
+    p.add_argument("--delay", type=float, default=delay, help=f"seconds per step with --auto, and per GIF frame "
+                   f"(default {delay})")
+    p.add_argument("--png", metavar="DIR", help="write frame_0000.png (the start) .. one per decision into DIR")
+    p.add_argument("--gif", metavar="FILE", help="write an animated GIF (frames = decisions + 1)")
+    p.add_argument("--cell", type=int, default=cell, help=f"pixels per {unit} in PNG/GIF frames (default {cell})")
+    p.add_argument("--no-color", action="store_true", help="no colours on the map (also: NO_COLOR)")
 
 
 class RecordError(ValueError):

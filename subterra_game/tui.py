@@ -32,7 +32,7 @@ from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text
 from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES,
-                                 _tile_block, ability_status)
+                                 _tile_block, ability_status, caver_flags)
 from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
@@ -209,17 +209,7 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
     for s in range(st.num_seats):
         rank = int(st.c_rank[b, s])
         name = Text(f"{rank} {CAVER_NAMES[rank - 1]}", style=f"bold {_rgb(TERM_CAVER[rank])}")
-        flags = []
-        if st.c_dead[b, s]:
-            flags.append("devoured")
-        elif st.c_hp[b, s] == 0:
-            flags.append("knocked out")
-        if st.c_under[b, s]:
-            flags.append("under water")
-        if st.c_hidden[b, s]:
-            flags.append("hidden")
-        if st.exit_tile[b] >= 0 and st.c_tile[b, s] == st.exit_tile[b]:
-            flags.append("ON EXIT")
+        flags = [{"unconscious": "knocked out", "on exit": "ON EXIT"}.get(f, f) for f in caver_flags(st, b, s)]
         who = Text(players[s] if s < len(players) else "?", style="bold" if s in humans else "dim")
         tab.add_row(Text("▶" if s == actor else " ", style="bold yellow"), name, who,
                     health_text(int(st.c_hp[b, s]), int(st.c_max[b, s]), bool(st.c_dead[b, s])),

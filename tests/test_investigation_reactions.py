@@ -277,7 +277,7 @@ def test_narration_the_terminal_menu_and_title_tell_the_decision():  # R-INV-18
     before = env.state_.copy()
     env.step(0)
     core, st = env.core, env.state_
-    assert "pending: Gas Mask: use it against 2 gas damage?" in env.render()  # the text board
+    assert "pending: Gas Mask: the gas would take 2 health: use the mask or not" in env.render()  # the text board
     lines = [e.text for e in narrate(core, before, st, 0)]
     assert lines[-1] == "the gas would take 2 health from the diver: use the GAS MASK? (R-INV-18)"
     assert pending_text(core, st) == "Gas Mask: the gas would take 2 health: use the mask or not"
