@@ -229,3 +229,40 @@ def test_policy_entries_load_once_and_see_their_radius(tmp_path, monkeypatch, ca
     cp = json.loads((tmp_path / "cp" / "crossplay.json").read_text())["crossplay"][0]
     assert cp["labels"] == ["policy:a", "policy:b"] and cp["cells"][0][1]["team"] == "policy:a,policy:b"
     assert not (tmp_path / "cp" / "results.json").exists()  # cross-play only: no team rows
+
+
+def test_losses_tally_knockouts_by_cause_from_the_event_log(tmp_path, capsys):
+    # 20 small-cave games of the heuristic team, seeds 0..19, counted by hand from these games' event logs: 18
+    # knock-outs (7 cave-in, 6 gas, 3 horror, 1 tremor, 1 rough terrain), 23 cavers devoured, 6 of them unconscious
+    base = evaluate_team(ROOT / "configs" / "small.yaml", "heuristic", 20, seed=0, batch=20)
+    got = evaluate_team(ROOT / "configs" / "small.yaml", "heuristic", 20, seed=0, batch=7, losses=True)
+    assert base.losses is None and got.game_escaped.tolist() == base.game_escaped.tolist()  # the same games
+    lo = got.losses
+    assert {k: round(v * 20) for k, v in lo["knockouts_by_cause"].items() if v} == \
+        {"R-HZ-4": 7, "R-HZ-3": 6, "R-HOR-5": 3, "R-HZ-1": 1, "R-TILE-9": 1}
+    assert round(lo["knockouts"] * 20) == 18 and list(lo["knockouts_by_cause"])[:3] == ["R-HZ-4", "R-HZ-3", "R-HOR-5"]
+    assert round(lo["devoured"] * 20) == 23 and round(lo["devoured_unconscious"] * 20) == 6
+    assert all(lo["knockouts_exit_hidden_by_cause"][c] <= lo["knockouts_by_cause"][c] for c in lo["knockouts_by_cause"])
+    out = tmp_path / "eval"
+    assert main(["--config", str(ROOT / "configs" / "small.yaml"), "--team", "heuristic", "--games", "20",
+                 "--batch", "7", "--losses", "--no-plots", "--no-progress", "--out", str(out)]) == 0
+    md = (out / "losses.md").read_text()
+    assert "| small | heuristic | 0.90 | 1.15 (0.30) | 0.35 (0.20) / 1.20 |" in md
+    assert json.loads((out / "results.json").read_text())["results"][0]["losses"] == lo
+
+
+def test_loss_tally_counts_events_literally():
+    from subterra_env.events import Event
+    from training.eval_losses import LossTally
+
+    t = LossTally()
+    t.games = 2
+    hp = np.array([0, 2, 3, 1])
+    t.add([Event("damage", 1, 4, 2, "R-HZ-3", 0), Event("damage", 2, 4, 1, "R-HZ-1", 2),
+           Event("devoured", 0, 5, 0, "R-HZ-7", 0), Event("devoured", 3, 6, 0, "R-HZ-7", 0)], True, hp)
+    t.add([Event("damage", 3, 9, 3, "R-HZ-4", 0)], False, hp)
+    assert t.summary() == {"games": 2, "knockouts": 1.0,
+                           "knockouts_by_cause": {"R-HZ-3": 0.5, "R-HZ-4": 0.5, "R-HZ-1": 0.0},
+                           "knockouts_exit_hidden_by_cause": {"R-HZ-3": 0.5, "R-HZ-4": 0.0, "R-HZ-1": 0.0},
+                           "health_lost_by_cause": {"R-HZ-3": 1.0, "R-HZ-4": 1.5, "R-HZ-1": 0.5},
+                           "devoured": 1.0, "devoured_unconscious": 0.5}

@@ -48,6 +48,8 @@ them, medal rates. Since equal specs are one agent, the cell (X, X, k) is X alon
 share a file name are labelled by enough of their path to tell them apart ('policy:seed1/final').
 
 Outputs under ``--out``: ``results.json`` (every row with per-game seeds, results, escaped, rounds), ``results.md``,
+``losses.md`` with ``--losses`` (each row's knock-outs, health lost and cavers devoured by cause:
+``training/eval_losses.py``),
 ``medals.png``; with ``--cross-play``: ``crossplay.json``, ``crossplay.md``, ``crossplay.png``; with
 ``--partner-matrix``: ``partners.json`` (per setting the matrices and every cell with its seat patterns and
 per-game outcomes; ``PartnerMatrix.from_dict`` reads one back), ``partners.md`` (a table of mean escaped and one of
@@ -81,6 +83,7 @@ from subterra_env.core.state import RESULT_NAMES  # noqa: E402
 from subterra_env.episode import Episodes  # noqa: E402
 from subterra_env.rewards import escaped  # noqa: E402
 from training import eval_report  # noqa: E402
+from training.eval_losses import LossTally, losses_markdown  # noqa: E402
 from training.eval_agents import (DEFAULT_OBS_RADIUS, AgentCache, EvalError, SeededRandomAgent,  # noqa: E402,F401
                                   GamesHolder, as_entry, entry_label, needs_observation, observations, parse_team,
                                   team_label)
@@ -108,6 +111,8 @@ class EvalResult:
     seconds: float
     decisions_per_second: float
     illegal_actions: list[dict[str, Any]] = field(default_factory=list)
+    losses: dict[str, Any] | None = None
+    """with ``losses=True``: knock-outs, health lost and cavers devoured per game by cause (``eval_losses``)"""
     game_seeds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
     game_results: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8), repr=False)
     game_escaped: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8), repr=False)
@@ -190,12 +195,13 @@ def _config(config: GameConfig | str | Path | None) -> GameConfig:
 def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[Any], num_games: int = 1000,
                   seed: int = 0, batch: int = 100, max_cycles: int = 200, progress: bool = False, *,
                   settings: str | None = None, cache: AgentCache | None = None,
-                  progress_bar: "_Progress | None" = None) -> EvalResult:
+                  progress_bar: "_Progress | None" = None, losses: bool = False) -> EvalResult:
     """Play ``num_games`` seeded games of ``team`` (see the module docstring) and summarise them.
 
     ``config``: a GameConfig or a YAML path. ``settings``: the row's setting label (default: 'default' or the
     settings that differ from it). ``cache``: share loaded policies between calls. ``progress_bar``: a bar shared
-    by several calls (updated, not closed; ``progress`` is then ignored)."""
+    by several calls (updated, not closed; ``progress`` is then ignored). ``losses``: also tally where cavers are
+    lost, from the core's event log (``EvalResult.losses``; the games are the same)."""
     cfg = _config(config)
     if not isinstance(num_games, int) or num_games < 1:
         raise EvalError(f"num_games={num_games!r}: expected a positive integer")
@@ -220,13 +226,16 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
     for e in entries:  # load checkpoints (and Ray) before the clock starts: decisions/s is play only
         if isinstance(e, str) and e.startswith(("policy:", "rllib:")):
             cache.build(e, games, salt=0)
+    tally = LossTally()
+    tally.games = num_games
     decisions, t0 = 0, time.perf_counter()
     label = team_label(entries)
     bar = progress_bar or _Progress(num_games, f"{settings or settings_label(cfg)} / {label}", progress)
     for lo in range(0, num_games, batch):
         hi = min(lo + batch, num_games)
         if games.episodes is None or games.episodes.num_games != hi - lo:
-            games.episodes = Episodes(hi - lo, cfg, max_cycles=max_cycles, autoreset=False, core=core)
+            games.episodes = Episodes(hi - lo, cfg, max_cycles=max_cycles, autoreset=False, core=core,
+                                      record_events=losses)
         eps = games.episodes
         eps.reset(seeds=seeds[lo:hi])
         st = eps.state
@@ -268,11 +277,15 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
                     stopped[g] = True
                     status[lo + g] = 2
                 actions[idx[ok]] = a[ok]
+            keep = np.flatnonzero(~eps.over & ~stopped)
+            before = (st.exit_tile[keep] < 0, st.c_hp[keep].copy()) if losses else None
             if stopped.any() or eps.truncated.any():  # step only the running games
-                keep = np.flatnonzero(~eps.over & ~stopped)
                 eps.step(actions[keep], slots=keep, checked=True)
             else:  # the core skips the games that ended
                 eps.step(actions, checked=True)
+            if before is not None:
+                for j, g in enumerate(keep):
+                    tally.add(eps.events(g), bool(before[0][j]), before[1][j])
             status[lo:hi][eps.truncated & ~stopped] = 1
             done = int((eps.over | stopped).sum())
             bar.update(done - done_before)
@@ -283,9 +296,11 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
     if progress_bar is None:
         bar.close()
     secs = time.perf_counter() - t0
-    return summarise(label, settings or settings_label(cfg), seed,
-                     [g[2] for s in range(n_seats) for g in groups if s in g[1]], seeds, res, esc, rounds, status,
-                     illegal, decisions, secs)
+    result = summarise(label, settings or settings_label(cfg), seed,
+                       [g[2] for s in range(n_seats) for g in groups if s in g[1]], seeds, res, esc, rounds, status,
+                       illegal, decisions, secs)
+    result.losses = tally.summary() if losses else None
+    return result
 
 
 @dataclass
@@ -604,6 +619,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partner-games", type=int, metavar="N",
                    help="games per partner-matrix cell, spread over the partner's seat choices (default: --games)")
     p.add_argument("--stochastic", action="store_true", help="sample policy actions instead of the greedy action")
+    p.add_argument("--losses", action="store_true",
+                   help="also tally each team row's knock-outs, health lost and cavers devoured by cause (the "
+                        "core's event log; losses.md, and 'losses' in results.json)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG charts")
     return p
@@ -652,7 +670,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "stochastic": args.stochastic, "command": " ".join(shlex.quote(a) for a in command),
             "configs": {name: to_dict(cfg) for name, cfg in configs}}
     try:
-        rows = [evaluate_team(cfg, t, args.games, settings=name, **common) for name, cfg in configs for t in teams]
+        rows = [evaluate_team(cfg, t, args.games, settings=name, losses=args.losses, **common)
+                for name, cfg in configs for t in teams]
         crossplays = [cross_play(cfg, cross, args.cross_games or args.games, settings=name, **common)
                       for name, cfg in configs] if cross else []
         matrices = [partner_matrix(cfg, bots, partners, args.partner_seats, args.partner_games or args.games,
@@ -668,6 +687,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_plots:
             _plot(eval_report.plot_medals, dicts, out / "medals.png")
         illegal += sum(r.illegal for r in rows)
+        if args.losses:
+            md = losses_markdown(dicts)
+            print("\n" + md)
+            (out / "losses.md").write_text(md)
     if crossplays:
         cps = [c.to_dict() for c in crossplays]
         _write_section(out, "crossplay", meta, cps, eval_report.crossplay_markdown(cps), eval_report.plot_crossplay,
