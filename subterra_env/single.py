@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .core.actions import ACTION_NAMES, IllegalActionError
+from .core.actions import ACTION_NAMES
 from .episode import check_action_id
 from .vector import BatchedGames
 
@@ -59,11 +59,10 @@ class SubterraSingleAgentEnv(gymnasium.Env):
             raise RuntimeError("step() before reset(): call reset() first")
         games = self.games
         action = check_action_id(action)
-        if not 0 <= action < self.games.num_actions:
-            raise IllegalActionError(f"action {action} is out of range: not in Discrete({self.games.num_actions})")
-        if self.illegal_action == "penalise" and not games.over[0] and not games.mask[0, action]:
+        if self.illegal_action == "penalise" and not games.over[0] and 0 <= action < games.num_actions \
+                and not games.mask[0, action]:  # a legal id that is illegal now: the penalty, not an error
             return games.slot_observation(0), self.illegal_reward, False, False, {**self._info(), "illegal_action": True}
-        games.check_action(action, 0)  # the episode layer's check: legal now, and the game still runs
+        games.check_action(action, 0)  # the episode layer's check: in range, legal now, and the game still runs
         s = games.step_batch(np.array([action]), checked=True)
         return games.slot_observation(0), float(s.reward[0]), bool(s.terminated[0]), bool(s.truncated[0]), self._info()
 
