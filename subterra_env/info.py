@@ -19,9 +19,8 @@ import operator
 
 import numpy as np
 
-from .core.kernels import game_counts
+from .core.kernels import counts_batch, game_counts
 from .core.state import RESULT_NAMES, RUNNING, State
-from .rewards import escaped
 
 RESULTS: tuple[str, ...] = ("running",) + RESULT_NAMES  # RESULTS[code + 1] names a result code
 INFO_KEYS: tuple[str, ...] = ("result", "escaped", "round", "hazard_cards_left", "tiles_left")
@@ -45,6 +44,6 @@ def game_info(st: State, g: int) -> dict[str, int]:
 def batch_info(st: State) -> dict[str, np.ndarray]:
     """``game_info`` of every game of a batch at once, as (B,) int64 arrays (``INFO_KEYS``): for interfaces that
     report the info of every slot each step (the TorchRL env) without a Python loop over games."""
-    return {"result": st.result.astype(np.int64), "escaped": escaped(st), "round": st.round.astype(np.int64),
-            "hazard_cards_left": (st.deck >= 0).sum(1, dtype=np.int64) - st.deck_pos,
-            "tiles_left": st.stack.shape[1] - st.stack_pos.astype(np.int64)}
+    out = np.empty((len(INFO_KEYS), st.batch_size), np.int64)
+    counts_batch(st.packed, st.stack.shape[1], out)  # the core's game_counts, once per game
+    return dict(zip(INFO_KEYS, out))

@@ -97,6 +97,13 @@ def game_counts(states, b, stack_size):
     return np.int64(g.result), escaped, np.int64(g.round), cards_in_deck(g) - g.deck_pos, stack_size - g.stack_pos
 
 
+@jit
+def counts_batch(states, stack_size, out):
+    """``game_counts`` of every game, into out (5, B) int64: one row per count (``subterra_env.info.batch_info``)."""
+    for b in range(states.shape[0]):
+        out[0, b], out[1, b], out[2, b], out[3, b], out[4, b] = game_counts(states, b, stack_size)
+
+
 # The episode layer's bookkeeping (subterra_env/episode.py), compiled: the AEC env steps one game at a time, and
 # there each numpy call (about 2 us on the 2-core machine) costs more than the arithmetic; one call does the
 # bookkeeping of a step for every slot. Here rather than in episode.py so that they load as the core's kernels do
