@@ -83,8 +83,8 @@ print(json.dumps({"total_s": time.perf_counter() - t0}))
 """
 
 # The user start taken apart in the process (``--breakdown``): our import, numba's first cache load (numba starting
-# its target context, runtime and JIT engine), the other loads, the Python work left, and inside those the garbage collector and the
-# LLVM bitcode parsed and scanned for symbols (what lazy_link.py defers).
+# its target context, runtime and JIT engine), the other loads, the Python work left, and inside those the garbage
+# collector and the LLVM bitcode parsed and scanned for symbols (what lazy_link.py defers).
 BREAKDOWN_PROBE = r"""
 import gc, json, time
 t0 = time.perf_counter()

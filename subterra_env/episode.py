@@ -109,8 +109,9 @@ class EpisodeStep(NamedTuple):
     slot that did not step), ``terminated``, ``truncated``. ``done``: the slots whose episode ended in this step;
     for them, row j for slot done[j]: ``ended`` (their games as they ended, a State copy, before the autoreset;
     None when nothing ended, and always None without autoreset, where they stay as they ended in ``state``),
-    ``final_info`` (``INFO_KEYS``, int64 arrays), ``episode_return`` and ``episode_length``. ``time``: seconds since the games were made. ``info``: every slot's info after the action
-    (before autoreset), or None unless asked for."""
+    ``final_info`` (``INFO_KEYS``, int64 arrays), ``episode_return`` and ``episode_length``. ``time``: seconds
+    since the games were made. ``info``: every slot's info after the action (before autoreset), or None unless
+    asked for."""
 
     reward: np.ndarray
     terminated: np.ndarray
@@ -240,7 +241,7 @@ class Episodes:
     def _update_flags(self) -> int:
         """Recompute terminated, truncated and over in place; returns how many slots are over."""
         self._n_over = episode_flags(self.state.result, self.state.round, self.max_cycles, self.terminated,
-                                      self.truncated, self._over)
+                                     self.truncated, self._over)
         return self._n_over
 
     # ------------------------------------------------------------------ masks and actions
@@ -355,8 +356,8 @@ class Episodes:
             stepped = np.zeros(self.num_games, dtype=bool)
             stepped[idx] = True
         n_done = after_step(reward, self.team_reward.by_result32, not shaped, stepped, self._ep_return,
-                             self._ep_length, st.result, st.round, self.max_cycles, self.terminated, self.truncated,
-                             self._over, self._done)
+                            self._ep_length, st.result, st.round, self.max_cycles, self.terminated, self.truncated,
+                            self._over, self._done)
         self._n_over = int(self._over.sum()) if n_done or self._n_over else 0
         info = batch_info(st) if info_all else None
         if not n_done:  # most steps: nothing ended

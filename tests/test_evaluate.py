@@ -231,9 +231,9 @@ def test_policy_entries_load_once_and_see_their_radius(tmp_path, monkeypatch, ca
     assert not (tmp_path / "cp" / "results.json").exists()  # cross-play only: no team rows
 
 
-def test_losses_tally_knockouts_by_cause_from_the_event_log(tmp_path, capsys):
-    # 20 small-cave games of the heuristic team, seeds 0..19, counted by hand from these games' event logs: 18
-    # knock-outs (7 cave-in, 6 gas, 3 horror, 1 tremor, 1 rough terrain), 23 cavers devoured, 6 of them unconscious
+def test_losses_tally_knockouts_by_cause_from_the_event_log(tmp_path):
+    # 20 small-cave games of the heuristic team, seeds 0..19: their event logs hold 18 knock-outs (7 cave-in, 6 gas,
+    # 3 horror, 1 tremor, 1 rough terrain) and 23 cavers devoured, 6 of them unconscious; batch 7 splits them unevenly
     base = evaluate_team(ROOT / "configs" / "small.yaml", "heuristic", 20, seed=0, batch=20)
     got = evaluate_team(ROOT / "configs" / "small.yaml", "heuristic", 20, seed=0, batch=7, losses=True)
     assert base.losses is None and got.game_escaped.tolist() == base.game_escaped.tolist()  # the same games
@@ -255,8 +255,7 @@ def test_loss_tally_counts_events_literally():
     from subterra_env.events import Event
     from training.eval_losses import LossTally
 
-    t = LossTally()
-    t.games = 2
+    t = LossTally(2)
     hp = np.array([0, 2, 3, 1])
     t.add([Event("damage", 1, 4, 2, "R-HZ-3", 0), Event("damage", 2, 4, 1, "R-HZ-1", 2),
            Event("devoured", 0, 5, 0, "R-HZ-7", 0), Event("devoured", 3, 6, 0, "R-HZ-7", 0)], True, hp)

@@ -20,15 +20,15 @@ from subterra_env.events import Event
 
 
 class LossTally:
-    """Counts over the steps of many games; ``add`` one game's step at a time, ``summary`` at the end."""
+    """Counts over the steps of ``games`` games; ``add`` one game's step at a time, ``summary`` at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, games: int) -> None:
         self.health: Counter[str] = Counter()
         self.knockouts: Counter[str] = Counter()
         self.knockouts_exit_hidden: Counter[str] = Counter()
         self.devoured = 0
         self.devoured_unconscious = 0
-        self.games = 0
+        self.games = games
 
     def add(self, events: Iterable[Event], exit_hidden: bool, health_before: np.ndarray) -> None:
         """One step of one game: its events, whether the exit was hidden before the step, and each seat's health

@@ -226,8 +226,7 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
     for e in entries:  # load checkpoints (and Ray) before the clock starts: decisions/s is play only
         if isinstance(e, str) and e.startswith(("policy:", "rllib:")):
             cache.build(e, games, salt=0)
-    tally = LossTally()
-    tally.games = num_games
+    tally = LossTally(num_games)
     decisions, t0 = 0, time.perf_counter()
     label = team_label(entries)
     bar = progress_bar or _Progress(num_games, f"{settings or settings_label(cfg)} / {label}", progress)
