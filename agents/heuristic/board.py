@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.board import free_cell, tile_at, tile_beyond
+from subterra_env.core.board import free_cell, tile_at, tile_beyond, tiles_left
 from subterra_env.core.catalogue import (
     BOMBS, C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, DX, DY, OPPOSITE, SC_ANNIHILATION, T_BOMB, T_CAVE_IN, T_EXIT,
     T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SANCTUARY, T_SLIDE, T_SQUEEZE, T_WATER, X2,
@@ -19,7 +19,7 @@ from subterra_env.core.catalogue import (
 from subterra_env.core.effects import (
     RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER, RANK_SCOUT,
 )
-from subterra_env.core.hazards import cards_in_deck
+from subterra_env.core.hazards import cards_left
 from subterra_env.core.state import MAX_TILES
 
 from .jit import jit
@@ -72,8 +72,8 @@ def init_board(g, P, wt, bd):
         bd.seat_of[r] = -1
     for s in range(g.n_seats):
         bd.seat_of[g.c_rank[s]] = s
-    bd.tiles_left = P.stack_size - np.int64(g.stack_pos)
-    bd.cards_left = cards_in_deck(g) - np.int64(g.deck_pos)
+    bd.tiles_left = tiles_left(g, np.int64(P.stack_size))
+    bd.cards_left = cards_left(g)
     bd.ko_extra = wt[KO_EXTRA]
     bd.haz_scale = wt[HAZ_SCALE]
     # the hazards' odds from the deck's public composition (a x2 card counted twice)

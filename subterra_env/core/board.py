@@ -191,6 +191,12 @@ def rotations_for(g, P, cat_id):
 
 
 @jit
+def tiles_left(g, stack_size):
+    """Tiles of the stack not drawn yet (public count): the info, the observation, the bots."""
+    return stack_size - g.stack_pos
+
+
+@jit
 def draw_for_reveal(g, P):
     """Draw the top tile for the pending reveal, discarding dead ends (R-CON-4).
 

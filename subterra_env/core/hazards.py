@@ -150,6 +150,12 @@ def cards_in_deck(g):
 
 
 @jit
+def cards_left(g):
+    """Hazard cards not drawn yet (public: the count, never the order): the info, the observation, the bots."""
+    return cards_in_deck(g) - g.deck_pos
+
+
+@jit
 def hazard_phase(g, P):
     """Draw and resolve one hazard card; then the Out of Time checks (R-HZ-7): failures are devoured. A Gas Mask
     decision (explicit_reactions, R-INV-18) pauses it after the card: the answer's step runs ``hazard_end``."""

@@ -11,7 +11,8 @@ import numpy as np
 from numba import prange
 
 from .effects import on_exit
-from .hazards import cards_in_deck
+from .board import tiles_left
+from .hazards import cards_left
 from .jit import jit
 from .moves import legal_mask
 from .state import RUNNING
@@ -94,7 +95,7 @@ def game_counts(states, b, stack_size):
     """(result, escaped, round, hazard cards left, tiles left) of game b as ints (``subterra_env.info``)."""
     g = states[b]
     escaped = cavers_out(g)
-    return np.int64(g.result), escaped, np.int64(g.round), cards_in_deck(g) - g.deck_pos, stack_size - g.stack_pos
+    return np.int64(g.result), escaped, np.int64(g.round), cards_left(g), tiles_left(g, stack_size)
 
 
 @jit

@@ -27,10 +27,10 @@ import numpy as np
 from numba import prange
 
 from ..config import TILE_TYPES
-from .board import open_beside_start
+from .board import open_beside_start, tiles_left
 from .catalogue import (BIT, BOMBS, DX, DY, ITEM_NAMES, NUM_ITEMS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION,
                         T_ITEM, T_NORMAL, T_SANCTUARY, Catalogue)
-from .hazards import cards_in_deck
+from .hazards import cards_left
 from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
 from .state import State
 
@@ -293,8 +293,8 @@ def observe_game(g, tables, stack_size, scenario, seat, centre, radius, out, sc)
     for h in range(3):
         if g.h_tile[h] >= 0:
             horrors += 1
-    sc[_DECK_LEFT] = cards_in_deck(g) - g.deck_pos
-    sc[_TILES_LEFT] = stack_size - g.stack_pos
+    sc[_DECK_LEFT] = cards_left(g)
+    sc[_TILES_LEFT] = tiles_left(g, stack_size)
     sc[_TILES_LEFT + 1], sc[_TILES_LEFT + 2] = g.out_of_time, g.gas_active
     sc[_ROUND] = min(g.round, 127)
     sc[_ROUND + 1], sc[_ROUND + 2], sc[_ROUND + 3] = horrors, g.ropes_left, g.last_card + 1
