@@ -89,7 +89,7 @@ def test_narration_of_whole_heuristic_games_names_the_result() -> None:  # R-ANN
         assert not [line for line in lines if "narration failed" in line]
         ends[seed] = [line for line in lines if line.startswith("GAME OVER")]
     assert ends == {4: ["GAME OVER: BRONZE (2 of 4 cavers escaped)"],
-                    9: ["GAME OVER: DEFEAT (2 of 4 cavers escaped; a bomb tile has no bomb (R-ANN-9))"]}
+                    9: ["GAME OVER: DEFEAT (1 of 4 cavers escaped; a bomb tile has no bomb (R-ANN-9))"]}
 
 
 def test_the_terminal_and_browser_tables_draw_the_bombs() -> None:  # R-ANN-6

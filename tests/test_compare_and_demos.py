@@ -36,6 +36,20 @@ def test_paired_difference_of_two_evaluations(tmp_path, capsys):
         compare.paired(compare.rows(a)["tiny"], compare.rows(other)["tiny"])
 
 
+def test_compare_two_teams_of_one_file(tmp_path, capsys):
+    games = lambda e: {"seed": [0, 1, 2], "escaped": e, "result": ["defeat"] * 3}  # noqa: E731
+    f = tmp_path / "both.json"
+    results = [{"team": "heuristic", "settings": "tiny", "games": games([1, 2, 3])},
+               {"team": "search", "settings": "tiny", "games": games([2, 2, 4])}]
+    f.write_text(json.dumps({"meta": {}, "results": results}))
+    r = compare.paired(compare.rows(f, "heuristic")["tiny"], compare.rows(f, "search")["tiny"])
+    assert (r["a"], r["b"], r["differ"]) == (2.0, 8 / 3, 2)
+    assert compare.main([str(f), "--team-a", "heuristic", "--team-b", "search"]) == 0
+    assert "search minus heuristic" in capsys.readouterr().out
+    assert compare.main([str(f), "--team-a", "heuristic", "--team-b", "ceiling"]) == 2
+    assert "holds no rows of team 'ceiling'; it holds ['heuristic', 'search']" in capsys.readouterr().err
+
+
 def test_demonstrations_round_trip_and_concat(tmp_path):
     n = 5
     d = bc.Demonstrations({"observation": np.arange(n * 4, dtype=np.int8).reshape(n, 2, 2),

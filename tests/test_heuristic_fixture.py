@@ -3,7 +3,8 @@ core, and the compiled heuristic team (agents/heuristic) makes the decisions the
 
 The fixture was recorded from the Python heuristic before it was compiled; the compiled team agreed with all 582,570
 recorded decisions when it replaced it (``python tests/golden/heuristic_fixture.py`` measures the whole fixture).
-Here every group is replayed for a few games.
+Here every group is replayed for a few games, the team on the weights of the recording (``RECORDED_WEIGHTS`` in
+heuristic_fixture.py: three weights were retuned since, which changes its play on purpose).
 """
 
 from __future__ import annotations
@@ -43,10 +44,10 @@ hf = _load("golden_heuristic_fixture", "heuristic_fixture.py")
 
 
 def agent_factory(holder: Any) -> Any:
-    """The agent measured against the fixture: the compiled heuristic team."""
+    """The agent measured against the fixture: the compiled heuristic team on the recording's weights."""
     from agents import HeuristicAgent
 
-    return HeuristicAgent(holder)
+    return HeuristicAgent(holder, **hf.RECORDED_WEIGHTS)
 
 
 @pytest.fixture(scope="module")

@@ -109,7 +109,7 @@ def test_plays_whole_games():  # the heuristic on 64 seeded setups
     assert st.i_out.any()  # items were used
 
 
-RESULTS_64 = [39, 18, 5, 2]  # defeat, bronze, silver, gold
+RESULTS_64 = [28, 28, 7, 1]  # defeat, bronze, silver, gold
 
 
 def test_steps_onto_an_item_tile_beside_it_while_the_exit_is_hidden():  # R-INV-4

@@ -1,6 +1,7 @@
 """Paired comparison of two evaluations on the same seeds: cavers out of team B minus team A, game by game.
 
     python training/compare.py runs/eval-heur/results.json runs/eval-new/results.json
+    python training/compare.py runs/eval/results.json --team-a heuristic --team-b policy:team  # one file, two teams
 
 For every setting (preset) that both ``training/evaluate.py`` result files hold for the same seeds, prints the mean
 difference in cavers out with its 95% interval (1.96 standard errors of the per-game differences), the games where
@@ -19,12 +20,17 @@ from typing import Any
 import numpy as np
 
 
-def rows(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The results of one evaluate.py JSON by setting (one team per file: the first row of each setting)."""
+def rows(path: str | Path, team: str | None = None) -> dict[str, dict[str, Any]]:
+    """The results of one evaluate.py JSON by setting: team ``team``'s rows (as the file names the team), or the
+    first row of each setting when ``team`` is None."""
     data = json.loads(Path(path).read_text())
     out: dict[str, dict[str, Any]] = {}
     for r in data["results"]:
-        out.setdefault(r["settings"], r)
+        if team is None or r["team"] == team:
+            out.setdefault(r["settings"], r)
+    if team is not None and not out:
+        raise ValueError(f"{path} holds no rows of team {team!r}; it holds "
+                         f"{sorted({r['team'] for r in data['results']})}")
     return out
 
 
@@ -43,9 +49,16 @@ def paired(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", help="results.json of the reference team")
-    p.add_argument("b", help="results.json of the team compared with it")
+    p.add_argument("b", nargs="?", help="results.json of the team compared with it (default: the same file as a)")
+    p.add_argument("--team-a", help="the reference team's name in its file (default: each setting's first row)")
+    p.add_argument("--team-b", help="the compared team's name in its file (default: each setting's first row)")
     args = p.parse_args(argv)
-    ra, rb = rows(args.a), rows(args.b)
+    args.b = args.b or args.a
+    try:
+        ra, rb = rows(args.a, args.team_a), rows(args.b, args.team_b)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     common = [s for s in ra if s in rb]
     if not common:
         print(f"error: no setting in common between {args.a} and {args.b}", file=sys.stderr)

@@ -16,7 +16,8 @@ How it plays (modules: ``board`` the public board, its danger and graph searches
   sides and link to placed tiles (short ways out); the Scout redraws horror tiles and dead ends (and any tile once
   the exit may be next), the Geologist places the better of his two tiles and keeps the worse aside, the Leader
   directs a teammate standing at the frontier when his own AP would only walk;
-* health: a caver on 1 health heals himself; the Medic bandages teammates on his tile (and walks to them), the hurt
+* health: a caver heals himself when that plan is worth more than drawing on (one more point at 1 health is worth
+  3 AP); the Medic bandages teammates on his tile (and walks to them), the hurt
   end their turn next to him; a knocked-out teammate is revived by whoever reaches him cheapest when that is a few
   AP away (farther rescues cost more tiles than they give back);
 * danger: the end of each turn is valued by the hazard cards' odds on that tile (a cave-in's 3 damage is a

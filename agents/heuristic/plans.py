@@ -35,8 +35,8 @@ from .jit import jit
 from .paths import SEG_SINGLE, first_action, first_segment_kind, path_to, reach_plan, step_pure
 from .tiles import SIDE_ROOM
 from .weights import (
-    CARE, ESCAPE, EXERT_HP, EXERT_MARGIN, EXIT_EXERT_HP, HEAL1, HP_AP, PACE, POS, RESCUE_RANGE, REVIVE, TILE, TIME_W,
-    URGENT_CARDS,
+    CARE, DIRECT_STEP, DRAW_MORE, ESCAPE, EXERT_HP, EXERT_MARGIN, EXIT_EXERT_GAIN, EXIT_EXERT_HP, EXPLORE_POS, HEAL1,
+    HEAL2, HEAL3, HIDE, HP_AP, PACE, POS, RESCUE_RANGE, REVIVE, TILE, TIME_W, URGENT_CARDS,
 )
 
 PK_END, PK_DRAW, PK_HEAL, PK_BANDAGE, PK_HIDE, PK_DIVE, PK_PREP = range(7)
@@ -73,9 +73,9 @@ def heal_value(wt, hp):
     if hp == 1:
         return wt[HEAL1]
     if hp == 2:
-        return 1.4
+        return wt[HEAL2]
     if hp == 3:
-        return 0.7
+        return wt[HEAL3]
     if hp == 4:
         return 0.5
     return 0.3
@@ -313,9 +313,9 @@ def best_plan(g, P, bd, wt, pl, budget):
             nf = nrev if pl.can_draw else 0
             if nf and r >= 1:
                 k = min(r, float(nf))
-                m = k + 0.85 * max(0.0, r - nf)
+                m = k + wt[DRAW_MORE] * max(0.0, r - nf)
                 stay = wt[TILE] * k + care - W * dv - wt[POS] * (0.0 if nf > r else 1.0)  # reveal only, stay on v
-                go = wt[TILE] * m - W * pl.new_danger - wt[POS] * 0.3  # the last draw an explore
+                go = wt[TILE] * m - W * pl.new_danger - wt[POS] * wt[EXPLORE_POS]  # the last draw an explore
                 val = max(stay, go) - pen
                 if val > bv:
                     bv, bk, bt, b1, b2 = val, PK_DRAW, v, 1 if stay >= go else 0, 0
@@ -336,7 +336,7 @@ def best_plan(g, P, bd, wt, pl, budget):
                     bv, bk, bt, b1, b2 = val, PK_BANDAGE, v, 0, 0
         hd = pl.hd[v]
         if hd > 0 and r >= 2 and not directed:  # Hide (R-ACT-14): not a victim if the check passes
-            ok = 2 / 3 if rank == RANK_LEADER else 0.5
+            ok = (2 / 3 if rank == RANK_LEADER else 0.5) * wt[HIDE]
             val = -W * (dv - hd * ok) - pen - wt[POS] * pl.goal[v]
             if val > bv:
                 bv, bk, bt, b1, b2 = val, PK_HIDE, v, 0, 0
@@ -415,7 +415,7 @@ def should_exert(g, P, bd, wt, pl, val):
         if v2 == bd.exit and kind2 == PK_END and val2 > val:
             return True  # the check comes at the end of the turn, on the exit: no damage
         urgent = bd.exit >= 0 and (g.out_of_time or bd.cards_left <= wt[URGENT_CARDS])
-        return hp >= (2 if urgent else wt[EXIT_EXERT_HP]) and val2 > val + 0.5
+        return hp >= (2 if urgent else wt[EXIT_EXERT_HP]) and val2 > val + wt[EXIT_EXERT_GAIN]
     if kind2 != PK_DRAW or hp < wt[EXERT_HP]:
         return False
     fail = 1 / 3 if g.c_rank[s] == RANK_LEADER else 0.5
@@ -495,7 +495,7 @@ def free_action_for(g, bd, wt, mask, own_value, first_id):
                 if g.t_nbr[t, d] == bd.exit and step_pure(g, bd, k, t, d, 0):
                     val = wt[ESCAPE]
             if val == 0.0:
-                val = 0.8 * wt[TIME_W]
+                val = wt[DIRECT_STEP] * wt[TIME_W]
         if val > best:
             best, best_a = val, a
     return best_a

@@ -6,8 +6,9 @@ Annihilation a bomb card holder on an open bomb tile places the bomb (R-ANN-6) a
 card holder takes the card (R-ANN-7; in Extraction a biosample, R-EXT-9), and a biosample holder hands it to the
 team's carrier on its tile (``sample_carrier``); the Bodyguard
 repels an adjacent horror (R-CAV-7); a knocked-out teammate on this tile is revived (the Medic bandages, R-CAV-6);
-the Medic bandages a hurt teammate here; a caver on 1 health heals himself while the exit is hidden (a knock-out
-costs his turns and a teammate's AP).
+the Medic bandages a hurt teammate here; with the ``heal_at_1`` weight set, a caver on 1 health heals himself while
+the exit is hidden (off by default since the retuning of 2026-11-27: the plans weigh that heal against drawing on,
+``heal1``, and the team got more cavers out without the override).
 """
 
 from __future__ import annotations
