@@ -6,9 +6,10 @@
 
 Bots (rows): ``random`` (``RandomAgent``), ``heuristic`` (the compiled ``HeuristicAgent``), ``policy`` (a trained
 MaskablePPO team, by default the shipped one: ``agents/shipped/team.zip``; it needs the train extra, else its row
-reads "not installed (reason)"), ``search`` (``SearchAgent``) at each first-stage world count of ``--worlds`` and
-at its default (``agents.search.DEFAULT_WORLDS``; every row plays ``DEFAULT_MORE_WORLDS`` further worlds for the
-contenders), and ``ceiling`` (``SearchAgent(clairvoyant=True)``, the diagnostic
+reads "not installed (reason)"), ``search`` (``SearchAgent``) at each world count of ``--worlds`` and at its
+default (``agents.search.DEFAULT_WORLDS``; every row with the agent's other defaults: on the base game rollouts to a
+``DEFAULT_HORIZON``-round horizon and the value estimate, ``DEFAULT_MORE_WORLDS`` further worlds for the
+contenders; the label says which), and ``ceiling`` (``SearchAgent(clairvoyant=True)``, the diagnostic
 that searches the true future; never a teammate, timed for completeness).
 
 Decisions: ``--games`` seeded games (seeds ``--seed``, ``--seed`` + 1, ...) of ``--config`` are played by the
@@ -54,7 +55,7 @@ from subterra_env.core.state import RUNNING, State
 from agents import SHIPPED_TEAM
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
-from agents.search import DEFAULT_WORLDS, SearchAgent
+from agents.search import DEFAULT_HORIZON, DEFAULT_WORLDS, SearchAgent
 from agents.search.agent import DEFAULT_MORE_WORLDS, MAX_ROUND
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,6 +131,12 @@ def bound(agent: Any) -> Callable[[Table, np.ndarray], int]:
     return lambda table, mask: agent.act(None, mask)
 
 
+def search_setting(agent: SearchAgent) -> str:
+    """``32 worlds, 4-round horizon`` or ``4+12 worlds, to the end``: a search row's setting."""
+    more = f"+{agent.more_worlds}" if agent.more_worlds else ""
+    return f"{agent.worlds}{more} worlds, " + (f"{agent.horizon}-round horizon" if agent.horizon else "to the end")
+
+
 def make_bots(core: Core, table: Table, worlds: list[int], seed: int, policy: str | None) -> list[Bot]:
     rand = RandomAgent(seed)
     bots = [Bot("random", "random", lambda table, mask: rand.act(None, mask), agent=rand)]
@@ -140,7 +147,7 @@ def make_bots(core: Core, table: Table, worlds: list[int], seed: int, policy: st
     for w in sorted(set(worlds) | {DEFAULT_WORLDS}):
         search = SearchAgent(table, seed=seed, worlds=w, threads=1)
         default = w == DEFAULT_WORLDS
-        label = f"search ({w}+{DEFAULT_MORE_WORLDS} worlds{', default' if default else ''})"
+        label = f"search ({search_setting(search)}{', default' if default else ''})"
         bots.append(Bot("search", label, bound(search), worlds=w, default=default, agent=search))
     ceiling = SearchAgent(table, seed=seed, clairvoyant=True, threads=1)
     bots.append(Bot("ceiling", "ceiling (clairvoyant search)", bound(ceiling), worlds=ceiling.worlds, agent=ceiling))
@@ -214,23 +221,23 @@ def summarise(b: Bot, decisions: list[Decision]) -> dict[str, Any]:
     return row
 
 
-COLUMNS = (("bot", 30, "<"), ("n", 5, ">"), ("median ms", 11, ">"), ("p95 ms", 10, ">"), ("n>1", 6, ">"),
+COLUMNS = (("bot", 46, "<"), ("n", 5, ">"), ("median ms", 11, ">"), ("p95 ms", 10, ">"), ("n>1", 6, ">"),
            ("median ms", 11, ">"), ("p95 ms", 10, ">"), ("cpu med", 9, ">"), ("cpu p95", 9, ">"),
            ("rollouts", 10, ">"))
 STATUS_WIDTH = 100
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    print(f"{'':<35}{'all sampled decisions':^21}{'':6}{'> 1 legal action':^39}")
+    print(f"{'':<51}{'all sampled decisions':^21}{'':6}{'> 1 legal action':^39}")
     print("".join(f"{title:{align}{width}}" for title, width, align in COLUMNS))
     print("-" * sum(width for _, width, _ in COLUMNS))
     for r in rows:
         if r["status"] != "ok":
             status = r["status"] if len(r["status"]) <= STATUS_WIDTH else r["status"][:STATUS_WIDTH - 4] + "...)"
-            print(f"{r['label']:<30}  {status}")
+            print(f"{r['label']:<46}  {status}")
             continue
         a, m = r["all"], r["multi_legal"] or {"decisions": 0}
-        line = f"{r['label']:<30}{a['decisions']:>5}{a['median_ms']:>11.3f}{a['p95_ms']:>10.3f}{m['decisions']:>6}"
+        line = f"{r['label']:<46}{a['decisions']:>5}{a['median_ms']:>11.3f}{a['p95_ms']:>10.3f}{m['decisions']:>6}"
         if "median_ms" in m:
             line += f"{m['median_ms']:>11.3f}{m['p95_ms']:>10.3f}{m['cpu_median_ms']:>9.3f}{m['cpu_p95_ms']:>9.3f}"
         else:
@@ -301,13 +308,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     default = next(r for r in rows if r.get("default"))
     if default["status"] == "ok" and default["multi_legal"]:
         m = default["multi_legal"]
-        print(f"\nsearch default ({DEFAULT_WORLDS}+{DEFAULT_MORE_WORLDS} worlds), decisions with > 1 legal action: "
-              f"median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms (CPU time: median {m['cpu_median_ms']:.1f} ms, "
+        setting = default["label"][len("search ("):-len(", default)")]
+        print(f"\nsearch default ({setting}), decisions with > 1 legal action: median {m['median_ms']:.1f} ms, "
+              f"p95 {m['p95_ms']:.1f} ms (CPU time: median {m['cpu_median_ms']:.1f} ms, "
               f"p95 {m['cpu_p95_ms']:.1f} ms); budget: at most {SEARCH_BUDGET_MS:g} ms per decision on one core")
     result = {"machine": info | {"load_average_end": load_average()},
               "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
               | {"numba_threads": 1, "default_worlds": DEFAULT_WORLDS,
-                 "default_more_worlds": DEFAULT_MORE_WORLDS, "max_round": MAX_ROUND,
+                 "default_more_worlds": DEFAULT_MORE_WORLDS, "default_horizon": DEFAULT_HORIZON, "max_round": MAX_ROUND,
                  "search_budget_ms": SEARCH_BUDGET_MS},
               "decisions": {"games": args.games, "seeds": seeds, "played": played, "sampled": len(decisions),
                             "multi_legal": multi,

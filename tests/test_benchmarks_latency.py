@@ -56,9 +56,8 @@ def test_tiny_run_writes_every_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert decisions["multi_legal"] == sum(d["legal"] > 1 for d in decisions["sample"]) > 0
 
     rows = {r["label"]: r for r in data["rows"]}
-    default, more = bench.DEFAULT_WORLDS, bench.DEFAULT_MORE_WORLDS
-    expected = {"random", "heuristic", f"search (2+{more} worlds)", f"search ({default}+{more} worlds, default)",
-                "ceiling (clairvoyant search)", "policy (shipped team)"}
+    expected = {"random", "heuristic", "search (2 worlds, 4-round horizon)",
+                "search (32 worlds, 4-round horizon, default)", "ceiling (clairvoyant search)", "policy (shipped team)"}
     assert rows.keys() == expected
     assert [r["bot"] for r in data["rows"]].count("search") == 2
     assert sum(bool(r.get("default")) for r in data["rows"]) == 1

@@ -118,8 +118,9 @@ def alter_hidden(core: Core, st: State, rng: np.random.Generator) -> State:
 
 
 # ---------------------------------------------------------------------- 1. hidden information
+@pytest.mark.parametrize("horizon", [4, 0], ids=["horizon", "to-the-end"])
 @pytest.mark.parametrize("name,seeds,every", [("tiny", (1, 2, 3, 4), 4), ("full", (1, 2), 18)])
-def test_decisions_blind_to_the_hidden_stack_deck_and_dice(name: str, seeds: tuple, every: int) -> None:
+def test_decisions_blind_to_the_hidden_stack_deck_and_dice(name: str, seeds: tuple, every: int, horizon: int) -> None:
     core = _core(name)
     rng = np.random.default_rng(11)
     states = mid_game(name, seeds, every)
@@ -129,13 +130,13 @@ def test_decisions_blind_to_the_hidden_stack_deck_and_dice(name: str, seeds: tup
     for st in states:
         mask = core.legal_mask(st)[0]
         assert mask.sum() > 1
-        a = SearchAgent(holder(core, st), seed=7, worlds=4, **SENSITIVE).act(None, mask)
+        a = SearchAgent(holder(core, st), seed=7, worlds=4, horizon=horizon, **SENSITIVE).act(None, mask)
         c = SearchAgent(holder(core, st), clairvoyant=True).act(None, mask)
         searched += a != HeuristicAgent(holder(core, st)).act(None, mask)
         for _ in range(2):
             h = alter_hidden(core, st, rng)
             moved += not np.array_equal(h.stack, st.stack) or not np.array_equal(h.deck, st.deck)
-            b = SearchAgent(holder(core, h), seed=7, worlds=4, **SENSITIVE).act(None, mask)
+            b = SearchAgent(holder(core, h), seed=7, worlds=4, horizon=horizon, **SENSITIVE).act(None, mask)
             assert a == b, (int(st.steps[0]), ACTION_NAMES[a], ACTION_NAMES[b])
             clairvoyant_saw += c != SearchAgent(holder(core, h), clairvoyant=True).act(None, mask)
             # the worlds themselves: the same key gives the same world from either game

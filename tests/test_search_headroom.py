@@ -52,3 +52,29 @@ def test_headroom_workers_match_one_process_and_states_reload(tmp_path: Path) ->
     mask = core.legal_mask(st)[0]
     assert list(np.flatnonzero(mask)) == list(data["legal"][data["offsets"][0]:data["offsets"][1]])
     assert [r["caver"] for r in rows_two] and all(r["hp"] >= 1 for r in rows_two)
+
+
+def test_replay_scores_a_search_setting_by_the_stored_truth(tmp_path: Path) -> None:
+    import numpy as np
+    import pytest
+
+    from training import replay_search
+
+    states, out = tmp_path / "states.npz", tmp_path / "replay.json"
+    assert search_headroom.main(["--config", str(ROOT / "configs" / "small.yaml"), "--decisions", "10", "--worlds",
+                                 "4", "--seed", "5", "--states", str(states)]) == 0
+    assert replay_search.main([str(states), "--worlds", "3", "--horizon", "2", "--z", "0", "--weight", "hide=1.4",
+                               "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    summary, gains = data["summary"], data["gains"]
+    assert summary["decisions"] == len(gains) == 3
+    assert (summary["worlds"], summary["horizon"], summary["z"], summary["weights"]) == (3, 2, 0.0, {"hide": 1.4})
+    with np.load(states) as truth:
+        for i, g in enumerate(gains):  # each gain is one legal action's stored value less the heuristic's
+            values = truth["mean"][truth["offsets"][i]:truth["offsets"][i + 1]]
+            acts = truth["legal"][truth["offsets"][i]:truth["offsets"][i + 1]]
+            h = values[acts == truth["heuristic"][i]][0]
+            assert any(abs(g - (v - h)) < 1e-12 for v in values)
+    assert summary["gain_per_decision"] == pytest.approx(float(np.mean(gains)))
+    with pytest.raises(SystemExit):
+        replay_search.main([str(states), "--weight", "nonsense=1"])

@@ -56,9 +56,9 @@ def make_teacher(name: str, venv: Any, seed: int = 0) -> Any:
 
         return HeuristicAgent(venv)
     if name == "search" or name.startswith("search:"):  # search:N: N worlds a decision
-        from agents.search import DEFAULT_WORLDS, SearchAgent
+        from agents.search import SearchAgent
 
-        worlds = int(name.split(":", 1)[1]) if ":" in name else DEFAULT_WORLDS
+        worlds = int(name.split(":", 1)[1]) if ":" in name else None  # None: the search's default
         return SearchAgent(venv, seed=seed, worlds=worlds, threads=getattr(venv.games.core, "threads", None))
     if name == "random":
         from agents.random_agent import RandomAgent

@@ -188,9 +188,9 @@ class AgentCache:
                 raise EvalError(f"team entry 'heuristic': agents.heuristic is not available ({e})") from e
             return HeuristicAgent(games, seed=self.seed)
         if entry == "search" or entry.startswith("search:") or entry == "ceiling":
-            from agents.search import DEFAULT_WORLDS, SearchAgent
+            from agents.search import SearchAgent
 
-            worlds = int(entry[len("search:"):]) if entry.startswith("search:") else DEFAULT_WORLDS
+            worlds = int(entry[len("search:"):]) if entry.startswith("search:") else None  # None: the default
             return SearchAgent(games, seed=self.seed + salt, worlds=worlds, clairvoyant=entry == "ceiling")
         if entry.startswith("rllib:"):
             return self._rllib(entry)

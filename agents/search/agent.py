@@ -2,10 +2,11 @@
 
 At each decision with more than one legal action, every legal action is tried in the same ``worlds`` sampled
 futures (``worlds.sample_world``: the unseen stack and deck redrawn as every player knows them, new dice), and the
-heuristic team plays each (action, world) pair to the end of the game. The actions that might beat the heuristic's
-own choice (within ``keep_z`` standard errors of it) and that choice are then played in ``more_worlds`` further
-futures. The heuristic's choice stands unless another action gets more cavers out over the same worlds by more than
-``margin`` and by ``z`` standard errors of the paired difference (then the best such action is taken). All rollouts
+heuristic team plays each (action, world) pair for ``horizon`` rounds, then the value estimate takes over (below), or
+to the end of the game. The actions that might beat the heuristic's own choice (within ``keep_z`` standard errors of
+it) and that choice may then be played in ``more_worlds`` further futures. The heuristic's choice stands unless
+another action gets more cavers out over the same worlds by more than ``margin`` and by ``z`` standard errors of the
+paired difference (then the best such action is taken). All rollouts
 of a stage run as one batch through the rules core and the compiled heuristic (threads for large batches).
 
 Why pairs, common dice and the test: on the full game the actions of one decision mostly differ by a few
@@ -16,6 +17,16 @@ every later die and the worlds decorrelate). An argmax over a few worlds is stil
 cavers out over 40 full games, sequential dice, 8 worlds), so an action must beat the heuristic's choice by a
 paired test. How the defaults were chosen: ``training/search_headroom.py`` values every action of sampled full-game
 decisions in 300 worlds (the truth) and replays the search's rule on other worlds; docs/training.md ("Search").
+
+**Horizon** (the default on the base game): rollouts stop after ``horizon`` rounds (counted from the decision's
+round, its end included) and are valued by ``value.ValueNet``, the heuristic team's expected cavers out from there,
+fitted and calibrated on seeded heuristic games (``training/fit_value.py``). A short rollout costs a fraction of
+a whole game and its paired difference varies far less (the later dice and cards are averaged inside the
+estimate), so many more futures fit the budget. On 2,152 sampled full-game decisions whose every action had been
+valued in 200 futures to the end (``training/search_headroom.py``), 32 futures to a 4-round horizon gained 6.5
+thousandths of a caver per decision at 89 ms (z = 1), the two-stage search to the end 0.7 at 106 ms
+(docs/training.md, "Search"). ``horizon=0`` plays to the end, as the scenarios do (the
+estimate knows only the base game) and the ceiling does (it knows the future).
 
 ``clairvoyant=True`` is a diagnostic, never a teammate: it searches the true future (the real stack and deck order
 and the game's own dice), so each action's outcome under the heuristic team is known exactly. It measures a ceiling:
@@ -33,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from subterra_env.core.catalogue import SC_BASE
 from subterra_env.core.kernels import cavers_out_batch
 from subterra_env.core.rng import mix
 from subterra_env.core.rules import Core
@@ -40,12 +52,18 @@ from subterra_env.core.state import State
 
 from ..base import GameBoundAgent, GameView, game_view
 from ..heuristic import HeuristicAgent
+from .value import ValueNet
 from .worlds import sample_worlds
 
-DEFAULT_WORLDS = 4  # worlds every legal action is rolled out in
-DEFAULT_MORE_WORLDS = 12  # further worlds for the contenders and the heuristic's action (about 90 ms a decision in all)
+DEFAULT_HORIZON = 4  # rounds a rollout plays before the value estimate takes over (base game)
+# The defaults by kind of rollout: (worlds every legal action is rolled out in, further worlds for the contenders and
+# the heuristic's action, standard errors of the paired difference an action needs to replace the heuristic's).
+# About 90 ms a decision on the full game either way.
+HORIZON_DEFAULTS = (32, 0, 1.0)
+TO_THE_END_DEFAULTS = (4, 12, 1.5)
+DEFAULT_WORLDS, DEFAULT_MORE_WORLDS, DEFAULT_Z = HORIZON_DEFAULTS
 DEFAULT_KEEP_Z = 0.5  # a contender is within this many standard errors of beating the heuristic's action
-DEFAULT_Z = 1.5  # standard errors of the paired difference an action needs to replace the heuristic's
+_VALUE_NET: list[ValueNet] = []  # loaded once, on the first search with a horizon
 MAX_ROUND = 200  # rollouts stop here, as training/evaluate.py truncates games (max_cycles)
 
 
@@ -70,19 +88,34 @@ class SearchAgent(GameBoundAgent):
     heuristic's choice) and the heuristic's choice, 0 for one stage; ``margin`` and ``z``: how many more cavers out
     on average, and how many standard errors of that paired difference over all their worlds, an action needs to
     replace the heuristic's choice; ``common_dice``: rollouts with common random numbers (``rollout_core``);
-    ``threads``: None uses numba's pool for large rollout batches, 1 never."""
+    ``threads``: None uses numba's pool for large rollout batches, 1 never; ``horizon``: rounds a rollout plays
+    before the value estimate takes over, 0 to the end (None: ``DEFAULT_HORIZON`` on the base game, else 0).
+    ``worlds``, ``more_worlds`` and ``z`` left None take ``HORIZON_DEFAULTS`` or ``TO_THE_END_DEFAULTS``."""
 
-    def __init__(self, source: Any, slot: int | None = None, seed: int = 0, worlds: int = DEFAULT_WORLDS,
-                 more_worlds: int = DEFAULT_MORE_WORLDS, keep_z: float = DEFAULT_KEEP_Z, margin: float = 0.0,
-                 z: float = DEFAULT_Z, clairvoyant: bool = False, threads: int | None = None,
-                 max_round: int = MAX_ROUND, common_dice: bool = True, **weights: float):
+    def __init__(self, source: Any, slot: int | None = None, seed: int = 0, worlds: int | None = None,
+                 more_worlds: int | None = None, keep_z: float = DEFAULT_KEEP_Z, margin: float = 0.0,
+                 z: float | None = None, clairvoyant: bool = False, threads: int | None = None,
+                 max_round: int = MAX_ROUND, common_dice: bool = True, horizon: int | None = None,
+                 **weights: float):
+        self.view: GameView = game_view(source, slot)
+        base_game = int(self.view.core.params["scenario"][0]) == SC_BASE
+        if horizon is None:
+            horizon = DEFAULT_HORIZON if base_game and not clairvoyant else 0
+        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
+            raise ValueError(f"horizon={horizon!r} is out of range: a whole number of rounds, at least 0 "
+                             "(0: to the end)")
+        if horizon and not base_game:
+            raise ValueError(f"horizon={horizon}: the value estimate knows only the base game; use horizon=0 here")
+        defaults = HORIZON_DEFAULTS if horizon else TO_THE_END_DEFAULTS
+        worlds = defaults[0] if worlds is None else worlds
+        more_worlds = defaults[1] if more_worlds is None else more_worlds
+        z = defaults[2] if z is None else z
         for name, value, low in (("worlds", worlds, 1), ("more_worlds", more_worlds, 0), ("max_round", max_round, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name}={value!r} is out of range: a whole number, at least {low}")
         for name, value in (("margin", margin), ("z", z), ("keep_z", keep_z)):
             if not np.isfinite(value) or value < 0:
                 raise ValueError(f"{name}={value!r} is out of range: a finite number, at least 0")
-        self.view: GameView = game_view(source, slot)
         self.seed = int(seed)
         self.worlds = 1 if clairvoyant else int(worlds)  # the true future is one world
         self.more_worlds = 0 if clairvoyant else int(more_worlds)
@@ -93,6 +126,9 @@ class SearchAgent(GameBoundAgent):
         self.threads = threads
         self.max_round = int(max_round)
         self.common_dice = bool(common_dice) and not clairvoyant  # the ceiling plays the game's own dice
+        self.horizon = 0 if clairvoyant else int(horizon)
+        if self.horizon and not _VALUE_NET:
+            _VALUE_NET.append(ValueNet())
         self.rollouts = 0  # rollouts played so far (for budgets and reports)
         self.heuristic = HeuristicAgent(source, slot, threads=threads, **weights)
 
@@ -138,13 +174,24 @@ class SearchAgent(GameBoundAgent):
         packed = np.concatenate(blocks)
         trial = State.from_packed(packed, st._sizes)
         rules.step(trial, np.concatenate(actions).astype(np.int64), check=False)  # legal by construction
-        self.heuristic.play(rules, trial, max_round=self.max_round)
+        if self.horizon:
+            stop = np.concatenate([np.full(len(legal) * n, int(st.round[g]) + self.horizon - 1)
+                                   for g, legal in zip(games, cands)])
+            for last in np.unique(stop):  # one batch per last round: play stops once the round passes it
+                rows = np.flatnonzero(stop == last)
+                part = State.from_packed(packed[rows], st._sizes)
+                self.heuristic.play(rules, part, max_round=min(int(last), self.max_round))
+                packed[rows] = part.packed
+            value = _VALUE_NET[0].values(trial)
+        else:
+            self.heuristic.play(rules, trial, max_round=self.max_round)
+            value = np.empty(len(packed), dtype=np.int64)
+            cavers_out_batch(packed, value)
+            value = value.astype(np.float64)
         self.rollouts += len(packed)
-        value = np.empty(len(packed), dtype=np.int64)
-        cavers_out_batch(packed, value)
         out, at = [], 0
         for legal in cands:
-            out.append(value[at:at + len(legal) * n].reshape(len(legal), n).astype(np.float64))
+            out.append(value[at:at + len(legal) * n].reshape(len(legal), n))
             at += len(legal) * n
         return out
 
