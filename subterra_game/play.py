@@ -635,8 +635,8 @@ def play_parser() -> argparse.ArgumentParser:
                      "(bot = auto)")
     who.add_argument("--search-worlds", type=int, metavar="N",
                      help="sampled futures every legal action is played in, per search decision (default: the "
-                     "agent's own, agents.search.DEFAULT_WORLDS; the contenders then get "
-                     "agents.search.agent.DEFAULT_MORE_WORLDS more); the cost grows with N: fewer is faster and weaker")
+                     "agent's own, agents.search.DEFAULT_WORLDS, each played DEFAULT_HORIZON rounds and then valued "
+                     "by its estimate); the cost grows with N: fewer is faster and weaker")
     who.add_argument("--watch", action="store_true", help="bots only: watch them play")
     p.add_argument("--delay", type=float, default=0.5, help="seconds to show each bot decision (default 0.5; 0 = "
                    "no pause)")
