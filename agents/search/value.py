@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from subterra_env.core.board import tiles_left
+from subterra_env.core.board import FAR, distances_from, tiles_left
 from subterra_env.core.hazards import cards_left
 from subterra_env.core.kernels import cavers_out_batch
 from subterra_env.core.state import RUNNING, State
@@ -33,34 +33,13 @@ NET_PATH = Path(__file__).resolve().parent / "value_net.npz"
 
 
 @jit
-def ways_to(g, src, dist, queue):
-    """Tiles on the way from every tile to tile ``src`` through connected sides (breadth first), 99 = no way."""
-    for t in range(g.n_tiles):
-        dist[t] = 99
-    if src < 0:
-        return
-    dist[src] = 0
-    queue[0] = src
-    head, tail = 0, 1
-    while head < tail:
-        t = queue[head]
-        head += 1
-        for d in range(4):
-            u = g.t_nbr[t, d]
-            if u >= 0 and dist[u] > dist[t] + 1:
-                dist[u] = dist[t] + 1
-                queue[tail] = u
-                tail += 1
-
-
-@jit
 def caver_features(states, stack_size, out):
     """out (B, S, NF): each caver's public situation (scaled to about 0..1), for the value network."""
     dist = np.empty(states[0].t_nbr.shape[0] + 2, np.int64)
     queue = np.empty(states[0].t_nbr.shape[0] + 2, np.int64)
     for b in range(states.shape[0]):
         g = states[b]
-        ways_to(g, g.exit_tile, dist, queue)
+        distances_from(g, g.exit_tile, FAR, dist, queue, -1)  # the way to the exit through connected sides
         conscious = 0
         horrors = 0
         for s in range(g.n_seats):
