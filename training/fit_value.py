@@ -31,6 +31,7 @@ if str(_ROOT) not in sys.path:
 from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent  # noqa: E402
 from agents.search.value import NET_PATH, ValueNet, network_inputs  # noqa: E402
 from subterra_env.config import preset  # noqa: E402
+from subterra_env.core.invariants import on_exit  # noqa: E402
 from subterra_env.core.rules import Core  # noqa: E402
 from subterra_env.core.state import RUNNING  # noqa: E402
 
@@ -54,9 +55,8 @@ def snapshots(name: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray,
             break
         xs.append(network_inputs(st, running))
         gs.append(running)
-    out = (st.exit_tile[:, None] >= 0) & (st.c_tile == st.exit_tile[:, None])
     g = np.concatenate(gs)
-    return np.concatenate(xs), out[g].astype(np.float32), g
+    return np.concatenate(xs), on_exit(st, g).astype(np.float32), g
 
 
 def fit(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int) -> list[np.ndarray]:
