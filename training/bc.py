@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 Obs = dict[str, np.ndarray]
 OBS_KEYS = ("observation", "scalars", "advice")  # advice: agents.advice, when the vector env adds it
@@ -80,19 +81,22 @@ class Demonstrations:
     has_return: np.ndarray  # (N,) bool: the game finished during collection, so the return is known
     game: np.ndarray  # (N,) int64 id of the game the decision belongs to
     finished: list[dict] = field(default_factory=list)  # infos of the games that ended during collection
+    gains: np.ndarray | None = None  # (N, A) float32: a search teacher's gain of each action over the heuristic's
 
     def __len__(self) -> int:
         return len(self.actions)
 
     def take(self, idx: np.ndarray) -> "Demonstrations":
         return Demonstrations({k: v[idx] for k, v in self.obs.items()}, self.masks[idx], self.actions[idx],
-                              self.returns[idx], self.has_return[idx], self.game[idx], self.finished)
+                              self.returns[idx], self.has_return[idx], self.game[idx], self.finished,
+                              None if self.gains is None else self.gains[idx])
 
     def save(self, path: str | Path) -> None:
         """Write to a compressed .npz (``load_demos`` reads it back), so costly teachers (search) label once."""
         np.savez_compressed(path, **{f"obs_{k}": v for k, v in self.obs.items()}, masks=self.masks,
                             actions=self.actions, returns=self.returns, has_return=self.has_return, game=self.game,
-                            finished=np.array(json.dumps(self.finished)))
+                            finished=np.array(json.dumps(self.finished)),
+                            **({} if self.gains is None else {"gains": self.gains}))
 
     @staticmethod
     def concat(parts: "list[Demonstrations]") -> "Demonstrations":
@@ -104,7 +108,8 @@ class Demonstrations:
                               np.concatenate([p.returns for p in parts]),
                               np.concatenate([p.has_return for p in parts]),
                               np.concatenate([p.game + o for p, o in zip(parts, offsets)]),
-                              [f for p in parts for f in p.finished])
+                              [f for p in parts for f in p.finished],
+                              None if any(p.gains is None for p in parts) else np.concatenate([p.gains for p in parts]))
 
     @property
     def chance(self) -> float:
@@ -112,9 +117,10 @@ class Demonstrations:
         return float(np.mean(1.0 / self.masks.sum(1)))
 
 
-def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99) -> Demonstrations:
+def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progress: bool = False) -> Demonstrations:
     """Play ``teacher`` on every slot of ``venv`` (an SB3 VecEnv with ``action_masks()``) for at least
-    ``decisions`` decisions; returns them in (step, slot) order."""
+    ``decisions`` decisions; returns them in (step, slot) order. A teacher with ``last_gains`` (the search) also
+    leaves each decision's action gains (``Demonstrations.gains``). ``progress``: a progress bar."""
     n = venv.num_envs
     steps = -(-decisions // n)
     obs = venv.reset()
@@ -125,13 +131,19 @@ def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99) -> Dem
     rewards = np.empty((steps, n), dtype=np.float32)
     dones = np.empty((steps, n), dtype=bool)
     finished: list[dict] = []
+    gains = np.full(masks.shape, np.nan, dtype=np.float32) if hasattr(teacher, "last_gains") else None
+    bar = tqdm(total=steps * n, unit="decision", disable=not progress)
     for t in range(steps):
         for k in keys:
             store[k][t] = obs[k]
         masks[t] = venv.action_masks()
         actions[t] = teacher.act_batch(None, masks[t])
+        if gains is not None:
+            gains[t] = teacher.last_gains
+        bar.update(n)
         obs, rewards[t], dones[t], infos = venv.step(actions[t])
         finished += [info for info in infos if "result" in info]
+    bar.close()
     # Discounted returns backward in time, per slot; a game still running at the end has no known return.
     returns = np.zeros((steps, n), dtype=np.float32)
     known = np.zeros((steps, n), dtype=bool)
@@ -146,7 +158,8 @@ def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99) -> Dem
     return Demonstrations({k: v.reshape(steps * n, *v.shape[2:]) for k, v in store.items()},
                           masks.reshape(steps * n, -1), actions.reshape(-1), returns.reshape(-1),
                           known.reshape(-1), game.reshape(-1),
-                          [{"result": result_name(f["result"]), "escaped": f.get("escaped", 0)} for f in finished])
+                          [{"result": result_name(f["result"]), "escaped": f.get("escaped", 0)} for f in finished],
+                          None if gains is None else gains.reshape(steps * n, -1))
 
 
 def load_demos(path: str | Path) -> Demonstrations:
@@ -160,7 +173,8 @@ def load_demos(path: str | Path) -> Demonstrations:
         if missing:
             raise ValueError(f"{path} is not a demonstrations file: missing {sorted(missing)}")
         return Demonstrations({k[4:]: z[k] for k in z.files if k.startswith("obs_")}, z["masks"], z["actions"],
-                              z["returns"], z["has_return"], z["game"], json.loads(str(z["finished"])))
+                              z["returns"], z["has_return"], z["game"], json.loads(str(z["finished"])),
+                              z["gains"] if "gains" in z.files else None)
 
 
 def split(demos: Demonstrations, holdout: float, seed: int = 0) -> tuple[Demonstrations, Demonstrations]:

@@ -130,6 +130,9 @@ class SearchAgent(GameBoundAgent):
         if self.horizon and not _VALUE_NET:
             _VALUE_NET.append(ValueNet())
         self.rollouts = 0  # rollouts played so far (for budgets and reports)
+        # After each decide(): per row, every searched action's mean gain in cavers out over the heuristic's choice
+        # in the same worlds (NaN: not searched, e.g. a row with one legal action). Distillation learns from it.
+        self.last_gains = np.empty((0, 0))
         self.heuristic = HeuristicAgent(source, slot, threads=threads, **weights)
 
     # ------------------------------------------------------------------ search
@@ -139,11 +142,13 @@ class SearchAgent(GameBoundAgent):
         masks = np.ascontiguousarray(masks, dtype=np.bool_)
         out = self.heuristic.decide(core, st, games, masks)
         rows = [i for i in range(len(games)) if masks[i].sum() > 1]
+        self.last_gains = np.full(masks.shape, np.nan)
         if not rows:
             return out
         rules = rollout_core(core) if self.common_dice else core
         cands = [np.flatnonzero(masks[i]) for i in rows]
         values = self._rollouts(core, rules, st, games[rows], cands, 0, self.worlds)
+        self._record_gains(rows, cands, values, out)  # stage 2 below refines the contenders' gains
         if self.more_worlds and not self.clairvoyant:  # stage 2: the contenders and the heuristic's action only
             again = []
             for j, i in enumerate(rows):
@@ -156,9 +161,16 @@ class SearchAgent(GameBoundAgent):
                 for (j, keep), extra in zip(again, more):
                     cands[j] = cands[j][keep]
                     values[j] = np.concatenate([values[j][keep], extra], axis=1)
+        self._record_gains(rows, cands, values, out)
         for j, i in enumerate(rows):
             out[i] = self._choose(cands[j], values[j], int(out[i]))
         return out
+
+    def _record_gains(self, rows: list[int], cands: list[np.ndarray], values: list[np.ndarray],
+                      heuristic: np.ndarray) -> None:
+        for j, i in enumerate(rows):
+            h = np.flatnonzero(cands[j] == heuristic[i])[0]
+            self.last_gains[i, cands[j]] = (values[j] - values[j][h]).mean(axis=1)
 
     def _rollouts(self, core: Core, rules: Core, st: State, games: np.ndarray, cands: list[np.ndarray], first: int,
                   n: int) -> list[np.ndarray]:
