@@ -87,3 +87,19 @@ def test_fit_refuses_labels_without_gains(tmp_path: Path) -> None:
     demos.save(tmp_path / "plain.npz")
     with pytest.raises(SystemExit, match="carry no gains"):
         distil.main(["fit", str(tmp_path / "plain.npz"), "--out", str(tmp_path / "fit")])
+
+
+@pytest.mark.parametrize("args,message", [(["--epochs", "0"], "--epochs must be at least 1"),
+                                          (["--scale", "-1"], "--scale must be above 0"),
+                                          (["--holdout", "1.5"], "--holdout must be in")])
+def test_fit_names_an_out_of_range_setting(tmp_path: Path, capsys, args: list[str], message: str) -> None:
+    with pytest.raises(SystemExit):
+        distil.main(["fit", "labels.npz", "--out", str(tmp_path), *args])
+    assert message in capsys.readouterr().err
+
+
+def test_label_refuses_a_config_without_advice(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        distil.main(["label", "--config", str(ROOT / "configs" / "train" / "tiny_test.yaml"), "--out",
+                     str(tmp_path / "x.npz")])
+    assert "no advice observation" in capsys.readouterr().err

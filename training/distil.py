@@ -55,6 +55,8 @@ def label(argv: list[str]) -> int:
     if a.decisions < 1 or a.num_envs < 1:
         p.error("--decisions and --num-envs must be at least 1")
     args = load_args(a.config, a.set)
+    if args.model.advice_scale is None:
+        p.error(f"{a.config}: model.advice_scale is not set, so its env has no advice observation to label against")
     venv = make_venv(args, 0, a.num_envs, stream_seed(a.seed, 5_151))
     teacher = bc.make_teacher("search" if a.worlds is None else f"search:{a.worlds}", venv, a.seed)
     start = time.perf_counter()
@@ -137,6 +139,14 @@ def fit(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--torch-threads", type=int, default=2)
     a = p.parse_args(argv)
+    for name in ("epochs", "batch_size"):
+        if getattr(a, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(a, name)}")
+    for name in ("lr", "scale", "clip"):
+        if not getattr(a, name) > 0:
+            p.error(f"--{name} must be above 0, got {getattr(a, name)}")
+    if not 0 < a.holdout < 1 or min(a.thresholds) < 0:
+        p.error(f"--holdout must be in (0, 1) and --thresholds at least 0, got {a.holdout} and {a.thresholds}")
     import torch
 
     from agents.policy_agent import load_maskable_ppo
