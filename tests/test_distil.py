@@ -25,11 +25,12 @@ from training import bc, distil  # noqa: E402
 SHIPPED = ROOT / "agents" / "shipped" / "team.zip"
 
 
-def test_search_leaves_each_actions_gain_over_the_heuristics_choice() -> None:
+@pytest.mark.parametrize("setting", [{}, {"horizon": 0, "more_worlds": 4}], ids=["horizon", "two-stage"])
+def test_search_leaves_each_actions_gain_over_the_heuristics_choice(setting: dict) -> None:
     core = Core(load(ROOT / "configs" / "tiny.yaml"))
     st = core.init(np.arange(1, 9))
     holder = SimpleNamespace(core=core, state=st)
-    search, heuristic = SearchAgent(holder, seed=3, worlds=6, z=0.0), HeuristicAgent(holder)
+    search, heuristic = SearchAgent(holder, seed=3, worlds=6, z=0.0, **setting), HeuristicAgent(holder)
     departed = searched = 0
     for _ in range(12):
         live = np.flatnonzero(st.result == RUNNING)

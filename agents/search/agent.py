@@ -148,8 +148,8 @@ class SearchAgent(GameBoundAgent):
         rules = rollout_core(core) if self.common_dice else core
         cands = [np.flatnonzero(masks[i]) for i in rows]
         values = self._rollouts(core, rules, st, games[rows], cands, 0, self.worlds)
-        self._record_gains(rows, cands, values, out)  # stage 2 below refines the contenders' gains
         if self.more_worlds and not self.clairvoyant:  # stage 2: the contenders and the heuristic's action only
+            self._record_gains(rows, cands, values, out)  # the dropped actions keep their first-stage gains
             again = []
             for j, i in enumerate(rows):
                 keep = self._contenders(values[j], int(np.flatnonzero(cands[j] == out[i])[0]))
