@@ -10,6 +10,10 @@ RL improves on the teacher without first having to rediscover it.
 The advice is the observation key ``advice`` (``agents.advice``): ``AdviceVecEnv`` adds it in training, a bound
 ``PolicyAgent`` when playing. ``advice_scale`` is a constant (a buffer saved with the weights), not learned, so
 "how far from the heuristic" stays a setting that a reader of the checkpoint can see.
+
+``gain_head`` (a dict of ``agents.gain_head.GainHead`` settings) adds that head's term to the logits: a small
+model of the search's gains, fitted by ``training/distil_probe.py`` and fixed (PPO does not train it), under which
+greedy play leaves the heuristic's choice where the head predicts a gain above its threshold.
 """
 
 from __future__ import annotations
@@ -22,13 +26,16 @@ from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 from stable_baselines3.common.policies import BaseModel
 
+from subterra_env.models import GRID_KEY, SCALAR_KEY
+
 from .advice import ADVICE_KEY
+from .gain_head import GainHead
 
 
 class AdvisedPolicy(MaskableMultiInputActorCriticPolicy):
     """``MultiInputPolicy`` of MaskablePPO plus the advice term on the logits (see the module docstring)."""
 
-    def __init__(self, *args: Any, advice_scale: float = 3.0, **kwargs: Any):
+    def __init__(self, *args: Any, advice_scale: float = 3.0, gain_head: dict | None = None, **kwargs: Any):
         observation_space = args[0] if args else kwargs["observation_space"]
         if ADVICE_KEY not in getattr(observation_space, "spaces", {}):
             raise ValueError(f"AdvisedPolicy needs the {ADVICE_KEY!r} observation key: wrap the vector env in "
@@ -37,13 +44,22 @@ class AdvisedPolicy(MaskableMultiInputActorCriticPolicy):
             raise ValueError(f"advice_scale={advice_scale}: expected 0..50")
         super().__init__(*args, **kwargs)
         self.register_buffer("advice_scale", torch.tensor(float(advice_scale)))
+        self.gain_head = None if gain_head is None else GainHead(**gain_head).requires_grad_(False)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "advice_scale": float(self.advice_scale)}
+        return {**super()._get_constructor_parameters(), "advice_scale": float(self.advice_scale),
+                **({} if self.gain_head is None else {"gain_head": self.gain_head.config})}
+
+    def advised_logits(self, latent_pi: torch.Tensor, obs: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The network's logits plus the advice (and the gain head's term, when the policy has one)."""
+        advice = obs[ADVICE_KEY].float()
+        logits = self.action_net(latent_pi) + self.advice_scale * advice
+        if self.gain_head is not None:
+            logits = logits + self.gain_head.bonus(obs[GRID_KEY], obs[SCALAR_KEY], advice)
+        return logits
 
     def _advised(self, latent_pi: torch.Tensor, obs: dict[str, torch.Tensor]) -> MaskableDistribution:
-        logits = self.action_net(latent_pi) + self.advice_scale * obs[ADVICE_KEY].float()
-        return self.action_dist.proba_distribution(action_logits=logits)
+        return self.action_dist.proba_distribution(action_logits=self.advised_logits(latent_pi, obs))
 
     def _latents(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         features = self.extract_features(obs)

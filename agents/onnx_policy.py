@@ -50,8 +50,9 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
             obs = {"observation": observation, "scalars": scalars}
             features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
             latent = self.policy.mlp_extractor.forward_actor(features)
-            logits = self.policy.action_net(latent)
-            return logits if advice is None else logits + self.policy.advice_scale * advice
+            if advice is None:
+                return self.policy.action_net(latent)
+            return self.policy.advised_logits(latent, {**obs, ADVICE: advice})  # the advice and any gain head
 
     side = 2 * agent.obs_radius + 1
     space = agent.model.observation_space

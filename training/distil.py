@@ -64,10 +64,10 @@ def label(argv: list[str]) -> int:
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     demos.save(out)
-    searched = ~np.isnan(demos.gains).all(axis=1)
-    departed = searched & (demos.actions != demos.obs["advice"].argmax(axis=1))
-    print(f"{len(demos)} decisions ({int(searched.sum())} searched, the search left the heuristic's choice in "
-          f"{departed.sum() / max(searched.sum(), 1):.1%}) in {time.perf_counter() - start:.0f} s; "
+    valued = ~np.isnan(demos.gains).all(axis=1)
+    departed = valued & (demos.actions != demos.obs["advice"].argmax(axis=1))
+    print(f"{len(demos)} decisions ({int(valued.sum())} searched, the search left the heuristic's choice in "
+          f"{departed.sum() / max(valued.sum(), 1):.1%}) in {time.perf_counter() - start:.0f} s; "
           f"{len(demos.finished)} games finished, {np.mean([f['escaped'] for f in demos.finished] or [0]):.2f} "
           f"cavers out -> {out}")
     return 0
@@ -118,6 +118,13 @@ def held_out_report(policy: Any, demos: bc.Demonstrations, scale: float, thresho
     return out
 
 
+def searched(demos: bc.Demonstrations) -> bc.Demonstrations:
+    """The decisions the search valued (those with a choice), with a clear error for labels without gains."""
+    if demos.gains is None:
+        raise SystemExit("these label files carry no gains: write them with distil.py label (a search teacher)")
+    return demos.take(np.flatnonzero(~np.isnan(demos.gains).all(axis=1)))
+
+
 def best_gain(report: dict, thresholds: list[float]) -> float:
     return max(report[f"{t:g}"]["gain"] for t in thresholds)
 
@@ -152,10 +159,7 @@ def fit(argv: list[str]) -> int:
     from agents.policy_agent import load_maskable_ppo
 
     torch.manual_seed(a.seed)
-    demos = bc.Demonstrations.concat([bc.load_demos(f) for f in a.demos])
-    if demos.gains is None:
-        raise SystemExit("these label files carry no gains: write them with distil.py label (a search teacher)")
-    demos = demos.take(np.flatnonzero(~np.isnan(demos.gains).all(axis=1)))
+    demos = searched(bc.Demonstrations.concat([bc.load_demos(f) for f in a.demos]))
     train, held = bc.split(demos, a.holdout, a.seed)
     model = load_maskable_ppo(a.init, "training/train_ppo.py or distil.py fit", torch_threads=a.torch_threads)
     policy = model.policy
