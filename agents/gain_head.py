@@ -24,12 +24,11 @@ import torch
 from torch import nn
 
 from subterra_env.core.actions import ACTION_ARG, ACTION_NAMES, NUM_ACTIONS
-from subterra_env.core.catalogue import DIR_NAMES
+from subterra_env.core.catalogue import DIR_NAMES, DX, DY
 
 # Directional actions point at the neighbour in their direction (N, E, S, W: the action's argument); the grid is
-# centred on the acting caver, rows growing southwards (subterra_env.core.observe).
+# centred on the acting caver, its rows along the board's y (subterra_env.core.observe).
 DIRECTIONAL = np.array([name.split()[-1] in DIR_NAMES for name in ACTION_NAMES[:NUM_ACTIONS]])
-NEIGHBOURS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 GRID_SCALE, SCALAR_SCALE = 1 / 5, 1 / 10  # raw int8 observation values, brought near 0..1
 
 
@@ -62,8 +61,8 @@ class GainHead(nn.Module):
         if members < 1 or hidden < 1 or not scale > 0:
             raise ValueError(f"GainHead: members and hidden must be at least 1 and scale above 0, got {members}, "
                              f"{hidden}, {scale}")
-        self.config = {"channels": channels, "scalars": scalars, "num_actions": num_actions, "hidden": hidden,
-                       "members": members, "threshold": threshold, "scale": scale}
+        self._sizes = {"channels": channels, "scalars": scalars, "num_actions": num_actions, "hidden": hidden,
+                       "members": members}
         common = scalars + num_actions + channels * 9 + channels
         self.members = nn.ModuleList(_Member(common, channels, num_actions, hidden) for _ in range(members))
         self.register_buffer("threshold", torch.tensor(float(threshold)))
@@ -71,6 +70,11 @@ class GainHead(nn.Module):
         self.register_buffer("directional", torch.as_tensor(DIRECTIONAL, dtype=torch.float32))
         self.register_buffer("direction", torch.as_tensor(np.where(DIRECTIONAL, ACTION_ARG[:NUM_ACTIONS], 0),
                                                           dtype=torch.long))
+
+    @property
+    def config(self) -> dict:
+        """The settings that rebuild this head (a checkpoint's ``policy_kwargs``), threshold and scale as now set."""
+        return {**self._sizes, "threshold": float(self.threshold), "scale": float(self.scale)}
 
     def _pointed(self, neighbours: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         """The cell each (decision ``rows``, ``actions``) pair's action points at (0 for one without a direction)."""
@@ -85,7 +89,7 @@ class GainHead(nn.Module):
         """(common (B, F): what every action of a decision shares, neighbours (B, 4, C): the N, E, S, W cells)."""
         grid = grid.float() * GRID_SCALE
         c = grid.shape[-1] // 2
-        neighbours = torch.stack([grid[:, :, c + dr, c + dc] for dr, dc in NEIGHBOURS], dim=1)
+        neighbours = torch.stack([grid[:, :, c + int(dy), c + int(dx)] for dx, dy in zip(DX, DY)], dim=1)
         one_hot = nn.functional.one_hot(advised, NUM_ACTIONS).float()
         advised_cell = (one_hot[:, :, None] * self._every_pointed(neighbours)).sum(dim=1)  # no batch-size constant
         centre = grid[:, :, c - 1:c + 2, c - 1:c + 2].flatten(1)

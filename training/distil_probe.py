@@ -176,7 +176,7 @@ def write_team(init: str, head: GainHead, threshold: float, out: str) -> None:
 
     model = load_maskable_ppo(init, "training/train_ppo.py", torch_threads=1)
     head.threshold.fill_(threshold)
-    kwargs = {**model.policy_kwargs, "gain_head": head.config | {"threshold": threshold}}
+    kwargs = {**model.policy_kwargs, "gain_head": head.config}
     policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule, **kwargs)
     missing, unexpected = policy.load_state_dict(model.policy.state_dict(), strict=False)
     if unexpected or any(not k.startswith("gain_head.") for k in missing):
