@@ -74,6 +74,29 @@ def test_departures_score_the_chosen_alternatives_by_their_labels() -> None:
     assert quarter["per_departure"] == pytest.approx(1.0) and quarter["gain"] == pytest.approx(0.25)
 
 
+def test_the_teams_threshold_rule_is_scored_on_each_test_file(tmp_path: Path) -> None:
+    rows = np.array([0, 0, 1, 1, 2, 3])
+    predicted = np.array([0.5, 0.1, -0.2, 0.3, 0.05, -0.4])
+    labels = np.array([1.0, 9.0, 9.0, -2.0, 4.0, 7.0])
+    # Above 0.04: decisions 0 (label 1), 1 (-2) and 2 (4); decision 3's best alternative predicts a loss.
+    rule = distil_probe.at_threshold(rows, predicted, labels, decisions=4, threshold=0.04)
+    assert rule["departing"] == pytest.approx(0.75) and rule["per_departure"] == pytest.approx(1.0)
+    assert rule["gain"] == pytest.approx(0.75)
+    assert distil_probe.at_threshold(rows, predicted, labels, decisions=4, threshold=0.6)["departing"] == 0.0
+    paths = [tmp_path / f"labels-{i}.npz" for i in range(3)]
+    for i, path in enumerate(paths):
+        synthetic(200, seed=10 + i).save(path)
+    distil_probe.main(["--train", str(paths[0]), "--test", str(paths[1]), str(paths[2]), "--fractions", "1",
+                       "--rates", "0.1", "--hidden", "8", "--members", "1", "--epochs", "1", "--threshold", "-9",
+                       "--out", str(tmp_path / "probe")])
+    import json
+
+    files = json.loads((tmp_path / "probe" / "probe.json").read_text())["per_test_file"]
+    assert list(files) == [str(paths[1]), str(paths[2])]
+    assert all(r["threshold"] == -9 and r["departing"] == 1.0 for r in files.values())  # below every prediction
+    assert "on each test file" in (tmp_path / "probe" / "probe.md").read_text()
+
+
 def test_the_head_finds_real_gains_on_other_games() -> None:
     train, test = synthetic(6000, seed=2), synthetic(3000, seed=3)
     (result,), head = distil_probe.curve(train, test, [1.0], [0.2], hidden=32, members=2, epochs=6)

@@ -16,7 +16,9 @@ independent of the choice). A gain that rises with the training share says more 
 
 ``--team`` writes the residual policy of ``--init`` (the shipped team) with the last (largest) fit as its gain
 head, departing where the head predicts more than the ``--rate`` share's least predicted gain on the test files.
-Its strength is then measured in real games with ``training/evaluate.py`` and ``training/compare.py``.
+``--threshold`` sets the threshold instead; either way the rule is also scored on each test file alone (a head fitted
+on several caves must pay on each). Its strength is then measured in real games with ``training/evaluate.py`` and
+``training/compare.py``.
 """
 
 from __future__ import annotations
@@ -95,29 +97,53 @@ def predict(head: GainHead, demos: bc.Demonstrations) -> np.ndarray:
                                for s in range(0, len(demos), CHUNK)])
 
 
-def departures(rows: np.ndarray, predicted: np.ndarray, labels: np.ndarray, decisions: int, rate: float) -> dict:
-    """Score the policy 'in the ``rate`` share of decisions where the model's best alternative has the largest
-    predicted gain, take that alternative; elsewhere the heuristic's choice' by the test labels (one entry per
-    (decision ``rows``, alternative)). A share rather than a threshold keeps fits comparable whatever the offset
-    of their predictions; ``least_predicted`` is the threshold it amounts to."""
+def _best_alternatives(rows: np.ndarray, predicted: np.ndarray, labels: np.ndarray,
+                       decisions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per decision, the predicted gain of its best alternative and that alternative's test label (one entry per
+    (decision ``rows``, alternative); ties are vanishingly rare: the last wins)."""
     best = np.full(decisions, -np.inf)
     np.maximum.at(best, rows, predicted)
-    top = predicted >= best[rows]  # each decision's best alternative (ties are vanishingly rare: the last wins)
+    top = predicted >= best[rows]
     label = np.zeros(decisions)
     label[rows[top]] = labels[top]
-    k = max(1, int(round(rate * decisions)))
-    departed = np.zeros(decisions, dtype=bool)
-    departed[np.argsort(-best, kind="stable")[:k]] = True
-    gain = np.where(departed, label, 0.0)
-    return {"rate": rate, "least_predicted": float(best[departed].min()), "gain": float(gain.mean()),
-            "gain_ci95": float(1.96 * gain.std(ddof=1) / np.sqrt(decisions)),
-            "per_departure": float(label[departed].mean()),
+    return best, label
+
+
+def _score(departed: np.ndarray, label: np.ndarray) -> dict:
+    """The labels' mean over the departures (per departure, an unbiased estimate of their true gain: the test
+    labels' noise is independent of the choice) and per decision, with 95% intervals."""
+    k, gain = int(departed.sum()), np.where(departed, label, 0.0)
+    return {"gain": float(gain.mean()), "gain_ci95": float(1.96 * gain.std(ddof=1) / np.sqrt(len(label))),
+            "per_departure": float(label[departed].mean()) if k else 0.0,
             "per_departure_ci95": float(1.96 * label[departed].std(ddof=1) / np.sqrt(k)) if k > 1 else 0.0}
 
 
-def judge(head: GainHead, test: bc.Demonstrations, rates: list[float], clip: float = 0.3) -> dict:
+def departures(rows: np.ndarray, predicted: np.ndarray, labels: np.ndarray, decisions: int, rate: float) -> dict:
+    """Score the policy 'in the ``rate`` share of decisions where the model's best alternative has the largest
+    predicted gain, take that alternative; elsewhere the heuristic's choice' by the test labels. A share rather
+    than a threshold keeps fits comparable whatever the offset of their predictions; ``least_predicted`` is the
+    threshold it amounts to."""
+    best, label = _best_alternatives(rows, predicted, labels, decisions)
+    departed = np.zeros(decisions, dtype=bool)
+    departed[np.argsort(-best, kind="stable")[:max(1, int(round(rate * decisions)))]] = True
+    return {"rate": rate, "least_predicted": float(best[departed].min()), **_score(departed, label)}
+
+
+def at_threshold(rows: np.ndarray, predicted: np.ndarray, labels: np.ndarray, decisions: int,
+                 threshold: float) -> dict:
+    """Score the team's own rule: depart wherever the best alternative's predicted gain exceeds ``threshold``."""
+    best, label = _best_alternatives(rows, predicted, labels, decisions)
+    departed = best > threshold
+    return {"threshold": threshold, "departing": float(departed.mean()), **_score(departed, label)}
+
+
+def _pairs(head: GainHead, test: bc.Demonstrations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, actions = np.nonzero(alternatives(test))
-    pred, labels = predict(head, test)[rows, actions], test.gains[rows, actions]
+    return rows, predict(head, test)[rows, actions], test.gains[rows, actions]
+
+
+def judge(head: GainHead, test: bc.Demonstrations, rates: list[float], clip: float = 0.3) -> dict:
+    rows, pred, labels = _pairs(head, test)
     return {"corr": float(np.corrcoef(pred, np.clip(labels, -clip, clip))[0, 1]),
             "rates": [departures(rows, pred, labels, len(test), r) for r in rates]}
 
@@ -146,6 +172,13 @@ def write(results: list[dict], out: Path, argv: list[str], extra: dict) -> None:
     for r in results:
         lines.append(f"| {r['train_decisions']:,} | {r['corr']:.3f} | " + " | ".join(
             f"{t['per_departure']:+.4f} ± {t['per_departure_ci95']:.4f}" for t in r["rates"]) + " |")
+    if extra.get("per_test_file"):
+        lines += ["", f"The team's rule (depart where the head predicts more than "
+                      f"{next(iter(extra['per_test_file'].values()))['threshold']:+.4f} caver), on each test file:", "",
+                  "| test file | departing in | gain per departure | gain per decision |", "|---|---:|---:|---:|"]
+        for f, r in extra["per_test_file"].items():
+            lines.append(f"| {f} | {r['departing']:.2%} | {r['per_departure']:+.4f} ± {r['per_departure_ci95']:.4f} "
+                         f"| {r['gain']:+.5f} ± {r['gain_ci95']:.5f} |")
     (out / "probe.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     import matplotlib
@@ -206,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--team", metavar="ZIP", help="also write the team: --init with the largest fit as gain head")
     p.add_argument("--init", default=str(REPO / "agents" / "shipped" / "team.zip"), help="the team's residual policy")
     p.add_argument("--rate", type=float, default=0.05, help="the team departs in this share of the test decisions")
+    p.add_argument("--threshold", type=float, help="the team's threshold in cavers (instead of --rate's)")
     a = p.parse_args(argv)
     for name in ("fractions", "rates"):
         if not all(0 < f <= 1 for f in getattr(a, name)):
@@ -226,10 +260,19 @@ def main(argv: list[str] | None = None) -> int:
     fit = {"hidden": a.hidden, "members": a.members, "epochs": a.epochs, "clip": a.clip, "seed": a.seed}
     results, head = curve(train, test, sorted(a.fractions), a.rates, **fit)
     extra: dict = {"test_search_gain": float(own.mean())}
+    threshold = a.threshold if a.threshold is not None else judge(head, test, [a.rate])["rates"][0]["least_predicted"]
+    # The team's rule on each test file alone: a head fitted on several caves must depart where it pays in each.
+    extra["per_test_file"] = {}
+    for f in a.test:
+        part = searched(bc.load_demos(f))
+        extra["per_test_file"][f] = at_threshold(*_pairs(head, part), len(part), threshold)
+    for f, r in extra["per_test_file"].items():
+        print(f"{f}: at threshold {threshold:+.4f} the head departs in {r['departing']:.2%} of decisions, "
+              f"{r['per_departure']:+.4f} ± {r['per_departure_ci95']:.4f} cavers a departure, "
+              f"{r['gain']:+.5f} ± {r['gain_ci95']:.5f} a decision")
     if a.team:
-        team = judge(head, test, [a.rate])["rates"][0]
-        extra["team"] = {"path": a.team, "init": a.init, **team}
-        write_team(a.init, head, team["least_predicted"], a.team)
+        extra["team"] = {"path": a.team, "init": a.init, "threshold": threshold}
+        write_team(a.init, head, threshold, a.team)
     write(results, Path(a.out), argv, extra)
     return 0
 
