@@ -119,6 +119,9 @@ def test_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture) 
     with pytest.raises(SystemExit):
         distil_probe.main(["--train", str(path), "--test", str(other), "--rates", "1.5"])
     assert "--rates must lie in (0, 1]" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        distil_probe.main(["--train", str(path), "--test", str(other), "--threshold", "nan"])
+    assert "--threshold must be a finite number" in capsys.readouterr().err
 
 
 def test_the_team_leaves_the_advice_exactly_where_its_head_predicts_a_gain(tmp_path: Path) -> None:

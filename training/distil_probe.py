@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--{name} must lie in (0, 1], got {getattr(a, name)}")
     if not 0 < a.rate <= 1:
         p.error(f"--rate must lie in (0, 1], got {a.rate}")
+    if a.threshold is not None and not np.isfinite(a.threshold):
+        p.error(f"--threshold must be a finite number of cavers, got {a.threshold}")
     if a.hidden < 1 or a.members < 1 or a.epochs < 1 or not a.clip > 0:
         p.error(f"--hidden, --members and --epochs must be at least 1 and --clip above 0, got {a.hidden}, "
                 f"{a.members}, {a.epochs}, {a.clip}")
@@ -266,10 +268,6 @@ def main(argv: list[str] | None = None) -> int:
     for f in a.test:
         part = searched(bc.load_demos(f))
         extra["per_test_file"][f] = at_threshold(*_pairs(head, part), len(part), threshold)
-    for f, r in extra["per_test_file"].items():
-        print(f"{f}: at threshold {threshold:+.4f} the head departs in {r['departing']:.2%} of decisions, "
-              f"{r['per_departure']:+.4f} ± {r['per_departure_ci95']:.4f} cavers a departure, "
-              f"{r['gain']:+.5f} ± {r['gain_ci95']:.5f} a decision")
     if a.team:
         extra["team"] = {"path": a.team, "init": a.init, "threshold": threshold}
         write_team(a.init, head, threshold, a.team)
