@@ -10,7 +10,11 @@ fit's noise in the ranking of its top few predictions is what lost its departure
 In a policy (``AdvisedPolicy(gain_head=...)``) the head adds ``scale x (gain - threshold)`` to every action other
 than the advised one, so greedy play leaves the heuristic's choice where some action's predicted gain exceeds
 ``threshold``: ``scale`` is 1e5 logits a caver, so the advice and the network's own logits move that threshold by
-less than 1e-4 caver.
+less than 1e-4 caver. ``max_deck`` confines the departures to games like those the head was fitted on: games whose
+hazard deck held at most that many cards, read off the scalars as cards left + round - 1 (the deck's size with
+its Out of Time card while it lasts, one card a round; it only grows after), so a head fitted on the small cave's
+9-card deck leaves the medium cave's 12 and the full game's 23 to the residual policy (on the full game its
+departures lost: agents/shipped/README.md). None: every game.
 Base game only (the direction table is that of the 90 base actions).
 
 The first layer is split by input (``_Member``) so one pass values all actions of a batch of decisions at once:
@@ -25,11 +29,13 @@ from torch import nn
 
 from subterra_env.core.actions import ACTION_ARG, ACTION_NAMES, NUM_ACTIONS
 from subterra_env.core.catalogue import DIR_NAMES, DX, DY
+from subterra_env.core.observe import SCALARS
 
 # Directional actions point at the neighbour in their direction (N, E, S, W: the action's argument); the grid is
 # centred on the acting caver, its rows along the board's y (subterra_env.core.observe).
 DIRECTIONAL = np.array([name.split()[-1] in DIR_NAMES for name in ACTION_NAMES[:NUM_ACTIONS]])
 GRID_SCALE, SCALAR_SCALE = 1 / 5, 1 / 10  # raw int8 observation values, brought near 0..1
+DECK_LEFT, ROUND = SCALARS.index("hazard cards left"), SCALARS.index("round")
 
 
 class _Member(nn.Module):
@@ -54,13 +60,17 @@ class GainHead(nn.Module):
     """Predicted gain (cavers out over the heuristic's choice) of every action: ``(B, A)``; see the module doc."""
 
     def __init__(self, channels: int = 34, scalars: int = 49, num_actions: int = NUM_ACTIONS, hidden: int = 64,
-                 members: int = 5, threshold: float = 0.0, scale: float = 1e5):
+                 members: int = 5, threshold: float = 0.0, scale: float = 1e5, max_deck: int | None = None):
         super().__init__()
         if num_actions != NUM_ACTIONS:
             raise ValueError(f"GainHead knows the base game's {NUM_ACTIONS} actions, not {num_actions}")
         if members < 1 or hidden < 1 or not scale > 0:
             raise ValueError(f"GainHead: members and hidden must be at least 1 and scale above 0, got {members}, "
                              f"{hidden}, {scale}")
+        if max_deck is not None and not (isinstance(max_deck, int) and 0 <= max_deck <= 127):
+            raise ValueError(f"GainHead: max_deck must be None or a card count 0..127, got {max_deck!r}")
+        # a setting, not a buffer: checkpoints saved before it existed load unchanged (their kwargs lack it: None)
+        self.max_deck = max_deck
         self._sizes = {"channels": channels, "scalars": scalars, "num_actions": num_actions, "hidden": hidden,
                        "members": members}
         common = scalars + num_actions + channels * 9 + channels
@@ -74,7 +84,15 @@ class GainHead(nn.Module):
     @property
     def config(self) -> dict:
         """The settings that rebuild this head (a checkpoint's ``policy_kwargs``), threshold and scale as now set."""
-        return {**self._sizes, "threshold": float(self.threshold), "scale": float(self.scale)}
+        return {**self._sizes, "threshold": float(self.threshold), "scale": float(self.scale),
+                **({} if self.max_deck is None else {"max_deck": self.max_deck})}
+
+    def in_domain(self, scalars: torch.Tensor) -> torch.Tensor:
+        """(B,) 1.0 where the decision's game is one the head departs in (``max_deck``), else 0.0."""
+        if self.max_deck is None:
+            return torch.ones(scalars.shape[0], dtype=torch.float32, device=scalars.device)
+        deck = scalars[:, DECK_LEFT].float() + scalars[:, ROUND].float() - 1
+        return (deck <= self.max_deck).float()
 
     def _pointed(self, neighbours: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         """The cell each (decision ``rows``, ``actions``) pair's action points at (0 for one without a direction)."""
@@ -109,6 +127,8 @@ class GainHead(nn.Module):
         return torch.stack(self.member_gains(*self.decision_inputs(grid, scalars, advised))).mean(dim=0)
 
     def bonus(self, grid: torch.Tensor, scalars: torch.Tensor, advice: torch.Tensor) -> torch.Tensor:
-        """What the policy adds to its logits: ``scale x (gain - threshold)``, 0 at the advised action."""
+        """What the policy adds to its logits: ``scale x (gain - threshold)``, 0 at the advised action and in games
+        outside ``max_deck``."""
         advised = advice.argmax(dim=1)
-        return self.scale * (self.forward(grid, scalars, advised) - self.threshold) * (1 - advice.float())
+        keep = (1 - advice.float()) * self.in_domain(scalars)[:, None]
+        return self.scale * (self.forward(grid, scalars, advised) - self.threshold) * keep

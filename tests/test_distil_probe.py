@@ -15,9 +15,11 @@ sys.path.insert(0, str(ROOT))
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from agents.gain_head import GainHead  # noqa: E402
+from agents.gain_head import DECK_LEFT, ROUND, GainHead  # noqa: E402
 from subterra_env.core.actions import A_END, A_EXERT, A_MOVE, NUM_ACTIONS  # noqa: E402
-from training import bc, distil_probe  # noqa: E402
+from training import bc, distil_probe, set_head  # noqa: E402
+
+SHIPPED = ROOT / "agents" / "shipped" / "team.zip"
 
 
 def synthetic(n: int, seed: int) -> bc.Demonstrations:
@@ -149,22 +151,70 @@ def test_the_team_leaves_the_advice_exactly_where_its_head_predicts_a_gain(tmp_p
     np.testing.assert_array_equal(np.where(test.masks, logits, -np.inf).argmax(axis=1), rule)  # without torch too
 
 
-def test_the_shipped_small_cave_team_departs_from_the_heuristic_now_and_then() -> None:
+def test_the_head_departs_only_in_games_whose_deck_held_at_most_max_deck_cards() -> None:
+    demos = synthetic(40, seed=1)
+    grid, scalars, _ = distil_probe._tensors(demos, np.arange(40))
+    advice = torch.as_tensor(demos.obs["advice"])
+    scalars = scalars.clone()
+    scalars[:, DECK_LEFT] = torch.as_tensor([6] * 10 + [0] * 10 + [20] * 10 + [0] * 10)  # hazard cards left
+    scalars[:, ROUND] = torch.as_tensor([4] * 10 + [10] * 10 + [4] * 10 + [11] * 10)  # deck 9, 9, 23, 10
+    free = GainHead(members=2, hidden=8)
+    gated = GainHead(members=2, hidden=8, max_deck=9)
+    gated.load_state_dict(free.state_dict())
+    inside = torch.as_tensor([True] * 20 + [False] * 20)
+    assert gated.in_domain(scalars).tolist() == inside.float().tolist()
+    free_bonus, gated_bonus = free.bonus(grid, scalars, advice), gated.bonus(grid, scalars, advice)
+    torch.testing.assert_close(gated_bonus[inside], free_bonus[inside])
+    assert (free_bonus[~inside][:, A_EXERT] != 0).all() and (gated_bonus[~inside] == 0).all()
+    assert GainHead(**gated.config).max_deck == 9 and "max_deck" not in free.config  # kept in the kwargs
+    for bad in (-1, 128, 9.5, "9"):
+        with pytest.raises(ValueError, match="max_deck must be None or a card count 0..127"):
+            GainHead(max_deck=bad)
+
+
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="the shipped team is not in this checkout")
+def test_set_head_changes_the_heads_settings_and_keeps_its_weights(tmp_path: Path, capsys) -> None:
+    from agents.policy_agent import load_maskable_ppo
+
+    out = tmp_path / "team.zip"
+    assert set_head.main([str(SHIPPED), "--max-deck", "-1", "--threshold", "0.01", "--out", str(out)]) == 0
+    before = load_maskable_ppo(SHIPPED, "x").policy
+    after = load_maskable_ppo(out, "x").policy
+    assert after.gain_head.max_deck is None and float(after.gain_head.threshold) == pytest.approx(0.01)
+    weights = {k: v for k, v in after.state_dict().items() if k != "gain_head.threshold"}
+    assert all(torch.equal(v, before.state_dict()[k]) for k, v in weights.items())
+    for args, message in ((["--max-deck", "200"], "max_deck must be None or a card count 0..127"),
+                          (["--threshold", "inf"], "--threshold must be a finite number")):
+        with pytest.raises(SystemExit):
+            set_head.main([str(SHIPPED), *args, "--out", str(out)])
+        assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="the shipped team is not in this checkout")
+@pytest.mark.parametrize("cave", ["small", "full"])
+def test_the_shipped_team_departs_on_the_small_cave_and_leaves_the_full_game_to_the_residual(cave: str) -> None:
     from agents.advice_vec_env import AdviceVecEnv
     from agents.policy_agent import load_maskable_ppo
     from subterra_env.config import preset
     from subterra_env.sb3 import SubterraVecEnv
 
-    model = load_maskable_ppo(ROOT / "agents" / "shipped" / "team_small.zip", "training/distil_probe.py --team")
-    head = model.policy.gain_head
-    assert head.config["members"] == 5 and float(head.threshold) == pytest.approx(0.00401, abs=1e-5)
-    venv = AdviceVecEnv(SubterraVecEnv(16, preset("small"), seed=4, obs_radius=7, max_cycles=60))
+    model = load_maskable_ppo(SHIPPED, "training/set_head.py")
+    policy, head = model.policy, model.policy.gain_head
+    assert head.config["members"] == 5 and head.max_deck == 9
+    assert float(head.threshold) == pytest.approx(0.00401, abs=1e-5)
+    venv = AdviceVecEnv(SubterraVecEnv(16, preset(cave), seed=4, obs_radius=7, max_cycles=60))
     obs, departed, decisions = venv.reset(), 0, 0
     for _ in range(60):
         masks = venv.action_masks()
         actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
         assert masks[np.arange(16), actions].all()
-        departed += int((actions != obs["advice"].argmax(axis=1)).sum())
+        with torch.no_grad():  # the residual policy alone: the network and the advice, no head
+            tensors, _ = policy.obs_to_tensor(obs)
+            plain = policy.action_net(policy._latents(tensors)[0]) + policy.advice_scale * tensors["advice"]
+        departed += int((actions != np.where(masks, plain.numpy(), -np.inf).argmax(axis=1)).sum())
         decisions += 16
         obs, *_ = venv.step(actions)
-    assert 0 < departed < 0.15 * decisions  # about 5% of decisions on labelled small-cave games
+    if cave == "small":
+        assert 0 < departed < 0.15 * decisions  # about 5% of decisions on labelled small-cave games
+    else:
+        assert departed == 0  # a 23-card deck: the head adds nothing

@@ -204,14 +204,16 @@ def write(results: list[dict], out: Path, argv: list[str], extra: dict) -> None:
 
 
 def write_team(init: str, head: GainHead, threshold: float, out: str) -> None:
-    """The residual policy of ``init`` with ``head`` as its gain head (departing above ``threshold``)."""
+    """The residual policy of ``init`` with ``head`` as its gain head (departing above ``threshold``); a head that
+    ``init`` carries is replaced."""
     from agents.policy_agent import load_maskable_ppo
 
     model = load_maskable_ppo(init, "training/train_ppo.py", torch_threads=1)
     head.threshold.fill_(threshold)
     kwargs = {**model.policy_kwargs, "gain_head": head.config}
     policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule, **kwargs)
-    missing, unexpected = policy.load_state_dict(model.policy.state_dict(), strict=False)
+    own = {k: v for k, v in model.policy.state_dict().items() if not k.startswith("gain_head.")}  # init's head goes
+    missing, unexpected = policy.load_state_dict(own, strict=False)
     if unexpected or any(not k.startswith("gain_head.") for k in missing):
         raise SystemExit(f"{init}: its weights do not fit an advised policy ({unexpected or missing})")
     policy.gain_head.load_state_dict(head.state_dict())
