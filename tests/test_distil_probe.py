@@ -184,6 +184,7 @@ def test_set_head_changes_the_heads_settings_and_keeps_its_weights(tmp_path: Pat
     weights = {k: v for k, v in after.state_dict().items() if k != "gain_head.threshold"}
     assert all(torch.equal(v, before.state_dict()[k]) for k, v in weights.items())
     for args, message in ((["--max-deck", "200"], "max_deck must be None or a card count 0..127"),
+                          (["--max-deck", "-2"], "max_deck must be None or a card count 0..127"),
                           (["--threshold", "inf"], "--threshold must be a finite number")):
         with pytest.raises(SystemExit):
             set_head.main([str(SHIPPED), *args, "--out", str(out)])

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     config = head.config
     if args.max_deck is not None:
         config.pop("max_deck", None)
-        if args.max_deck >= 0:
+        if args.max_deck != -1:  # any other value is checked by GainHead
             config["max_deck"] = args.max_deck
     threshold = config["threshold"] if args.threshold is None else args.threshold
     if not math.isfinite(threshold):
