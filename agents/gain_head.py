@@ -12,9 +12,9 @@ than the advised one, so greedy play leaves the heuristic's choice where some ac
 ``threshold``: ``scale`` is 1e5 logits a caver, so the advice and the network's own logits move that threshold by
 less than 1e-4 caver. ``max_deck`` confines the departures to games like those the head was fitted on: games whose
 hazard deck held at most that many cards, read off the scalars as cards left + round - 1 (the deck's size with
-its Out of Time card while it lasts, one card a round; it only grows after), so a head fitted on the small cave's
-9-card deck leaves the medium cave's 12 and the full game's 23 to the residual policy (on the full game its
-departures lost: agents/shipped/README.md). None: every game.
+its Out of Time card while it lasts, one card a round; it only grows after), so the shipped head, fitted on the
+small cave's 9-card deck and measured to gain on the medium cave's 12, leaves the full game's 23 to the residual
+policy (there its departures lost: agents/shipped/README.md). None: every game.
 Base game only (the direction table is that of the 90 base actions).
 
 The first layer is split by input (``_Member``) so one pass values all actions of a batch of decisions at once:

@@ -1,6 +1,6 @@
 """Change a team's gain-head settings without refitting it: its threshold (cavers) or the games it departs in.
 
-    python training/set_head.py runs/distil-small/final/team.zip --max-deck 9 --out agents/shipped/team.zip
+    python training/set_head.py runs/distil-small/final/team.zip --max-deck 12 --out agents/shipped/team.zip
 
 The head (``agents.gain_head.GainHead``) keeps its weights; ``--threshold`` moves where greedy play leaves the
 heuristic's choice, ``--max-deck`` confines the departures to games whose hazard deck held at most that many cards
