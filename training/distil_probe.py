@@ -256,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     if set(a.train) & set(a.test):
         p.error("a file is in both --train and --test: the test labels must come from other games")
     train = searched(bc.Demonstrations.concat([bc.load_demos(f) for f in a.train]))
-    test = searched(bc.Demonstrations.concat([bc.load_demos(f) for f in a.test]))
+    parts = {f: searched(bc.load_demos(f)) for f in a.test}  # each test file is also scored alone, below
+    test = bc.Demonstrations.concat(list(parts.values()))
     own = np.nan_to_num(test.gains[np.arange(len(test)), test.actions])
     print(f"{len(train)} training and {len(test)} test decisions; the search departs in "
           f"{np.mean(test.actions != test.obs['advice'].argmax(axis=1)):.1%} of the test decisions, labelled gain "
@@ -266,10 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     extra: dict = {"test_search_gain": float(own.mean())}
     threshold = a.threshold if a.threshold is not None else judge(head, test, [a.rate])["rates"][0]["least_predicted"]
     # The team's rule on each test file alone: a head fitted on several caves must depart where it pays in each.
-    extra["per_test_file"] = {}
-    for f in a.test:
-        part = searched(bc.load_demos(f))
-        extra["per_test_file"][f] = at_threshold(*_pairs(head, part), len(part), threshold)
+    extra["per_test_file"] = {f: at_threshold(*_pairs(head, part), len(part), threshold) for f, part in parts.items()}
     if a.team:
         extra["team"] = {"path": a.team, "init": a.init, "threshold": threshold}
         write_team(a.init, head, threshold, a.team)
