@@ -16,6 +16,7 @@ from subterra_env.core.catalogue import ROT_MASK
 from subterra_env.in_the_cave.core import actions as A
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import backpack, camp_contents, stacks_left, tokens
+from subterra_env.in_the_cave.core.observe import public_bank
 from subterra_env.in_the_cave.observe import vp
 from subterra_env.in_the_cave.render import LEGEND, text_map, where
 
@@ -125,7 +126,8 @@ def head_lines(g: np.ndarray, P: np.ndarray, labels: Sequence[str]) -> list[str]
         tiles += f" · END TRIGGERED: {int(g[L.END_LEFT])} full round(s) after this one"
     lines.append(tiles)
     if P[L.PR_LIMITED]:
-        lines.append("bank: " + ", ".join(f"{int(g[L.BANK + i])} {n}" for i, n in
+        # public_bank: during the hidden initial packing the count before anyone packed (R-ITC-SET-9)
+        lines.append("bank: " + ", ".join(f"{int(public_bank(g, i))} {n}" for i, n in
                                           enumerate(("consumables", "ropes", "oxygen"))))
     return lines
 

@@ -46,8 +46,29 @@ def _tokens(g: np.ndarray, s: int) -> list[int]:
         [int(v) for v in g[L.SQ + 3 * s:L.SQ + 3 * s + 3]] + _depth_counts(g, s)
 
 
-def _camp_flags(g: np.ndarray, s: int) -> list[int]:
-    c = int(g[L.CAMP + s])
+def _setup(g: np.ndarray) -> bool:
+    return int(g[L.PEND]) == L.P_SETUP  # the initial packing is hidden until all have packed (R-ITC-SET-9)
+
+
+def _camp(g: np.ndarray, seat: int, s: int) -> int:
+    """Another team's camp shows on the home base (where it starts, R-ITC-SET-8) during the hidden packing."""
+    return 0 if s != seat and _setup(g) else int(g[L.CAMP + s])
+
+
+def _bank(g: np.ndarray) -> list[int]:
+    """The bank before anyone packed during the hidden packing (the live count tells what the others took)."""
+    bank = [int(v) for v in g[L.BANK:L.BANK + 3]]
+    if _setup(g):
+        held = g[L.BP:L.BP + MAX_SEATS * NK].reshape(MAX_SEATS, NK) + g[L.CAMPC:L.CAMPC + MAX_SEATS * NK].reshape(
+            MAX_SEATS, NK)
+        bank[0] += int(held[:, 0].sum())
+        bank[1] += int(held[:, 1].sum())
+        bank[2] += int(held[:, 2:4].sum())
+    return bank
+
+
+def _camp_flags(g: np.ndarray, s: int, seat: int | None = None) -> list[int]:
+    c = _camp(g, s if seat is None else seat, s)
     return [int(c == L.CAMP_PACKED), int(c >= 0), int(c == L.CAMP_GONE)]
 
 
@@ -77,7 +98,7 @@ def grid_ref(g: np.ndarray, seat: int, radius: int, cx: int, cy: int, seats: int
         out[_UNEXP, y, x] = unexplored
     for s in range(seats):
         for base, mine, other in ((L.POS, _ME, _OTHERS), (L.CAMP, _MYCAMP, _CAMPS)):
-            t = int(g[base + s])
+            t = int(g[base + s]) if base == L.POS else _camp(g, seat, s)
             if t < 0:
                 continue
             x, y = int(g[L.TX + t]) - cx + radius, int(g[L.TY + t]) - cy + radius
@@ -119,9 +140,9 @@ def vector_ref(g: np.ndarray, P: np.ndarray, seat: int, seats: int) -> np.ndarra
     turn += [(pmask >> b) & 1 if pend == L.P_BOULDER else 0 for b in range(4)]
     turn += [int(g[L.ROUND]), int(g[L.END_TRIG]), int(g[L.END_LEFT])] + stacks_left(g)
     turn += [int(g[L.DISCARDED]), int(g[L.FREE_N]) if my_turn else 0, (int(g[L.START]) - seat) % seats]
-    turn += [int(v) for v in g[L.BANK:L.BANK + 3]]
+    turn += _bank(g)
     others: list[int] = []
-    setup = int(g[L.PEND]) == L.P_SETUP  # the initial packing is hidden until all have packed (R-ITC-SET-9)
+    setup = _setup(g)
     for i in range(1, MAX_SEATS):
         if i >= seats:
             others += [0] * _OTHER_SIZE
@@ -130,7 +151,7 @@ def vector_ref(g: np.ndarray, P: np.ndarray, seat: int, seats: int) -> np.ndarra
         t = int(g[L.POS + s])
         obp = [0] * NK if setup else [int(v) for v in g[L.BP + s * NK:L.BP + (s + 1) * NK]]
         occ = [0] * NK if setup else [int(v) for v in g[L.CAMPC + s * NK:L.CAMPC + (s + 1) * NK]]
-        others += [1, int(g[L.TX + t]) - px, int(g[L.TY + t]) - py, int(t == 0)] + obp + _camp_flags(g, s) + occ
+        others += [1, int(g[L.TX + t]) - px, int(g[L.TY + t]) - py, int(t == 0)] + obp + _camp_flags(g, s, seat) + occ
         others += _tokens(g, s) + [vp_ref(g, s)]
     v = np.array(own + turn + others, dtype=np.int64)
     return np.clip(v, -1000, 1000).astype(np.int16)

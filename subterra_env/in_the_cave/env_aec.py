@@ -193,10 +193,12 @@ class raw_env(AECEnv):
         for k, v in snap.items():
             setattr(self, k, v)
 
-    def render_text(self) -> str:
+    def render_text(self, seat: int | None = None) -> str:
+        """The "ansi" render as team ``seat`` may see it: during the hidden initial packing (R-ITC-SET-9) no other
+        team's backpack (None: as the team deciding now sees it)."""
         from .render import render_ansi
 
-        return render_ansi(self.game, self.seats)
+        return render_ansi(self.game, self.seats, seat)
 
     def render_rgb(self, labels: list[str] | None = None, **kw: Any) -> np.ndarray:
         """The game as an (H, W, 3) uint8 image (``render.render_rgb``: tiles, passages, pawns, camps, status)."""

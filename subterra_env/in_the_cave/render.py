@@ -138,13 +138,26 @@ def text_map(g: np.ndarray, seats: int) -> list[str]:
     return ["".join(row).rstrip() for row in grid]
 
 
-def render_ansi(g: np.ndarray, seats: int) -> str:
-    """The text map, its legend, the turn and every team's backpack and tokens (the env's "ansi" render)."""
+def packing_hidden(g: np.ndarray, s: int, viewer: int | None) -> bool:
+    """Team s's backpack and camp are not shown to team ``viewer`` now: the hidden initial packing is under way
+    (R-ITC-SET-9) and s is another team. ``viewer=None``: the team deciding now (whoever sits at the screen while
+    the teams pack in turn)."""
+    if int(g[L.PEND]) != L.P_SETUP:
+        return False
+    return s != (int(g[L.ACTOR]) if viewer is None else viewer)
+
+
+def render_ansi(g: np.ndarray, seats: int, viewer: int | None = None) -> str:
+    """The text map, its legend, the turn and every team's backpack and tokens (the env's "ansi" render). During
+    the hidden initial packing only team ``viewer``'s backpack is shown (None: the team packing now)."""
     lines = text_map(g, seats) + list(LEGEND)
     pend = L.PEND_NAMES[int(g[L.PEND])]
     lines.append(f"round {int(g[L.ROUND])}  actor {int(g[L.ACTOR])}  AP {int(g[L.AP])}  pending {pend}  "
                  f"stacks {stacks_left(g)}")
     for s in range(seats):
+        if packing_hidden(g, s, viewer):
+            lines.append(f"team {s}: backpack hidden while the teams pack tokens {tokens(g, s)}")
+            continue
         bp = [int(v) for v in g[L.BP + s * L.NK:L.BP + (s + 1) * L.NK]]
         lines.append(f"team {s}: backpack {dict(zip(L.EQUIP_NAMES, bp))} tokens {tokens(g, s)}")
     return "\n".join(lines)

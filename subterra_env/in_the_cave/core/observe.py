@@ -87,6 +87,36 @@ def vp(g, s):
 
 
 @jit
+def in_setup(g):
+    """The hidden initial packing is under way (R-ITC-SET-9): no team may see another's choices until all packed."""
+    return g[PEND] == P_SETUP
+
+
+@jit
+def public_bank(g, b):
+    """The bank count of pile b as every team may see it: during the hidden initial packing the count before
+    anyone packed (the bank now plus every token the teams hold of that pile), since the live count gives away
+    what the others took (R-ITC-SET-9); afterwards the bank itself."""
+    n = g[BANK + b]
+    if in_setup(g):
+        for s in range(MAX_SEATS):
+            for k in range(NK):
+                if (k if k <= 1 else (2 if k <= 3 else -1)) == b:
+                    n += g[BP + s * NK + k] + g[CAMPC + s * NK + k]
+    return n
+
+
+@jit
+def public_camp(g, seat, s):
+    """Team s's camp (a tile, CAMP_PACKED or CAMP_GONE) as team ``seat`` sees it: during the hidden initial
+    packing another team's camp shows where it starts, unpacked on the home base (R-ITC-SET-8), so whether it was
+    packed stays hidden (R-ITC-SET-9)."""
+    if s != seat and in_setup(g):
+        return 0
+    return g[CAMP + s]
+
+
+@jit
 def grid_into(g, seat, radius, cx, cy, seats, out):
     """Fill ``out`` (GRID_CHANNELS, 2R+1, 2R+1) int8 with the window around cell (cx, cy) as ``seat`` sees it."""
     out[:] = 0
@@ -111,7 +141,7 @@ def grid_into(g, seat, radius, cx, cy, seats, out):
         out[UNEXP, y, x] = unexplored
     for s in range(seats):
         for which in range(2):
-            t = g[POS + s] if which == 0 else g[CAMP + s]
+            t = g[POS + s] if which == 0 else public_camp(g, seat, s)
             if t < 0:
                 continue
             x, y = g[TX + t] - cx + radius, g[TY + t] - cy + radius
@@ -138,8 +168,8 @@ def _tokens_into(g, s, v, i):
 
 
 @jit
-def _camp_flags_into(g, s, v, i):
-    c = g[CAMP + s]
+def _camp_flags_into(g, seat, s, v, i):
+    c = public_camp(g, seat, s)
     v[i], v[i + 1], v[i + 2] = int(c == CAMP_PACKED), int(c >= 0), int(c == CAMP_GONE)
     return i + 3
 
@@ -202,10 +232,10 @@ def vector_into(g, P, seat, seats, v):
     v[i + 1] = g[FREE_N] if my_turn else 0
     v[i + 2] = (g[START] - seat) % seats
     for b in range(3):
-        v[i + 3 + b] = g[BANK + b]
+        v[i + 3 + b] = public_bank(g, b)
     i += 6
     # one block per other team, in seat order after this one (zeros where no team sits)
-    setup = g[PEND] == P_SETUP  # the initial packing is hidden until all have packed (R-ITC-SET-9)
+    setup = in_setup(g)  # the initial packing is hidden until all have packed (R-ITC-SET-9)
     for k in range(1, MAX_SEATS):
         if k < seats:
             s = (seat + k) % seats
@@ -215,7 +245,7 @@ def vector_into(g, P, seat, seats, v):
                 for e in range(NK):
                     v[i + 4 + e] = g[BP + s * NK + e]
                     v[i + 4 + NK + 3 + e] = g[CAMPC + s * NK + e]
-            _camp_flags_into(g, s, v, i + 4 + NK)
+            _camp_flags_into(g, seat, s, v, i + 4 + NK)
             j = _tokens_into(g, s, v, i + 4 + 2 * NK + 3)
             v[j] = vp(g, s)
         i += OTHER_SIZE
