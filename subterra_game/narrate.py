@@ -79,6 +79,14 @@ ACTION_HELP: dict[int, tuple[str, str, str]] = _parse_action_table(A.__doc__ or 
 assert set(ACTION_HELP) == set(range(A.NUM_ACTIONS_ALL)), "the action table in core/actions.py misses ids"
 
 
+def status_words(lines: list[str]) -> list[str]:
+    """The abilities' status phrases (``render.ability_status``) in words a player reads at a glance: "leader
+    directed no" says nothing to someone new."""
+    words = {"leader directed no": "Leader: may still direct one caver this turn",
+             "leader directed yes": "Leader: has directed a caver this turn"}
+    return [words.get(line, line) for line in lines]
+
+
 def action_cost(core: Core, action: int) -> str:
     """The AP column for this config: ``1 AP``, ``2 AP``, ``+1 AP`` (Exert) or ``free``."""
     if action == A.A_EXERT:

@@ -828,6 +828,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "play":
         argv = argv[1:]
     if argv and argv[0] in ("-h", "--help") and len(argv) == 1:
+        print("subterra COMMAND ...   commands:\n"
+              "  play     Sub Terra in the terminal beside bots (the default: 'play' may be left out)\n"
+              "  replay   a saved game again: terminal, PNG frames, GIF\n"
+              "  serve    the browser table: people and bots, each person by a link\n"
+              "  itc      In the Cave against bot teams (itc replay FILE: a saved In the Cave game)\n"
+              "subterra COMMAND --help shows each one's options; subterra play's follow.\n")
         play_parser().print_help()
         print("\nsubterra replay FILE [--auto] [--delay S] [--png DIR] [--gif FILE]: see subterra replay --help")
         print("subterra serve [--host H] [--port P] [--data DIR]: play in the browser; see subterra serve --help")

@@ -30,7 +30,8 @@ from subterra_env.config import CAVER_NAMES
 from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from .narrate import ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text
+from .narrate import (ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text,
+                      status_words)
 from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES,
                                  _tile_block, ability_status, caver_flags)
 from subterra_env.info import game_info
@@ -229,12 +230,15 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
         lines.append(f"   leapers {int((st.l_tile[b] >= 0).sum())}")
     last = int(st.last_card[b])
     lines.append(f"\nlast hazard: {CARD_NAMES[last] if last >= 0 else '-'}")
-    extras = ability_status(st, b, core.cat)
+    extras = status_words(ability_status(st, b, core.cat))
     if extras:
         lines.append("\n" + "   ".join(extras), style="dim")
-    if st.gas_active[b]:
+    over = st.result[b] != RUNNING  # after the end, no warning about the rounds to come
+    if st.gas_active[b] and not over:
         lines.append("\n⚠ GAS: entering a gas tile costs health until the next hazard phase", style="bold red")
-    if st.out_of_time[b]:
+    if over:
+        pass
+    elif st.out_of_time[b]:
         lines.append("\n⚠ OUT OF TIME: each round, cavers off the exit may be devoured", style="bold red")
     elif cards == 1:
         lines.append("\nthe next hazard card is Out of Time", style="yellow")

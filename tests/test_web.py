@@ -8,7 +8,6 @@ import asyncio
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web extra: pip install -e '.[web]'")
@@ -217,9 +216,10 @@ def test_the_page_and_its_options(tmp_path: Path) -> None:
                 assert opts["presets"][:4] == ["tiny", "small", "medium", "full"]
                 assert {"heuristic", "search", "random", "auto"} <= set(opts["bots"])
                 assert opts["palette"]["codes"]["exit"] == "EXT"
+                assert opts["games"] == {"subterra": "Sub Terra", "itc": "In the Cave"}
+                assert opts["difficulties"] == ["easier", "normal", "advanced", "expert"]
 
     run(go())
-    assert np.__name__  # numpy stays importable beside aiohttp's loop (no side effects)
 
 
 def test_every_bot_kind_sits_at_a_table(tmp_path: Path) -> None:

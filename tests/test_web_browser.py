@@ -81,7 +81,7 @@ def one_click(drv, n: int, passive: tuple[str, ...] = ("end turn",), first: str 
         rot[0].click()
         return "rotation"
     buttons = drv.find_elements(By.CSS_SELECTOR, "#actions button.action")
-    names = [b.find_element(By.CLASS_NAME, "name").text.strip() for b in buttons]
+    names = [b.get_attribute("data-name") for b in buttons]  # the action's id name (the label is in words)
     if first in names and n % 3 == 0:
         buttons[names.index(first)].click()
         return first

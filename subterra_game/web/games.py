@@ -19,18 +19,32 @@ A table never steps an env itself and never decides anything about the rules; it
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from subterra_env.config import CAVER_NAMES
+from subterra_env.config import CAVER_NAMES, PRESETS, ConfigError, GameConfig, preset
 from subterra_env.core.actions import ACTION_NAMES
 from ..narrate import Event
 from ..play import PlayError, Seat, SeatPlan, Session, seat_from_record, table_config
-from ..records import load_record, record_config, state_hash
+from ..records import load_record, record_config, settings_to_json, state_hash
 from .protocol import ClientError, TableRequest
 from .view import board_view
+
+
+def preset_name(cfg: GameConfig) -> str:
+    """The preset a game's settings come from (its table size and difficulty aside), or "custom"."""
+    want = settings_to_json(cfg)
+    for name in sorted(PRESETS, key=lambda n: n == "default"):  # "full" before "default", the same settings
+        try:  # the table's size, difficulty and cavers are the table's choice, not the cave's
+            p = preset(name).replace(num_cavers=cfg.num_cavers, difficulty=cfg.difficulty, cavers=cfg.cavers)
+        except ConfigError:
+            continue
+        if settings_to_json(p) == want:
+            return name
+    return "custom"
 
 
 class SubTerraGame:
@@ -50,6 +64,9 @@ class SubTerraGame:
         try:
             cfg, name = table_config(req.preset, req.num_cavers, req.difficulty, files=False)
             seats = [seat(e) for e in req.seats]
+            if sum(s.human for s in seats) > 1:  # named by their seat, as the page's header and links say
+                seats = [replace(s, name=s.name or f"person at seat {i}") if s.human else s
+                         for i, s in enumerate(seats)]
             if len(seats) != cfg.num_cavers:
                 raise ClientError("bad_table", f"{len(seats)} seats but {cfg.num_cavers} cavers play: one seat each")
             return cls(Session(cfg, seed, SeatPlan(by_seat=seats), max_cycles=req.max_rounds, name=name))
@@ -57,15 +74,24 @@ class SubTerraGame:
             raise ClientError("bad_table", str(e)) from None
 
     @classmethod
-    def resume(cls, path: Path, name: str, on_step: Callable[[list[Event]], Any]) -> SubTerraGame:
-        """A game saved before (its record played again through a Session, as ``subterra play --resume``)."""
+    def resume(cls, path: Path, name: str, on_step: Callable[[list[Event]], Any],
+               title_name: str | None = None) -> SubTerraGame:
+        """A game saved before (its record played again through a Session, as ``subterra play --resume``); ``name``
+        says where the record is in errors, ``title_name`` is the cave's name for the title (tables saved before
+        it was kept: the preset whose settings the record has, else "custom")."""
         doc = load_record(path)
         seats = [seat_from_record(s) for s in doc["seats"]]
-        session = Session(record_config(doc, name), int(doc["seed"]), SeatPlan(by_seat=seats),
-                          max_cycles=int(doc["max_cycles"]), name=name)
+        cfg = record_config(doc, name)
+        session = Session(cfg, int(doc["seed"]), SeatPlan(by_seat=seats), max_cycles=int(doc["max_cycles"]),
+                          name=title_name if isinstance(title_name, str) else preset_name(cfg))
         session.record.created = str(doc.get("created", session.record.created))
         session.replay(doc["actions"], name, on_step=on_step)
         return cls(session)
+
+    @property
+    def name(self) -> str:
+        """The cave's name (the preset): the title's, kept in the table's file."""
+        return self.session.name
 
     # --- the game now
     def actor(self) -> int:
@@ -105,6 +131,8 @@ class SubTerraGame:
 
     def check_legal(self, seat: int, action: int) -> None:
         mask = self.session.env.legal_mask
+        if not 0 <= action < len(mask):  # this table's own count: a scenario's actions go past the base game's 90
+            raise ClientError("bad_action", f"'action' {action} is out of range 0..{len(mask) - 1} at this table")
         if not mask[action]:
             legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask))
             raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now "

@@ -63,7 +63,8 @@ class ItcGame:
             raise ClientError("bad_table", str(e)) from None
 
     @classmethod
-    def resume(cls, path: Path, name: str, on_step: Callable[[list[Event]], Any]) -> ItcGame:
+    def resume(cls, path: Path, name: str, on_step: Callable[[list[Event]], Any],
+               title_name: str | None = None) -> ItcGame:
         """A game saved before: its record played again from the seed and checked (``Table.replay``, as
         ``subterra itc --resume``; a finished game too, to be looked at)."""
         doc = R.load(path)

@@ -106,12 +106,42 @@ def action_target(g: np.ndarray, P: np.ndarray, a: int) -> dict[str, int]:
     return out
 
 
+_DIRS = {"N": "north", "E": "east", "S": "south", "W": "west"}
+_KIT = {"consumable": "consumable", "rope": "rope", "oxygen1": "oxygen (1)", "oxygen2": "oxygen (2)",
+        "oxygen": "oxygen", "camera": "camera", "raft": "raft"}
+_LABELS = {"end_turn": "end turn", "reveal": "reveal a tile", "explore_water": "explore the water",
+           "photograph": "photograph", "camp_place": "set up camp", "camp_repack": "repack at the camp",
+           "camp_abandon": "abandon the camp", "pack": "pack", "pack_done": "done packing"}
+_VERBS = (("camp_take_", "camp: take {}"), ("camp_return_", "camp: put back {}"), ("to_camp_", "{} to the camp"),
+          ("from_camp_", "{} from the camp"), ("take_", "take {}"), ("return_", "put back {}"),
+          ("discard_", "discard {}"))
+
+
+def action_label(name: str) -> str:
+    """An In the Cave action id (``camp_take_consumable``, ``place_N_r1``) in words for a button; the page keys
+    stay on the id."""
+    if name in _LABELS:
+        return _LABELS[name]
+    head, _, rest = name.partition("_")
+    if head in ("move", "dive", "crawl", "boulder") and rest in _DIRS:
+        return f"{head} {_DIRS[rest]}"
+    if head == "place":
+        d, _, r = rest.partition("_")
+        return f"place it {_DIRS.get(d, d)}, turned {int(r[1:]) * 90}\u00b0"
+    for prefix, words in _VERBS:
+        if name.startswith(prefix):
+            kit = name[len(prefix):]
+            return words.format(_KIT.get(kit, kit.replace("_", " ")))
+    return name.replace("_", " ")
+
+
 def legal_actions(core: Any, g: np.ndarray, mask: np.ndarray) -> list[dict[str, Any]]:
     """Every legal action: its name, what it costs or opens (``itc_screen.option_note``: AP found by stepping
     copies of the game), and its cell on the board where it has one."""
     legal = [int(a) for a in np.flatnonzero(mask)]
     costs = S.ap_costs(core, g, legal)
-    return [{"id": a, "name": A.ACTION_NAMES[a], "note": S.option_note(g, core.P, a, costs.get(a)),
+    return [{"id": a, "name": A.ACTION_NAMES[a], "label": action_label(A.ACTION_NAMES[a]),
+             "note": S.option_note(g, core.P, a, costs.get(a)),
              **action_target(g, core.P, a)} for a in legal]
 
 

@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from subterra_env.config import DIFFICULTIES, PRESETS
-from subterra_env.core.actions import NUM_ACTIONS
 from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
 
 MAX_MESSAGE_BYTES = 4096  # the largest message a client needs is ~100 bytes
+# Action ids are checked against the table's own game (a scenario has more than the base game's 90, In the Cave
+# fewer); here only a bound that no game reaches, so absurd numbers never get as far as a game.
+MAX_ACTION_ID = 10_000
 MAX_DELAY_S = 10.0
 MAX_SEED = 2**31 - 1
 BOT_KINDS = ("heuristic", "search", "random", "policy", "auto")
@@ -47,23 +49,49 @@ class ClientError(ValueError):
         return {"type": "error", "code": self.code, "message": self.message}
 
 
+def show(v: Any, n: int = 40) -> str:
+    """A client's value, short, for an error message: never fails (a deeply nested value is not dumped)."""
+    if isinstance(v, (list, dict)):
+        return "an array" if isinstance(v, list) else "an object"
+    try:
+        return json.dumps(v)[:n]
+    except (TypeError, ValueError, RecursionError):
+        return type(v).__name__
+
+
+def loads(text: str | bytes, what: str = "message") -> Any:
+    """JSON from a client; ClientError ``bad_json`` for anything else, deeply nested arrays included (Python's
+    parser raises RecursionError there, which is no reason to drop a connection or answer 500)."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ClientError("bad_json", f"the {what} is not JSON: {e}") from None
+    except RecursionError:
+        raise ClientError("bad_json", f"the {what} is nested too deeply to be read (arrays or objects inside each "
+                          "other hundreds of times)") from None
+
+
 def _int(msg: dict[str, Any], key: str, lo: int, hi: int, code: str) -> int:
     v = msg.get(key)
     if not isinstance(v, int) or isinstance(v, bool):
-        raise ClientError(code, f"{key!r} must be an integer, got {type(v).__name__} {json.dumps(v)[:40]}")
+        raise ClientError(code, f"{key!r} must be an integer, got {type(v).__name__} {show(v)}")
     if not lo <= v <= hi:
         raise ClientError(code, f"{key!r} {v} is out of range {lo}..{hi}")
     return v
 
 
 def parse_message(text: str | bytes) -> dict[str, Any]:
-    """A client's websocket message as a checked dict; ClientError for anything malformed."""
-    if len(text) > MAX_MESSAGE_BYTES:
-        raise ClientError("too_large", f"message of {len(text)} bytes is over the limit of {MAX_MESSAGE_BYTES}")
+    """A client's websocket message (its UTF-8 bytes as received, or text) as a checked dict; ClientError for
+    anything malformed. The size limit counts bytes, as the error says (3,000 "é" are 6,000 bytes)."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ClientError("too_large", f"message of {len(data)} bytes is over the limit of {MAX_MESSAGE_BYTES}")
     try:
-        msg = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ClientError("bad_json", f"not JSON: {e}") from None
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ClientError("bad_utf8", f"the message is not valid UTF-8 text (byte {e.start}: {e.reason}): send "
+                          "JSON as UTF-8") from None
+    msg = loads(decoded)
     if not isinstance(msg, dict):
         raise ClientError("bad_message", f"a message must be a JSON object, got {type(msg).__name__}")
     kind = msg.get("type")
@@ -71,11 +99,11 @@ def parse_message(text: str | bytes) -> dict[str, Any]:
         seat = msg.get("seat")
         if seat is not None:
             _int(msg, "seat", 0, 5, "bad_seat")
-            if not isinstance(msg.get("token"), str) or len(msg["token"]) > 100:
+            if not isinstance(msg.get("token"), str) or len(msg["token"]) > 100 or not msg["token"].isascii():
                 raise ClientError("bad_token", "joining a seat needs that seat's token (a string from its link)")
         return msg
     if kind == "act":
-        _int(msg, "action", 0, NUM_ACTIONS - 1, "bad_action")
+        _int(msg, "action", 0, MAX_ACTION_ID, "bad_action")  # the table checks its own range
         _int(msg, "step", 0, 10**7, "bad_step")
         return msg
     if kind == "delay":
@@ -83,7 +111,7 @@ def parse_message(text: str | bytes) -> dict[str, Any]:
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or not 0 <= v <= MAX_DELAY_S:
             raise ClientError("bad_delay", f"'seconds' must be a number from 0 to {MAX_DELAY_S:g}")
         return msg
-    raise ClientError("bad_message", f"unknown message type {json.dumps(kind)[:40]}: expected join, act or delay")
+    raise ClientError("bad_message", f"unknown message type {show(kind)}: expected join, act or delay")
 
 
 @dataclass(frozen=True)
@@ -134,11 +162,11 @@ def parse_itc_table_request(body: dict[str, Any]) -> ItcTableRequest:
     human / heuristic / random, the round limit (default the preset's, 100)."""
     preset = body.get("preset", "default")
     if not isinstance(preset, str) or preset not in ITC_PRESETS:
-        raise ClientError("bad_table", f"preset {json.dumps(preset)[:60]} is not one of {', '.join(ITC_PRESETS)} "
+        raise ClientError("bad_table", f"preset {show(preset, 60)} is not one of {', '.join(ITC_PRESETS)} "
                           "(an In the Cave preset name: tables never read files named by a client)")
     num = body.get("num_players")
     if num is not None and (isinstance(num, bool) or num not in (2, 3, 4, 5)):
-        raise ClientError("bad_table", f"num_players {json.dumps(num)[:20]}: 2 to 5 teams")
+        raise ClientError("bad_table", f"num_players {show(num, 20)}: 2 to 5 teams")
     seed = _int(body, "seed", 0, MAX_SEED, "bad_table") if body.get("seed") is not None else None
     seats = _seats(body, 2, 5, ITC_BOT_KINDS, "team")
     if num is not None and len(seats) != num:
@@ -154,20 +182,20 @@ def parse_table_request(body: Any) -> TableRequest | ItcTableRequest:
     if not isinstance(body, dict):
         raise ClientError("bad_table", "a new table is a JSON object: preset, num_cavers, difficulty, seed, seats")
     game = body.get("game", "subterra")
-    if game not in GAMES:
-        raise ClientError("bad_table", f"game {json.dumps(game)[:30]}: one of {', '.join(GAMES)}")
+    if not isinstance(game, str) or game not in GAMES:  # a list is no key of a dict: TypeError, not 400
+        raise ClientError("bad_table", f"game {show(game, 30)}: one of {', '.join(GAMES)}")
     if game == "itc":
         return parse_itc_table_request(body)
     preset = body.get("preset", "tiny")
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise ClientError("bad_table", f"preset {json.dumps(preset)[:60]} is not one of {', '.join(PRESETS)} "
+        raise ClientError("bad_table", f"preset {show(preset, 60)} is not one of {', '.join(PRESETS)} "
                           "(a preset name: tables never read files named by a client)")
     num = body.get("num_cavers")
     if num is not None and (isinstance(num, bool) or num not in (4, 5, 6)):
-        raise ClientError("bad_table", f"num_cavers {json.dumps(num)[:20]}: 4, 5 or 6")
+        raise ClientError("bad_table", f"num_cavers {show(num, 20)}: 4, 5 or 6")
     diff = body.get("difficulty")
-    if diff is not None and diff not in DIFFICULTIES:
-        raise ClientError("bad_table", f"difficulty {json.dumps(diff)[:30]}: one of {', '.join(DIFFICULTIES)}")
+    if diff is not None and (not isinstance(diff, str) or diff not in DIFFICULTIES):
+        raise ClientError("bad_table", f"difficulty {show(diff, 30)}: one of {', '.join(DIFFICULTIES)}")
     seed = body.get("seed")
     if seed is not None:
         seed = _int(body, "seed", 0, MAX_SEED, "bad_table")

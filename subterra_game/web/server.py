@@ -29,7 +29,7 @@ from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
 from ..records import RecordError
 from subterra_env.render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
 from .itc_view import palette as itc_palette
-from .protocol import (BOT_KINDS, GAMES, ITC_BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name,
+from .protocol import (BOT_KINDS, GAMES, ITC_BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name, loads,
                        parse_message, parse_table_request)
 from .replay import replay_views
 from .tables import Table, TableStore
@@ -76,10 +76,7 @@ async def new_table(request: web.Request) -> web.Response:
     try:
         if (request.content_length or 0) > MAX_MESSAGE_BYTES * 4:
             raise ClientError("too_large", f"a new table's settings fit in {MAX_MESSAGE_BYTES * 4} bytes")
-        try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ClientError("bad_json", "the new table must be sent as a JSON object") from None
+        body = loads(await request.read(), "new table (a JSON object)")
         req = parse_table_request(body)
         table, tokens = await asyncio.to_thread(request.app[STORE].create, req)
     except ClientError as e:
@@ -111,10 +108,7 @@ async def replay_table(request: web.Request) -> web.Response:
 async def replay_upload(request: web.Request) -> web.Response:
     """A record sent by the page (a file the person picked): checked, replayed, step by step."""
     try:
-        try:
-            doc = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ClientError("bad_json", f"the record is not JSON: {e}") from None
+        doc = loads(await request.read(), "record")
         return web.json_response(await asyncio.to_thread(replay_views, doc, "the uploaded record"))
     except ClientError as e:
         return _error(e)
@@ -124,9 +118,7 @@ async def replay_upload(request: web.Request) -> web.Response:
 
 async def list_tables(request: web.Request) -> web.Response:
     """The tables in memory: games in progress and the latest finished ones."""
-    out = [{"table": t.id, "game": t.game.kind, "title": t.game.title(), "decisions": t.decisions,
-            "over": bool(t.game.over), "created": t.created} for t in request.app[STORE].by_id.values()]
-    return web.json_response({"tables": out})
+    return web.json_response({"tables": request.app[STORE].listing()})
 
 
 async def record(request: web.Request) -> web.Response:
@@ -142,7 +134,9 @@ async def record(request: web.Request) -> web.Response:
 async def socket(request: web.Request) -> web.WebSocketResponse:
     """One browser at one table: join (a seat with its token, or watch), then act / set the bots' delay."""
     # aiohttp closes a connection past 64 KiB by itself; below that parse_message answers in words
-    ws = web.WebSocketResponse(max_msg_size=64 * 1024, heartbeat=30)
+    # decode_text=False: text arrives as bytes, so invalid UTF-8 is answered in words (parse_message), not by a
+    # bare close 1007
+    ws = web.WebSocketResponse(max_msg_size=64 * 1024, heartbeat=30, decode_text=False)
     await ws.prepare(request)
     try:
         table: Table | None = request.app[STORE].get(request.match_info["table"])
@@ -178,15 +172,32 @@ async def socket(request: web.Request) -> web.WebSocketResponse:
                     await table.broadcast()
             except ClientError as e:
                 await ws.send_json(e.to_json())
+            except Exception as e:  # a fault of ours: said and logged; the connection and the game stay
+                log.exception("table %s: a message failed", table.id)
+                await ws.send_json({"type": "error", "code": "server_error",
+                                    "message": f"the server failed on this message ({type(e).__name__}); the game "
+                                    "is unchanged"})
     finally:
         table.listeners.pop(ws, None)
     return ws
 
 
-def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = True) -> web.Application:
+SWEEP_S = 3600.0  # how often games in progress are checked for abandonment (tables.EXPIRE_DAYS)
+
+
+def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = True,
+             expire_days: float | None = None) -> web.Application:
     app = web.Application(client_max_size=MAX_RECORD_BYTES)  # the largest body: an uploaded record
     store = TableStore(data, policy)
+    if expire_days is not None:
+        store.expire_s = expire_days * 86400.0
     app[STORE] = store
+    sweeper: list[asyncio.Task] = []
+
+    async def sweep() -> None:
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            store.expire_idle()
 
     async def on_start(app: web.Application) -> None:
         if resume:
@@ -195,8 +206,11 @@ def make_app(data: str | Path, policy: str | Path | None = None, resume: bool = 
                 t.kick()
             if tables:
                 log.warning("resumed %d table(s) from %s", len(tables), store.data)
+        sweeper.append(asyncio.get_running_loop().create_task(sweep()))
 
     async def on_stop(app: web.Application) -> None:
+        for task in sweeper:
+            task.cancel()
         for t in store.by_id.values():
             if t.driver is not None:
                 t.driver.cancel()
@@ -223,6 +237,8 @@ def serve_parser() -> argparse.ArgumentParser:
                    "./subterra-tables); games in progress there are resumed on start")
     p.add_argument("--policy", help="the checkpoint that 'policy' seats play (default: the shipped team, its ONNX "
                    "export where onnxruntime is installed)")
+    p.add_argument("--expire-days", type=float, default=None, help="a game in progress that nobody has played or "
+                   "watched for this many days is put aside in DATA/expired and never resumed again (default 14)")
     p.add_argument("--open", action="store_true", help="open the page in this machine's web browser")
     return p
 
@@ -230,7 +246,7 @@ def serve_parser() -> argparse.ArgumentParser:
 def serve_main(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(list(argv))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    app = make_app(args.data, args.policy)
+    app = make_app(args.data, args.policy, expire_days=args.expire_days)
     print(f"Sub Terra and In the Cave tables: http://{args.host}:{args.port}/   (Ctrl-C stops; tables are kept in {args.data})",
           flush=True)
 

@@ -41,6 +41,7 @@ log = logging.getLogger("subterra.web")
 EVENTS_KEPT = 40  # lines of "what happened" a table keeps (the page shows them newest last)
 SAVE_EVERY_S = 1.0  # the longest a run of bot decisions goes unsaved
 KEEP_FINISHED = 50  # finished games kept in memory; older ones are loaded from their files when asked for
+EXPIRE_DAYS = 14.0  # a game in progress untouched this long is abandoned: put aside, never replayed on start again
 
 
 def _hash(token: str) -> str:
@@ -62,11 +63,18 @@ class Table:
         self.id, self.game, self.tokens, self.delay, self.store = table_id, game, token_hashes, delay, store
         self.created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         self.events: deque[Event] = deque(maxlen=EVENTS_KEPT)
+        self.events_total = 0  # every event since the table began: the page numbers the kept ones from here
         self.lock = asyncio.Lock()
         self.listeners: dict[Any, int | None] = {}  # websocket -> seat it plays (None: watching)
         self.driver: asyncio.Task | None = None
         self.turn_began = time.monotonic()  # a person's think time runs from the last change
         self.saved_at = 0.0
+
+    def note(self, events: Any) -> None:
+        """Add lines to "what happened" (counted, so the page numbers them as the table's own, not from 1)."""
+        events = list(events)
+        self.events.extend(events)
+        self.events_total += len(events)
 
     # --- who may act
     def check_token(self, seat: int, token: str) -> None:
@@ -97,7 +105,8 @@ class Table:
         return {"type": "state", "game": g.kind, "table": self.id, "title": g.title(), "decisions": self.decisions,
                 "over": g.over, "truncated": g.truncated, "delay": self.delay, "record": f"{self.id}.json",
                 "actor": g.actor(), "seats": g.seats(), "board": g.view(viewer),
-                "events": [{"kind": e.kind, "text": e.text} for e in self.events]}
+                "events": [{"kind": e.kind, "text": e.text} for e in self.events],
+                "events_first": self.events_total - len(self.events) + 1}
 
     # --- changing the game
     async def act(self, seat: int | None, action: int, step: int) -> None:
@@ -122,12 +131,15 @@ class Table:
         moves, which the bots play again on resume; saving the whole record after each was most of the server's
         work with many tables)."""
         g = self.game
-        self.events.extend(g.apply(action, seat, think_s))
+        self.note(g.apply(action, seat, think_s))
         self.turn_began = time.monotonic()
         if person or g.over or g.human(g.actor()) or self.turn_began - self.saved_at >= SAVE_EVERY_S:
             self.save()
         if g.over:
-            self.events.append(Event("result", f"game over: {g.result_name()}; record saved as {self.id}.json"))
+            name = g.result_name()  # a defeat is not told in the colour of a medal
+            self.note([Event("defeat" if name == "defeat" else "result",
+                             f"game over: {name}; record saved as {self.id}.json")])
+            self.save_meta()  # the lobby lists the finished game from its file after a restart
             self.store.put_away()
 
     async def changed(self) -> None:
@@ -149,7 +161,7 @@ class Table:
             return
         e = task.exception()
         log.error("table %s: the bots stopped: %r", self.id, e, exc_info=e)
-        self.events.append(Event("error", f"the bots stopped: {type(e).__name__}: {e}"))
+        self.note([Event("error", f"the bots stopped: {type(e).__name__}: {e}")])
 
     async def _drive(self) -> None:
         """The bots' turns at the table's pace; a bot thinks in a worker thread so other tables go on."""
@@ -185,10 +197,16 @@ class Table:
         self.game.save(self.store.records / f"{self.id}.json.tmp")
         os.replace(self.store.records / f"{self.id}.json.tmp", self.store.records / f"{self.id}.json")
 
+    def summary(self) -> dict[str, Any]:
+        """The lobby's line for this table (also kept in its file, for a finished game not in memory)."""
+        return {"table": self.id, "game": self.game.kind, "title": self.game.title(), "decisions": self.decisions,
+                "over": bool(self.game.over), "created": self.created}
+
     def save_meta(self) -> None:
         _write_json(self.store.tables / f"{self.id}.json", {
             "id": self.id, "game": self.game.kind, "created": self.created, "delay": self.delay, "record": f"{self.id}.json",
-            "tokens": {str(k): v for k, v in self.tokens.items()}})
+            "tokens": {str(k): v for k, v in self.tokens.items()}, "name": getattr(self.game, "name", None),
+            "summary": self.summary()})
 
 
 def default_policy() -> Path:
@@ -211,6 +229,9 @@ class TableStore:
         self.records.mkdir(parents=True, exist_ok=True)
         self.policy = Path(policy) if policy else default_policy()  # what the "policy" seat plays
         self.by_id: dict[str, Table] = {}
+        self.finished: dict[str, dict[str, Any]] = {}  # the lobby's lines of finished games not in memory
+        self.expire_s = EXPIRE_DAYS * 86400.0
+        self.expired = self.data / "expired"  # abandoned games' files, kept but never resumed
 
     def get(self, table_id: str) -> Table:
         """A table in memory, or one saved here (a finished game put away, loaded again from its record)."""
@@ -231,7 +252,32 @@ class TableStore:
         server that hosts game after game stays the same size."""
         done = [t for t in self.by_id.values() if t.game.over and not t.listeners]
         for t in done[: max(0, len(done) - KEEP_FINISHED)]:  # oldest first: dicts keep insertion order
+            self.finished[t.id] = t.summary()
             del self.by_id[t.id]
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every table for the lobby: games in memory and the finished ones put away or found on start."""
+        out = {**self.finished, **{t.id: t.summary() for t in self.by_id.values()}}
+        return sorted(out.values(), key=lambda d: str(d.get("created") or ""))
+
+    def expire(self, table_id: str, why: str, say: Callable[[str], Any] = log.warning) -> None:
+        """Put an abandoned game's files aside (``expired/``): kept for its people, never resumed again."""
+        self.expired.mkdir(exist_ok=True)
+        for folder, suffix in ((self.tables, ".json"), (self.records, ".json")):
+            src = folder / f"{table_id}{suffix}"
+            if src.is_file():
+                os.replace(src, self.expired / f"{table_id}.{folder.name}.json")
+        self.by_id.pop(table_id, None)
+        say(f"table {table_id} expired ({why}): its files are in {self.expired}")
+
+    def expire_idle(self, now: float | None = None) -> list[str]:
+        """Games in progress in memory that nobody has watched or played for ``expire_s``: expired."""
+        now = time.monotonic() if now is None else now
+        gone = [t.id for t in self.by_id.values() if not t.game.over and not t.listeners
+                and now - t.turn_began >= self.expire_s]
+        for tid in gone:
+            self.expire(tid, f"no decision and nobody at the table for {self.expire_s / 86400:g} days")
+        return gone
 
     def seat(self, entry: str) -> Seat:
         kind, _, name = entry.partition(":")
@@ -250,7 +296,7 @@ class TableStore:
         table_id = secrets.token_hex(6)
         tokens = {i: secrets.token_urlsafe(18) for i in range(len(game.labels)) if game.human(i)}
         table = Table(table_id, game, {i: _hash(t) for i, t in tokens.items()}, req.delay, self)
-        table.events.extend(game.notice)
+        table.note(game.notice)
         table.save_meta()
         table.save()
         self.by_id[table_id] = table
@@ -265,11 +311,20 @@ class TableStore:
         if kind not in GAMES:
             raise ValueError(f"unknown game {kind[:20]!r}")
         events: deque[Event] = deque(maxlen=EVENTS_KEPT)
-        game = GAMES[kind].resume(self.records / f"{table_id}.json", table_id, events.extend)
+        told = [0]
+
+        def heard(lines: list[Event]) -> None:
+            events.extend(lines)
+            told[0] += len(lines)
+
+        # the cave's name for the title (not the table id: the record's "where" is the table id)
+        game = GAMES[kind].resume(self.records / f"{table_id}.json", table_id, heard,
+                                  title_name=meta.get("name"))
         table = Table(table_id, game, {int(k): str(v) for k, v in meta["tokens"].items()}, float(meta["delay"]),
                       self, created=meta.get("created"))
-        table.events.extend(events)
-        table.events.append(Event("info", f"resumed after {table.decisions} decisions"))
+        table.note(events)
+        table.events_total = told[0]
+        table.note([Event("info", f"resumed after {table.decisions} decisions")])
         self.by_id[table_id] = table
         return table
 
@@ -277,12 +332,30 @@ class TableStore:
         """Every saved game in progress (finished ones load when asked for, ``get``); one that cannot be read is
         named and skipped (its files are left as they are)."""
         out = []
+        now = time.time()
         for p in sorted(self.tables.glob("*.json")):
             try:
-                doc = json.loads((self.records / p.name).read_text())
+                rec = self.records / p.name
+                doc = json.loads(rec.read_text())
                 if isinstance(doc, dict) and isinstance(doc.get("result"), dict) and doc["result"].get("finished"):
+                    self.finished[p.stem] = self._summary(p, doc)  # listed in the lobby, loaded when opened
+                    continue
+                idle = now - max(rec.stat().st_mtime, p.stat().st_mtime)
+                if idle >= self.expire_s:
+                    self.expire(p.stem, f"untouched for {idle / 86400:.0f} days", say)
                     continue
                 out.append(self.resume(p))
             except (OSError, ValueError, KeyError, TypeError, RecordError, PlayError, ClientError) as e:
                 say(f"table {p.name} not resumed: {e}")
         return out
+
+    @staticmethod
+    def _summary(meta_path: Path, record: dict[str, Any]) -> dict[str, Any]:
+        """A finished game's lobby line from its files (tables saved before the line was kept: from the record)."""
+        meta = json.loads(meta_path.read_text())
+        line = meta.get("summary")
+        if isinstance(line, dict):
+            return line
+        return {"table": meta_path.stem, "game": str(meta.get("game", "subterra")),
+                "title": f"seed {record.get('seed', '?')}", "decisions": len(record.get("actions") or []),
+                "over": True, "created": meta.get("created")}

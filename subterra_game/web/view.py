@@ -18,7 +18,7 @@ from subterra_env.core import actions as A
 from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ITEM_NAMES, NUM_ITEMS, ROT_MASK
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
-from ..narrate import action_cost, action_detail, frontier_cells, pending_text, where
+from ..narrate import action_cost, action_detail, frontier_cells, pending_text, status_words, where
 from subterra_env.info import game_info
 from subterra_env.render import ability_status
 
@@ -125,22 +125,24 @@ def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
     cards = game_info(st, g)["hazard_cards_left"]
     last = int(st.last_card[g])
     code = int(st.result[g])
+    actor = int(st.actor[g])
     escaped = game_info(st, g)["escaped"]
     warnings = []
-    if st.gas_active[g]:
-        warnings.append("GAS: entering a gas tile costs health until the next hazard phase")
-    if st.out_of_time[g]:
-        warnings.append("OUT OF TIME: each round, cavers off the exit may be devoured")
-    elif cards == 1:
-        warnings.append("the next hazard card is Out of Time")
-    actor = int(st.actor[g])
+    if code == RUNNING and actor >= 0:  # after the end (a result, or the round limit) nothing is coming
+        if st.gas_active[g]:
+            warnings.append("GAS: entering a gas tile costs health until the next hazard phase")
+        if st.out_of_time[g]:
+            warnings.append("OUT OF TIME: each round, cavers off the exit may be devoured")
+        elif cards == 1:
+            warnings.append("the next hazard card is Out of Time")
     return {"round": int(st.round[g]), "max_rounds": max_cycles, "actor": actor, "ap": int(st.ap[g]),
             "exerted": bool(st.exerted[g]), "cards_left": cards, "tiles_left": int(st.stack.shape[1] - st.stack_pos[g]),
             "ropes_left": int(st.ropes_left[g]), "horrors": int((st.h_tile[g] >= 0).sum()),
             "leapers": int((st.l_tile[g] >= 0).sum()),  # Extraction's (R-EXT-4); always 0 in other games
             "last_hazard": CARD_NAMES[last] if last >= 0 else None, "warnings": warnings,
             "pending": pending_text(core, st, g) if actor >= 0 else "",
-            "status": ability_status(st, g, core.cat),  # abilities' counters and a scenario's progress (bombs)
+            # abilities' counters and a scenario's progress (bombs), in words
+            "status": status_words(ability_status(st, g, core.cat)),
             "result": RESULT_NAMES[code] if code != RUNNING else None, "escaped": escaped}
 
 

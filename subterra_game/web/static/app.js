@@ -145,8 +145,11 @@ function renderEvents(v) {
   const box = $("events");
   box.textContent = "";
   node("h3", {}, "what happened", box);
-  const ol = node("ol", {}, null, box);
-  for (const e of v.events.slice(-14)) node("li", {class: `ev-${e.kind}`}, e.text, ol);
+  const shown = v.events.slice(-14);
+  // numbered as the table's own lines (the 40th event stays 40th), not from 1 for the last few
+  const first = (v.events_first || 1) + v.events.length - shown.length;
+  const ol = node("ol", {start: first}, null, box);
+  for (const e of shown) node("li", {class: `ev-${e.kind}`}, e.text, ol);
   box.scrollTop = box.scrollHeight;
 }
 
@@ -196,7 +199,7 @@ function renderActions(v) {
   turn.textContent = `Your move as the ${actor.caver.toUpperCase()} · ${tm.ap} AP left`;
   turn.className = "yours";
   v.board.legal.forEach((a, i) => {
-    const b = node("button", {type: "button", class: "action", "data-action": a.id,
+    const b = node("button", {type: "button", class: "action", "data-action": a.id, "data-name": a.name,
       title: a.detail || a.name}, null, box);
     node("kbd", {}, i < 9 ? String(i + 1) : "", b);
     node("span", {class: "name"}, ` ${a.name}`, b);

@@ -103,7 +103,7 @@ const ItcPage = (() => {
         el("rect", {x: qx * C + 2, y: qy * C + 2, width: C / 2 - 4, height: C / 2 - 4,
           fill: rgb(pal.kinds[drawn ? drawn.kind : "plain"])}, mg);
         walls(mg, qx, qy, a.open, 0.5, 3);
-        el("title", {}, mg, `${a.name}: ${a.note}`);
+        el("title", {}, mg, `${a.label || a.name}: ${a.note}`);
         mg.addEventListener("click", (ev) => onPick([a], ev));
       }
     }
@@ -145,9 +145,10 @@ const ItcPage = (() => {
     turn.textContent = `Your move as TEAM ${tm.actor} · ${ap}` + (tm.exhausted ? " · exhausted: crawl only" : "");
     turn.className = "yours";
     v.board.legal.forEach((a, i) => {
-      const b = node("button", {type: "button", class: "action", "data-action": a.id, title: a.note || a.name}, null, box);
+      const b = node("button", {type: "button", class: "action", "data-action": a.id, "data-name": a.name,
+        title: a.note || a.label || a.name}, null, box);
       node("kbd", {}, i < 9 ? String(i + 1) : "", b);
-      node("span", {class: "name"}, ` ${a.name}`, b);
+      node("span", {class: "name"}, ` ${a.label || a.name}`, b);
       if (a.note) node("span", {class: "cost"}, ` ${a.note}`, b);
       b.addEventListener("click", () => opts.act(a.id));
     });
