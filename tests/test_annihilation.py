@@ -58,9 +58,9 @@ def test_no_reveal_into_the_zone_and_its_sides_are_not_open():  # R-ANN-2
 
 
 def test_a_rotation_opening_only_into_the_zone_closes_the_cave():  # R-ANN-2 with R-CON-4
-    # start:NE (N to the exit): (0,1) is in the zone now, (2,1) across the open E side is free. A corner revealed
+    # start:NE:x (N to the exit): (0,1) is in the zone now, (2,1) across the open E side is free. A corner revealed
     # east must open W; turned 270 its other side faces the zone cell (2,0), which would leave no open side.
-    g = ann_game(EXIT_NORTH, ".          start:NE    .", cavers="diver@1,1 medic@1,1", stack="normal:L")
+    g = ann_game(EXIT_NORTH, ".          start:NE:x    .", cavers="diver@1,1 medic@1,1", stack="normal:L")
     assert int(g.st.open_sides[0]) == 1
     g.play("reveal E")
     t = g.tile(2, 1)
@@ -101,7 +101,7 @@ def test_an_unstable_tile_collapses_on_any_of_its_three_numbers():  # R-ANN-3 wi
 def test_a_bomb_tile_is_placed_even_when_every_rotation_closes_the_cave():  # R-ANN-4
     # The cell east of the start: the zone to its north, closed tiles east and south. A normal T there would close
     # the cave and is discarded (R-CON-4); the bomb tile after it is placed anyway.
-    rows = (EXIT_NORTH + "  .", ".          start:NE    .          normal:", ".          .           normal:")
+    rows = (EXIT_NORTH + "  .", ".          start:NE:x    .          normal:", ".          .           normal:")
     g = ann_game(*rows, cavers="diver@1,1 medic@1,1", stack="normal:T bomb")
     g.play("reveal E")
     assert g.legal() == {"rotate 90", "rotate 180", "rotate 270"}  # every rotation opening toward the start
@@ -192,7 +192,7 @@ def test_a_bomb_still_in_the_stack_is_a_defeat():  # R-ANN-9: placed, in the sta
     assert g.result() == "defeat"
 
 
-NEAR_BOMBS = scene(EXIT_NORTH, "bomb:ES  start:NESW  bomb:WS", ".  bomb:N  .",
+NEAR_BOMBS = scene(EXIT_NORTH, "bomb:ES:x  start:NESW  bomb:WS:x", ".  bomb:N  .",
                    cavers="diver@1,1:bombs=1 medic@0,1:bombs=1 scout@2,1 leader@1,2:bombs=1",
                    stack="normal:4 normal:T gas:L water:I normal:L", deck="tremor gas horror cave-in out-of-time")
 

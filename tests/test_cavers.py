@@ -93,7 +93,7 @@ def test_scout_moves_onto_a_horror_tile_and_through_it():  # R-CAV-2, R-HOR-5, R
 
 
 def test_geologist_excavates_here_and_on_a_connected_tile_for_one_ap():  # R-CAV-3, R-ACT-12
-    g = Game(scene("start:NESW cave-in:EW:* cave-in:W:*", ".  cave-in:N:*  .", cavers="geologist@1,0 medic@0,0"))
+    g = Game(scene("start:NESW cave-in:EW:*x cave-in:W:*", ".  cave-in:N:*  .", cavers="geologist@1,0 medic@0,0"))
     assert only(g.legal(), "excavate") == {"excavate here", "excavate E"}  # (1,1) is behind a wall
     g.play("excavate E")
     assert g.ap == 1 and g.actor() == "geologist"
@@ -148,7 +148,7 @@ def test_gear_only_for_the_climber_on_a_ledge_or_slide_with_tokens():  # R-CAV-5
 
 
 def test_climber_runs_through_squeeze_and_rubble():  # R-CAV-5, R-ACT-8, R-ACT-16
-    text = scene("start:NESW squeeze:EW cave-in:EW:* normal:W", cavers="climber@0,0 medic@0,0")
+    text = scene("start:NESW squeeze:EW cave-in:EW:*x normal:W", cavers="climber@0,0 medic@0,0")
     g = Game(text)
     assert only(g.legal(), "move") == {"move E"}
     g.play("run", "run step E")
@@ -235,7 +235,7 @@ def _round(tiles: str, cavers: str, deck: str, dice: str = "") -> dict:
     return g.hp()
 
 
-WATER, GAS, CAVE = "start:NESW water:EW water:W", "start:NESW gas:EW gas:W", "start:NESW cave-in:EW:12 cave-in:W:12"
+WATER, GAS, CAVE = "start:NESW water:EW water:W", "start:NESW gas:EW gas:W", "start:NESW cave-in:EW:12x cave-in:W:12"
 
 
 @pytest.mark.parametrize("tiles, deck, dice, hp", [

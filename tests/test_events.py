@@ -51,7 +51,7 @@ def test_tremor_rolls_one_die_per_seat_and_names_the_cause():  # R-HZ-1, R-HZ-8,
 
 
 def test_a_horror_hunts_and_knocks_out():  # R-HOR-3, R-HOR-5
-    g = logged(scene("start:E normal:EW normal:EW horror:EW normal:W", cavers="medic@4,0 leader@0,0",
+    g = logged(scene("start:E normal:EW normal:EW horror:EW:x normal:W", cavers="medic@4,0 leader@0,0",
                      horrors="3,0", actor="leader", deck="gas"))
     g.play("end turn")
     ev = decode(g.st)

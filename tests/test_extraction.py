@@ -19,9 +19,9 @@ from subterra_env.core.rules import Core
 from subterra_env.events import decode, set_logging
 
 LINE = "start:E normal:EW normal:EW normal:EW normal:W"  # five tiles in a row
-SANCT = "start:E normal:EW sanctuary:EW normal:EW normal:W"  # the sanctuary in the middle
+SANCT = "start:E normal:EW sanctuary:EW:x normal:EW normal:W"  # the sanctuary in the middle
 # A loop: the short way from (4,0) to the start crosses the sanctuary (4 steps), the long way row 1 (6 steps).
-LOOP = ("start:ES  normal:EW  sanctuary:EW  normal:EW  normal:SW",
+LOOP = ("start:ES:x  normal:EW  sanctuary:EW:x  normal:EW  normal:SW",
         "normal:NE normal:EW  normal:EW     normal:EW  normal:NW")
 
 
@@ -68,7 +68,7 @@ def test_leaper_cards_join_the_pool_after_removals_deal_sizes_unchanged(difficul
 # ---------------------------------------------------------------------------------------------- leaper cards
 def test_leaper_card_moves_every_monster_then_spawns_a_leaper_by_its_own_paths():  # R-EXT-3, R-EXT-7
     # Horror tiles at (3,0) (3 steps from the leader, through the sanctuary) and (0,4) (4 steps).
-    rows = ("start:ES  normal:EW  sanctuary:EW  horror:W", "normal:NS", "normal:NS", "normal:NS", "horror:N")
+    rows = ("start:ES:x  normal:EW  sanctuary:EW:x  horror:W", "normal:NS", "normal:NS", "normal:NS", "horror:N")
     g = ext(*rows, cavers="leader@0,0", deck="leaper")
     g.play("end turn")
     assert g.leapers() == [(0, 4)] and g.horrors() == []  # not (3,0): the leaper's path may not cross (2,0)
@@ -97,7 +97,7 @@ def test_at_most_three_leapers_besides_three_horrors(kind, spawned):  # R-EXT-4
 
 def test_either_kind_spawns_only_on_a_horror_tile_without_a_monster():  # R-EXT-4
     # horror tiles 4 and 2 steps from the leader; the horror phase and the card take the horror onto the nearer
-    g = ext("horror:E normal:EW horror:EW normal:EW start:W", cavers="leader@4,0", horrors="0,0", deck="leaper")
+    g = ext("horror:E normal:EW horror:EW:x normal:EW start:W", cavers="leader@4,0", horrors="0,0", deck="leaper")
     g.play("end turn")
     assert g.horrors() == [(2, 0)] and g.leapers() == [(0, 0)]
 

@@ -32,7 +32,7 @@ def test_goes_around_a_leaper_like_a_horror(leaper, first_step):  # R-EXT-4
     assert decisions(f"""
 map:
   normal:ES  normal:EW  normal:EW  normal:SW
-  start:NES  .          .          exit:N
+  start:NES:x  .          .          exit:N
   normal:NE  normal:EW  normal:EW  normal:NW
 cavers: diver@0,1 leader@0,1 scout@0,1 medic@0,1
 leapers: {leaper}
@@ -45,7 +45,7 @@ actor: diver
 def test_takes_refuge_on_the_sanctuary(east, decision):  # R-EXT-7: no monster picks a caver there
     assert decisions(f"""
 map:
-  normal:E  normal:EW  normal:EW  start:EW  {east}:W
+  normal:E  normal:EW  normal:EW  start:EW:x  {east}:W
 cavers: diver@3,0 leader@3,0 scout@3,0 medic@3,0
 leapers: 0,0
 actor: diver

@@ -23,7 +23,7 @@ def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
 
 
 MAP = """map:
-  start:E  normal:EW  sanctuary:EW  normal:EW  horror:W
+  start:E  normal:EW  sanctuary:EW:x  normal:EW  horror:W
 cavers: diver@0,0:samples=1 medic@0,0:hp=0:samples=2 leader@2,0 climber@0,0
 leapers: 3,0:1 4,0:0
 horrors: 4,0:2

@@ -25,7 +25,7 @@ def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
 
 
 MAP = """map:
-  start:E  item:EW:I  item:W
+  start:E  item:EW:Ix  item:W
 cavers: diver@0,0:items=flare,wetsuit medic@2,0:items=gas-mask leader@0,0 scout@0,0
 items: shovel grenade
 doom: on

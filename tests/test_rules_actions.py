@@ -269,7 +269,7 @@ def test_half_open_edge_is_a_wall_and_no_diagonals():  # R-CON-1
 
 
 def test_horrors_path_through_connected_edges_ignoring_hazards():  # R-CON-2
-    g = Game(scene("start:S squeeze:S:*", "cave-in:NE:* water:NW:~", cavers=DM, horrors="1,0"))
+    g = Game(scene("start:S squeeze:S:*", "cave-in:NE:* water:NW:~x", cavers=DM, horrors="1,0"))
     path = []
     for _ in range(3):
         g.play("end turn", "end turn")
@@ -301,7 +301,7 @@ def test_dead_end_that_closes_the_cave_is_discarded():  # R-CON-4
 
 
 def test_open_side_counts_whatever_rubble_and_exit_never_discarded():  # R-CON-4
-    g = Game(scene("start:ES", "cave-in:NS:*", cavers=DM, stack="normal:D exit"))
+    g = Game(scene("start:ES:x", "cave-in:NS:*x", cavers=DM, stack="normal:D exit"))
     g.play("reveal E")  # the open side below the rubble keeps the cave open: the dead end is placed
     assert int(g.st.t_open[0, g.tile(1, 0)]) == 0b1000 and int(g.st.open_sides[0]) == 1
     g2 = Game(scene("start:E", cavers=DM, stack="exit normal:I"))

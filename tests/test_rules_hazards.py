@@ -16,7 +16,7 @@ from subterra_env.config import GameConfig
 from subterra_env.core.catalogue import C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, X2, build
 
 LINE9 = "horror:E normal:EW normal:EW normal:EW start:NESW normal:EW normal:EW normal:EW horror:W"
-ROW5 = "start:E normal:EW normal:EW horror:EW normal:W"  # a horror tile 3 steps east of the start
+ROW5 = "start:E normal:EW normal:EW horror:EW:x normal:W"  # a horror tile 3 steps east of the start
 
 
 # ---------------------------------------------------------------- R-HOR
@@ -27,7 +27,7 @@ ROW5 = "start:E normal:EW normal:EW horror:EW normal:W"  # a horror tile 3 steps
     ("diver", "medic", (1, 0)),  # diver (1) beats medic (6), though N-E-S-W would favour east
 ])
 def test_horror_tie_picks_lowest_rank(west, east, horror_to):  # R-HOR-2, R-HOR-3
-    g = Game(scene("start:E normal:EW horror:EW normal:EW normal:W", cavers=f"{west}@0,0 {east}@4,0", horrors="2,0",
+    g = Game(scene("start:E normal:EW horror:EW:x normal:EW normal:W", cavers=f"{west}@0,0 {east}@4,0", horrors="2,0",
                    actor=east))
     g.play("end turn")
     assert g.horrors() == [horror_to]
@@ -55,7 +55,8 @@ def test_control_closer_caver_is_the_victim():  # R-HOR-2, R-HOR-5
 
 
 def test_exit_caver_is_no_victim_and_safe_from_horrors():  # R-HOR-2, R-HOR-5, R-TILE-1
-    g = Game(scene("start:E normal:EW exit:EW horror:W", cavers="medic@2,0 leader@0,0", horrors="3,0", actor="leader"))
+    g = Game(scene("start:E normal:EW exit:EW:x horror:W", cavers="medic@2,0 leader@0,0", horrors="3,0",
+                   actor="leader"))
     g.play("end turn")
     assert g.horrors() == [(2, 0)] and g.hp() == {"medic": 3, "leader": 3}  # on the exit with the horror
 
@@ -78,7 +79,7 @@ def test_horrors_move_oldest_first_and_knockouts_change_victims():  # R-HOR-3, R
 
 
 def test_equal_paths_first_direction_north():  # R-HOR-3
-    g = Game(scene("start:ES normal:SW", "normal:NE horror:NW", cavers="diver@0,0 leader@0,0", horrors="1,1",
+    g = Game(scene("start:ES:x normal:SW", "normal:NE horror:NW", cavers="diver@0,0 leader@0,0", horrors="1,1",
                    actor="leader"))
     g.play("end turn")
     assert g.horrors() == [(1, 0)]
@@ -102,7 +103,7 @@ def test_spawn_on_closest_horror_tile():  # R-HOR-4, R-HZ-5, R-TILE-10
 
 
 def test_spawn_tie_goes_to_the_tile_placed_first():  # R-HOR-4
-    g = Game(scene(".  horror:S", "horror:E  start:NW", cavers="diver@1,1 leader@1,1", deck="horror", actor="leader"))
+    g = Game(scene(".  horror:S", "horror:E  start:NW:x", cavers="diver@1,1 leader@1,1", deck="horror", actor="leader"))
     g.play("end turn")
     assert g.horrors() == [(1, 0)] and g.hp() == {"diver": 3, "leader": 3}
 
@@ -132,7 +133,7 @@ def test_horror_moving_onto_hidden_caver_still_knocks_out():  # R-HOR-5, R-ACT-1
 
 
 def test_spawn_onto_a_hidden_caver():  # R-HOR-5, R-HOR-4
-    g = Game(scene("start:E normal:EW horror:EW normal:W", cavers="medic@2,0:hidden leader@0,0", deck="horror",
+    g = Game(scene("start:E normal:EW horror:EW:x normal:W", cavers="medic@2,0:hidden leader@0,0", deck="horror",
                    actor="leader"))
     g.play("end turn")
     assert g.horrors() == [(2, 0)] and g.hp() == {"medic": 0, "leader": 3}
@@ -199,7 +200,7 @@ def test_gas_x2_doubles_on_tile_damage_not_entering():  # R-HZ-3, R-HZ-6
 
 
 def test_cave_in_rubbles_matching_tiles_and_hurts_three():  # R-HZ-4, R-TILE-5
-    g = Game(scene("start:NESW cave-in:EW:12 cave-in:W:36", "cave-in:N:24* .  .",
+    g = Game(scene("start:NESW cave-in:EW:12x cave-in:W:36", "cave-in:N:24* .  .",
                    cavers="diver@1,0 medic@2,0 leader@0,1 geologist@0,0", deck="cave-in", dice="2", actor="geologist"),
              health=5)
     g.play("end turn")
@@ -245,7 +246,7 @@ def test_flood_x2_hurts_twice():  # R-HZ-6
 
 @pytest.mark.parametrize("dice, hp, rubble", [("1 3", (2, 2), [True, True]), ("1 2", (2, 5), [True, False])])
 def test_cave_in_x2_rolls_twice(dice, hp, rubble):  # R-HZ-6, R-TILE-5
-    g = Game(scene("start:NESW cave-in:EW:12 cave-in:W:36", cavers="diver@1,0 medic@2,0 leader@0,0",
+    g = Game(scene("start:NESW cave-in:EW:12x cave-in:W:36", cavers="diver@1,0 medic@2,0 leader@0,0",
                    deck="cave-in:x2", dice=dice, actor="leader"), health=5)
     g.play("end turn")
     assert (g.hp("diver"), g.hp("medic")) == hp  # a tile with rubble does not cave in again

@@ -199,7 +199,7 @@ dice: 1 1 1 6 6 6
 def test_horror_phase_comes_before_hazard_phase():  # R-RND-1
     g = Game("""
 map:
-  start:NESW normal:EW horror:EW normal:EW normal:W
+  start:NESW normal:EW horror:EW:x normal:EW normal:W
 cavers: diver@4,0:hp=1 leader@0,0
 horrors: 2,0
 deck: tremor

@@ -76,6 +76,8 @@ to); "end turn" declines and hands the turn back to the Leader.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..config import CAVER_NAMES
@@ -218,12 +220,34 @@ class IllegalActionError(ValueError):
     """An action that the acting caver may not take now; the message lists the legal ones."""
 
 
-def action_id(name: str) -> int:
-    """Id of an action by its name, e.g. ``action_id("move E")``; names as in ACTION_NAMES."""
+def scenarios_with(action: int) -> list[str]:
+    """The scenarios whose action space holds id ``action`` (the base game's ids are in every one)."""
+    return [sc for sc, n in _SCENARIO_ACTIONS.items() if 0 <= action < n]
+
+
+def action_id(name: str, scenario: Any = None) -> int:
+    """Id of an action by its name, e.g. ``action_id("move E")``; names as in ACTION_NAMES (every scenario's).
+
+    ``scenario``: a scenario name or a config (anything with a ``scenario`` field, a ``GameConfig``): the id must
+    be in that scenario's action space (masks are ``num_actions(scenario)`` wide: 90, 107 or 154), else a
+    ValueError names the scenarios that have the action, rather than an IndexError later on a mask."""
     try:
-        return _ID[name]
+        a = _ID[name]
     except KeyError:
         raise ValueError(f"unknown action name {name!r}; known: {ACTION_NAMES}") from None
+    if scenario is None:
+        return a
+    sc = scenario if isinstance(scenario, str) else getattr(scenario, "scenario", None)
+    if sc not in _SCENARIO_ACTIONS:
+        raise ValueError(f"scenario {scenario!r}: expected one of {list(_SCENARIO_ACTIONS)} or a config with a "
+                         "'scenario' field")
+    if a >= _SCENARIO_ACTIONS[sc]:
+        have = scenarios_with(a)
+        who = f"scenario {have[0]!r} has it" if len(have) == 1 else \
+            f"scenarios {', '.join(repr(x) for x in have)} have it"
+        raise ValueError(f"action {name!r} (id {a}) is not in the action space of scenario {sc!r} (ids 0.."
+                         f"{_SCENARIO_ACTIONS[sc] - 1}, masks {_SCENARIO_ACTIONS[sc]} wide): {who}")
+    return a
 
 
 def describe(action: int) -> str:
