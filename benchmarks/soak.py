@@ -1,7 +1,9 @@
-"""Soak test: many random legal games over mixed settings, the rules' invariants checked every step.
+"""Soak test: many games over mixed settings, played by the heuristic with random legal actions mixed in, the
+rules' invariants checked every step.
 
     python benchmarks/soak.py [--games 100000] [--batch 2048] [--check-every 1] [--seed 0] [--out PATH]
     python benchmarks/soak.py --lanes scenarios       # only the expansion scenarios' lanes (or --lanes 0 3 8)
+    python benchmarks/soak.py --epsilon 1             # every action uniformly random (the soak before issue 40)
     python benchmarks/soak.py --replay LANE:SEED      # replay one reported game alone, checked every step
     python benchmarks/soak.py --game in_the_cave ...  # In the Cave's soak instead (benchmarks/soak_itc.py)
 
@@ -9,9 +11,16 @@ Why: the rule tests cover chosen situations; a long soak finds the rare ones (a 
 game that never ends, memory that keeps growing). Each settings lane (LANES: the base game's SETTINGS, which
 the golden trajectories also record, then the built scenarios') is one batch of `--batch` games
 on its own Core; lanes are stepped in turn and every finished slot is refilled at once with a new seed
-(``state.put(idx, core.init(seeds))``), so batches stay full until the last games drain. Actions are drawn
-uniformly among the legal ones from a per-game stream keyed by (seed, decision number), so any reported game
-replays alone, exactly, from its lane and seed.
+(``state.put(idx, core.init(seeds))``), so batches stay full until the last games drain.
+
+Who plays: uniformly random play never gets a caver out (issue 40: 100% defeats in every lane), so escapes,
+medals, the exit's immunity, Out of Time with cavers on the exit and the scenarios' wins went unchecked. Each
+decision is the compiled heuristic's (agents/heuristic), except that with the lane's probability epsilon
+(LANE_EPSILON, or --epsilon for every lane) it is a uniformly random legal action instead: the heuristic takes the
+games to the endgame, the random actions take them where the heuristic never goes. The heuristic draws no random
+numbers and the coin and the random action come from per-game streams keyed by (seed, decision number), so any
+reported game replays alone, exactly, from its lane, seed and epsilon. The report gives each lane's medal mix,
+the games that ended with at least one caver out and the wins (a medal; in a scenario, its win condition met).
 
 Prints a progress line every few seconds and a table at the end, writes JSON (default
 benchmarks/results/soak.json) and exits non-zero on any error. Each error in the JSON names its lane and
@@ -39,6 +48,10 @@ from subterra_env.core import rng
 from subterra_env.core.invariants import InvariantError, check_invariants, snapshot
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RESULT_NAMES, RUNNING, State
+from subterra_env.info import game_info
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # agents/ when run as a script from anywhere
+from agents.heuristic import HeuristicAgent  # noqa: E402
 
 SETTINGS: tuple[dict[str, Any], ...] = (
     {},
@@ -65,8 +78,16 @@ SCENARIO_LANES: tuple[dict[str, Any], ...] = (
     {"scenario": "investigation", "num_cavers": 5, "difficulty": "advanced", "explicit_reactions": True},
 )
 LANES: tuple[dict[str, Any], ...] = SETTINGS + SCENARIO_LANES
+# Each lane's chance that a decision is random rather than the heuristic's. Spread so that some lanes play close
+# to the heuristic (most games reach the exit) and others wander more (stranger positions, still >= 30% of games
+# with a caver out: at 256 games a lane, epsilon 0.1 leaves extraction with biosamples (lane 10) at 30% and lane
+# 5 at 36%; epsilon 0.03 keeps every lane above 45%).
+LANE_EPSILON: tuple[float, ...] = (0.01, 0.03, 0.06, 0.01, 0.03, 0.03, 0.01, 0.03,
+                                   0.01, 0.03, 0.01, 0.03, 0.06, 0.01, 0.03)
+assert len(LANE_EPSILON) == len(LANES)
 DEFAULT_OUT = Path(__file__).parent / "results" / "soak.json"
 _ACTION_SALT = np.uint64(0xA11C7)  # separates the action stream from the game's own dice stream
+_COIN_SALT = np.uint64(0xC017)  # separates the heuristic-or-random coin from the random action's draw
 _MAX_STORED_ERRORS = 100
 _MAX_ISOLATIONS = 5  # crashes whose game is searched for by replay (each costs a few seconds)
 
@@ -85,17 +106,49 @@ def choose_actions(keys: np.ndarray, steps: np.ndarray, mask: np.ndarray) -> np.
     return np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
 
 
-def replay(cfg: GameConfig, seeds: list[int], max_steps: int) -> BaseException | None:
+def random_decisions(keys: np.ndarray, steps: np.ndarray, epsilon: float) -> np.ndarray:
+    """(B,) bool: decision number `steps` of each game is a random one (probability epsilon), from a stream of its
+    own (the random action's draw stays the same as with epsilon 1, so --epsilon 1 plays the old soak's games)."""
+    if epsilon >= 1:
+        return np.ones(len(keys), dtype=bool)
+    draw = rng.stream(rng.mix(keys ^ _COIN_SALT), steps.astype(np.uint64), 1)[:, 0]
+    return (draw >> np.uint64(11)).astype(np.float64) * 2.0 ** -53 < epsilon
+
+
+class Player:
+    """The soak's player for one Core: the heuristic, with a random legal action at probability epsilon."""
+
+    def __init__(self, core: Core, st: State, epsilon: float):
+        self.core, self.epsilon = core, epsilon
+        # decide() is given the core and state on each call; the binding only satisfies the constructor
+        self.agent = HeuristicAgent(_Bound(core, st))
+
+    def actions(self, st: State, keys: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions = choose_actions(keys, st.steps, mask)
+        planned = np.flatnonzero((st.result == RUNNING) & ~random_decisions(keys, st.steps, self.epsilon))
+        if len(planned):
+            actions[planned] = self.agent.decide(self.core, st, planned, mask[planned])
+        return actions
+
+
+@dataclass
+class _Bound:
+    core: Core
+    state: State
+
+
+def replay(cfg: GameConfig, seeds: list[int], max_steps: int, epsilon: float) -> BaseException | None:
     """Play these games as the soak did, checking every step; the first exception, or None."""
     try:
         core = Core(cfg)
         st = core.init(np.asarray(seeds, dtype=np.int64))
         keys = action_keys(np.asarray(seeds, dtype=np.int64))
+        player = Player(core, st, epsilon)
         mask = core.legal_mask(st)
         check_invariants(cfg, None, st, mask)
         while (st.result == RUNNING).any() and st.steps.max() < max_steps:
             before = snapshot(st)
-            core.step(st, choose_actions(keys, st.steps, mask))
+            core.step(st, player.actions(st, keys, mask))
             mask = core.legal_mask(st)
             check_invariants(cfg, before, st, mask)
     except Exception as e:  # noqa: BLE001 - reporting any failure is the point
@@ -103,14 +156,14 @@ def replay(cfg: GameConfig, seeds: list[int], max_steps: int) -> BaseException |
     return None
 
 
-def isolate(cfg: GameConfig, seeds: list[int], max_steps: int) -> list[int]:
+def isolate(cfg: GameConfig, seeds: list[int], max_steps: int, epsilon: float) -> list[int]:
     """Seeds among `seeds` whose game fails when replayed alone (bisection over batch replays)."""
-    if replay(cfg, seeds, max_steps) is None:
+    if replay(cfg, seeds, max_steps, epsilon) is None:
         return []
     if len(seeds) == 1:
         return seeds
     half = len(seeds) // 2
-    return isolate(cfg, seeds[:half], max_steps) + isolate(cfg, seeds[half:], max_steps)
+    return isolate(cfg, seeds[:half], max_steps, epsilon) + isolate(cfg, seeds[half:], max_steps, epsilon)
 
 
 # ---------------------------------------------------------------------------------------------- memory
@@ -149,12 +202,16 @@ class Lane:
     seeds: np.ndarray  # (B,) seed of the game in each slot
     keys: np.ndarray  # (B,) action-stream key of each slot
     counted: np.ndarray  # (B,) the slot's game counts toward --games and is not tallied yet
+    player: Player
     loops: int = 0
     games: int = 0
     failed: int = 0
     steps: int = 0  # decisions played in this lane (every running game, every step)
     game_steps: int = 0  # decisions of the games tallied as finished
     results: np.ndarray = field(default_factory=lambda: np.zeros(len(RESULT_NAMES), dtype=np.int64))
+    out_games: int = 0  # tallied games that ended with at least one caver out
+    out_results: np.ndarray = field(default_factory=lambda: np.zeros(len(RESULT_NAMES), dtype=np.int64))
+    cavers_out: int = 0  # cavers out, summed over the tallied games
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -174,7 +231,7 @@ class Lane:
     def step(self, check: bool) -> None:
         """One decision for every running game; invariants checked after it when `check`."""
         self.steps += int((self.st.result == RUNNING).sum())
-        actions = choose_actions(self.keys, self.st.steps, self.mask)
+        actions = self.player.actions(self.st, self.keys, self.mask)
         before = snapshot(self.st) if check else None
         self.core.step(self.st, actions)
         self.mask = self.core.legal_mask(self.st)
@@ -182,11 +239,25 @@ class Lane:
             check_invariants(self.core.cfg, before, self.st, self.mask)
 
 
-def new_lane(index: int, seeds: np.ndarray, counted: np.ndarray) -> Lane:
+    def tally(self, ended: np.ndarray) -> None:
+        """Count the results of the games in slots `ended` (over, counted, not tallied yet)."""
+        self.counted[ended] = False
+        self.games += len(ended)
+        self.game_steps += int(self.st.steps[ended].sum())
+        results = self.st.result[ended]
+        self.results += np.bincount(results, minlength=len(RESULT_NAMES))
+        out = np.array([game_info(self.st, int(g))["escaped"] for g in ended], dtype=np.int64)
+        self.cavers_out += int(out.sum())
+        self.out_games += int((out > 0).sum())
+        self.out_results += np.bincount(results[out > 0], minlength=len(RESULT_NAMES))
+
+
+def new_lane(index: int, seeds: np.ndarray, counted: np.ndarray, epsilon: float) -> Lane:
     """A lane of the given settings index playing `seeds`; `counted` marks the games that count."""
     core = Core(GameConfig(**LANES[index]))
     st = core.init(seeds)
-    lane = Lane(index, core, st, core.legal_mask(st), seeds.copy(), action_keys(seeds), counted.copy())
+    lane = Lane(index, core, st, core.legal_mask(st), seeds.copy(), action_keys(seeds), counted.copy(),
+                Player(core, st, epsilon))
     check_invariants(core.cfg, None, st, lane.mask)
     return lane
 
@@ -206,7 +277,7 @@ class Soak:
         for i in args.lanes:
             n = min(args.batch, self.budget())
             counted = np.arange(args.batch) < n
-            self.lanes.append(new_lane(i, self.new_seeds(args.batch), counted))
+            self.lanes.append(new_lane(i, self.new_seeds(args.batch), counted, lane_epsilon(args, i)))
 
     # --- counts
     def in_flight(self) -> int:
@@ -241,11 +312,8 @@ class Soak:
         """Tally the counted games that ended; fail the ones past --max-game-steps."""
         st = lane.st
         ended = np.flatnonzero(lane.counted & (st.result != RUNNING))
-        lane.counted[ended] = False
-        lane.games += len(ended)
+        lane.tally(ended)
         self.finished += len(ended)
-        lane.game_steps += int(st.steps[ended].sum())
-        lane.results += np.bincount(st.result[ended], minlength=len(RESULT_NAMES))
         stuck = np.flatnonzero(lane.counted & (st.steps >= self.args.max_game_steps))
         if len(stuck):
             self.fail_games(lane, stuck, f"did not end within {self.args.max_game_steps} decisions", during="play")
@@ -297,7 +365,8 @@ class Soak:
         if self.isolations >= _MAX_ISOLATIONS:
             return np.zeros(0, dtype=np.intp)
         self.isolations += 1
-        bad = isolate(lane.core.cfg, [int(s) for s in lane.seeds[live]], self.args.max_game_steps)
+        bad = isolate(lane.core.cfg, [int(s) for s in lane.seeds[live]], self.args.max_game_steps,
+                      lane.player.epsilon)
         return live[np.isin(lane.seeds[live], bad)]
 
     def record(self, lane: Lane, seed: int | None, game_step: int, message: str, during: str) -> None:
@@ -306,7 +375,8 @@ class Soak:
               file=sys.stderr, flush=True)
         if len(self.errors) < _MAX_STORED_ERRORS:
             self.errors.append({"lane": lane.index, "settings": _jsonable(lane.settings), "seed": seed,
-                                "game_step": game_step, "during": during, "error": message})
+                                "epsilon": lane.player.epsilon, "game_step": game_step, "during": during,
+                                "error": message})
 
     # --- the run
     def run(self) -> dict[str, Any]:
@@ -347,9 +417,22 @@ class Soak:
 
 
 def lane_report(lane: Lane) -> dict[str, Any]:
-    return {"lane": lane.index, "settings": _jsonable(lane.settings), "games": lane.games, "failed": lane.failed,
-            "steps": lane.steps, "steps_per_game": lane.game_steps / max(lane.games, 1),
-            "results": dict(zip(RESULT_NAMES, (int(n) for n in lane.results)))}
+    """The lane's counts; ``results`` is the medal mix, ``with_caver_out`` the games with >= 1 caver out at the
+    end and their medal mix, ``wins`` the games won (any medal: in a scenario lane, its win condition met)."""
+    games = max(lane.games, 1)
+    return {"lane": lane.index, "settings": _jsonable(lane.settings), "epsilon": lane.player.epsilon,
+            "games": lane.games, "failed": lane.failed,
+            "steps": lane.steps, "steps_per_game": lane.game_steps / games,
+            "results": dict(zip(RESULT_NAMES, (int(n) for n in lane.results))),
+            "with_caver_out": {"games": lane.out_games, "share": lane.out_games / games,
+                               "results": dict(zip(RESULT_NAMES, (int(n) for n in lane.out_results)))},
+            "cavers_out_per_game": lane.cavers_out / games,
+            "wins": int(lane.results[1:].sum()), "win_share": int(lane.results[1:].sum()) / games,
+            "scenario": lane.settings.get("scenario", "base")}
+
+
+def lane_epsilon(args: argparse.Namespace, index: int) -> float:
+    return LANE_EPSILON[index] if args.epsilon is None else args.epsilon
 
 
 def _jsonable(settings: dict[str, Any]) -> dict[str, Any]:
@@ -358,12 +441,13 @@ def _jsonable(settings: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------- output
 def print_table(rep: dict[str, Any]) -> None:
-    print(f"\n{'lane':<5}{'games':>9}{'failed':>8}{'steps/game':>12}  "
-          + "".join(f"{n:>8}" for n in RESULT_NAMES) + "  settings")
+    print(f"\n{'lane':<5}{'eps':>5}{'games':>9}{'failed':>7}{'steps/g':>8}  "
+          + "".join(f"{n:>8}" for n in RESULT_NAMES) + f"{'>=1 out':>9}{'out/g':>6}{'wins':>8}  settings")
     for ln in rep["lanes"]:
         shares = "".join(f"{100 * n / max(ln['games'], 1):7.1f}%" for n in ln["results"].values())
-        print(f"{ln['lane']:<5}{ln['games']:>9,}{ln['failed']:>8}{ln['steps_per_game']:>12.1f}  {shares}  "
-              f"{ln['settings'] or 'defaults'}")
+        print(f"{ln['lane']:<5}{ln['epsilon']:>5.2f}{ln['games']:>9,}{ln['failed']:>7}{ln['steps_per_game']:>8.1f}  "
+              f"{shares}{100 * ln['with_caver_out']['share']:>8.1f}%{ln['cavers_out_per_game']:>6.2f}"
+              f"{100 * ln['win_share']:>7.1f}%  {ln['settings'] or 'defaults'}")
     rss = rep["rss_mb"]
     rows = [("games", f"{rep['games']:,} ({rep['finished']:,} finished, {rep['failed']} failed, "
                       f"{rep['aborted']} aborted)"),
@@ -389,6 +473,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--progress-seconds", type=float, default=5.0)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON report (default {DEFAULT_OUT})")
     p.add_argument("--replay", metavar="LANE:SEED", help="replay one game alone, checked every step, and exit")
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="chance that a decision is a random legal action rather than the heuristic's, in every "
+                        "lane (default: each lane's LANE_EPSILON; 1: all random). A --replay needs the same value")
     p.add_argument("--lanes", nargs="+", default=["all"],
                    help=f"lanes to run: indices 0..{len(LANES) - 1} of LANES, 'base' (SETTINGS), 'scenarios' "
                         "(SCENARIO_LANES) or 'all' [default]")
@@ -403,15 +490,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"--lanes: indices 0..{len(LANES) - 1}")
     if args.games < 1 or args.batch < 1 or args.check_every < 1:
         p.error("--games, --batch and --check-every must be >= 1")
+    if args.epsilon is not None and not 0 <= args.epsilon <= 1:
+        p.error("--epsilon must be in 0..1")
     return args
 
 
-def replay_one(spec: str, max_steps: int) -> int:
+def replay_one(spec: str, args: argparse.Namespace) -> int:
     """--replay LANE:SEED: play that game alone as the soak did, checked every step; print how it ends."""
     lane, seed = (int(x) for x in spec.split(":"))
-    error = replay(GameConfig(**LANES[lane]), [seed], max_steps)
+    epsilon = lane_epsilon(args, lane)
+    error = replay(GameConfig(**LANES[lane]), [seed], args.max_game_steps, epsilon)
     outcome = "ok" if error is None else f"{type(error).__name__}: {error}"
-    print(f"lane {lane} {LANES[lane]} seed {seed}: {outcome}")
+    print(f"lane {lane} {LANES[lane]} seed {seed} epsilon {epsilon:g}: {outcome}")
     if error is not None:
         traceback.print_exception(error)
     return 0 if error is None else 1
@@ -428,9 +518,10 @@ def main(argv: list[str] | None = None) -> int:
         argv = argv[2:]
     args = parse_args(argv)
     if args.replay:
-        return replay_one(args.replay, args.max_game_steps)
-    print(f"soak: {args.games:,} games, {len(args.lanes)} settings lanes x {args.batch} games, "
-          f"invariants every {args.check_every} step(s)", flush=True)
+        return replay_one(args.replay, args)
+    who = "each lane's epsilon" if args.epsilon is None else f"epsilon {args.epsilon:g}"
+    print(f"soak: {args.games:,} games, {len(args.lanes)} settings lanes x {args.batch} games, heuristic with random "
+          f"actions at {who}, invariants every {args.check_every} step(s)", flush=True)
     rep = Soak(args).run()
     print_table(rep)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -33,6 +33,18 @@ def test_small_soak_is_clean_and_reports_everything(soak_itc, tmp_path):
     assert sum(sum(ln["results"].values()) for ln in rep["lanes"]) == 6
     assert rep["steps_total"] > 6 * 100
     assert set(rep["rss_mb"]) == {"start", "half", "end", "peak"} and rep["rss_mb"]["half"] is not None
+    # the heuristic (random actions at each lane's epsilon) ends these seeded games by the rules' own end, so the
+    # final scoring runs under the checker (uniformly random play truncated every game at max_rounds)
+    assert [ln["epsilon"] for ln in rep["lanes"]] == list(soak_itc.LANE_EPSILON)
+    assert [ln["results"]["ended"] for ln in rep["lanes"]] == [1, 1, 1, 1, 1, 1]
+    assert [ln["rules_end_share"] for ln in rep["lanes"]] == [1.0] * 6
+
+
+def test_epsilon_one_plays_at_random_and_truncates(soak_itc, tmp_path):
+    out = tmp_path / "soak.json"
+    assert soak_itc.main(["--games", "1", "--batch", "1", "--epsilon", "1", "--out", str(out)]) == 0
+    lane = json.loads(out.read_text())["lanes"][0]
+    assert (lane["epsilon"], lane["results"], lane["rules_end_share"]) == (1.0, {"ended": 0, "truncated": 1}, 0.0)
 
 
 def test_a_broken_invariant_names_a_replayable_seed(soak_itc, tmp_path, monkeypatch, capsys):
@@ -54,7 +66,7 @@ def test_a_broken_invariant_names_a_replayable_seed(soak_itc, tmp_path, monkeypa
     assert "step 30 reached" in first["error"]
     capsys.readouterr()
     assert soak_itc.main(["--replay", f"{first['lane']}:{first['seed']}"]) == 1
-    assert f"seed {first['seed']} step 30: step 30 reached" in capsys.readouterr().out
+    assert f"seed {first['seed']} epsilon {first['epsilon']:g} step 30: step 30 reached" in capsys.readouterr().out
     monkeypatch.setattr(soak_itc, "check", real)
     monkeypatch.setattr(soak_itc, "check_batch", real_batch)
     assert soak_itc.main(["--replay", f"{first['lane']}:{first['seed']}"]) == 0

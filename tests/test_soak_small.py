@@ -48,6 +48,35 @@ def test_small_soak_passes(soak: ModuleType, tmp_path: Path) -> None:
     assert all(sum(lane["results"].values()) == lane["games"] for lane in rep["lanes"])
 
 
+def test_small_soak_reaches_the_endgame(soak: ModuleType, tmp_path: Path) -> None:
+    """The heuristic with random actions mixed in gets cavers out and wins medals in every kind of lane, so the
+    checker sees escapes, medals and the scenarios' wins (uniformly random play: 100% defeats, none out)."""
+    _, rep = run_soak(soak, tmp_path / "soak.json", "--games", "375", "--batch", "25")
+    lanes = rep["lanes"]
+    assert [ln["epsilon"] for ln in lanes] == list(soak.LANE_EPSILON)
+    # literal counts of this seeded run (seeds 0..): games with >= 1 caver out and medals, lane by lane
+    assert [ln["with_caver_out"]["games"] for ln in lanes] == [16, 18, 18, 19, 14, 14, 21, 23, 18, 13, 10, 11, 16,
+                                                                 23, 21]
+    assert [ln["wins"] for ln in lanes] == [3, 2, 0, 4, 5, 5, 0, 9, 7, 0, 1, 5, 8, 3, 3]
+    assert sum(ln["results"]["silver"] for ln in lanes) == 10
+    assert all(ln["with_caver_out"]["share"] >= 0.3 for ln in lanes)
+    scenario_wins = {}
+    for ln in lanes:
+        scenario_wins[ln["scenario"]] = scenario_wins.get(ln["scenario"], 0) + ln["wins"]
+    assert scenario_wins == {"base": 28, "annihilation": 7, "extraction": 6, "investigation": 14}
+    # a medal needs a caver out: every won game is among the games with one out
+    assert all(ln["with_caver_out"]["results"]["bronze"] == ln["results"]["bronze"] for ln in lanes)
+
+
+def test_epsilon_one_is_the_uniform_random_soak(soak: ModuleType, tmp_path: Path) -> None:
+    """--epsilon 1 plays every decision at random: the old soak, which hardly ever gets a caver out."""
+    _, rep = run_soak(soak, tmp_path / "soak.json", "--games", "30", "--batch", "10", "--lanes", "0", "8", "12",
+                      "--epsilon", "1")
+    assert [ln["epsilon"] for ln in rep["lanes"]] == [1.0, 1.0, 1.0]
+    assert [ln["with_caver_out"]["games"] for ln in rep["lanes"]] == [0, 2, 0]
+    assert [ln["results"]["defeat"] for ln in rep["lanes"]] == [10, 10, 10]
+
+
 BAD_SEED, BAD_STEP = 3, 10  # lane 0's fourth game (seeds start at --seed << 32 = 0)
 
 
