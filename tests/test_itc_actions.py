@@ -134,7 +134,7 @@ def test_act5_act6_ropes_and_depth_tokens():
     """R-ITC-ACT-5, R-ITC-ACT-6: 25 m down: 1 rope + 1 AP entry, one traverse line token, the 25 m depth token; the edge
     stays roped: the next team pays only the entry, gets neither token. 50 m needs 2 ropes (3 AP)."""
     pos = Position()
-    d = pos.tile(0, -2, "descent", "NS", depth=25)
+    d = pos.tile(0, -2, "descent", "NS", depth=25, walled=True)
     pos.team(0, at=N_ARM, rope=1)
     pos.team(1, at=N_ARM, rope=1, consumable=1)
     pos.act("move_N")
@@ -166,7 +166,7 @@ def test_act5_rope_with_water_costs_its_own():
 def test_act6_no_depth_token_for_depth_zero_or_held():
     """R-ITC-ACT-6: climbing back to depth 0 over a new rope gives no depth token; a held depth is not taken twice."""
     pos = Position()
-    d = pos.tile(0, -2, "descent", "NS", depth=25)
+    d = pos.tile(0, -2, "descent", "NS", depth=25, walled=True)
     pos.team(0, at=d, rope=1)
     pos.act("move_S")
     assert pos.seat("POS", 0) == N_ARM and pos.seat("TRAV", 0) == 1
@@ -219,7 +219,7 @@ def test_act11_crawl():
 def test_act12_pack():
     """R-ITC-ACT-12: 2 AP on the home base, then free exchanges with the bank; the camera comes only from home."""
     pos = Position()
-    pos.act("pack", "take_consumable", "take_oxygen", "take_camera", "return_consumable", "pack_done")
+    pos.act("pack", "take_consumable", "take_oxygen2", "take_camera", "return_consumable", "pack_done")
     assert pos["AP"] == 3 and pos.bp(0, "oxygen2") == 1 and pos.bp(0, "camera") == 1 and pos.bp(0, "consumable") == 0
     assert int(pos.g[L.BANK + L.B_CONS]) == 50 and int(pos.g[L.BANK + L.B_OX]) == 19
     pos.act("pack")

@@ -166,8 +166,8 @@ def test_end1_completely_explored_triggers():
 def test_end2_final_rounds():
     """R-ITC-END-2: the trigger's round is completed (equal turns), then 3 more full rounds; then the end."""
     pos = Position()
-    pos.team(0, consumable=9)
-    pos.team(1, consumable=9)
+    pos.team(0, consumable=8)  # a full backpack (8 slots)
+    pos.team(1, consumable=8)
     pos.g[L.END_TRIG] = 1
     pos.g[L.END_LEFT] = 3
     seen = []

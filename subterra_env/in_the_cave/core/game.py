@@ -18,6 +18,9 @@ from . import layout as L
 from .actions import NUM_ACTIONS
 
 
+STEP_DONE, STEP_ILLEGAL, STEP_OVER = 0, 1, 2  # ItcCore.step's codes
+
+
 class ItcCore:
     def __init__(self, config: Any) -> None:
         self.config = config
@@ -31,7 +34,15 @@ class ItcCore:
         return G
 
     def step(self, G: np.ndarray, actions: np.ndarray | list[int]) -> np.ndarray:
-        """One action per game (codes: 0 done, 1 illegal and unchanged, 2 already over)."""
+        """One action per game; returns a (B,) int8 code per game, and never raises for a game's action:
+
+        - ``STEP_DONE`` (0): the action was taken;
+        - ``STEP_ILLEGAL`` (1): the action is not legal in that game now (out of range too): that game is unchanged;
+        - ``STEP_OVER`` (2): that game had already ended (or was truncated): unchanged.
+
+        Codes rather than an exception because one call steps a whole batch and one bad game must not stop the
+        others; the per-game interfaces raise instead: the AEC env and ``Position.act`` raise IllegalActionError
+        naming the legal actions. Check ``(codes == STEP_DONE).all()`` when driving ``ItcCore`` directly."""
         codes = np.zeros(G.shape[0], dtype=np.int8)
         kernels.step_batch(G, self.P, np.asarray(actions, dtype=np.int64), codes)
         return codes
