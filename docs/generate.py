@@ -139,8 +139,10 @@ SCALAR_MEANING: dict[str, str] = {
     "Scout redrew this placement": "the Scout has redrawn the tile being placed",
     # Annihilation
     "caver 0..5 bomb cards": "bomb cards caver k holds (public)",
-    "bomb tiles not placed": "bomb tiles still in the stack or held (where in the stack is hidden)",
-    "bomb tokens placed": "bomb tokens on the table; fewer than 3 at the end is a defeat (R-ANN-9)",
+    "bomb tiles not placed": "bomb tiles still in the stack or set aside (where in the stack is hidden)",
+    "bomb tokens placed": "bomb tokens on the table; the game is a defeat if any bomb tile (placed, in the stack or "
+                          "set aside) lacks a token at the end (R-ANN-9): with a dealt game's 3 bomb tiles, fewer "
+                          "than 3 tokens",
     # Extraction
     "caver 0..5 biosamples": "biosamples caver k holds (public; R-EXT-9)",
     "leapers in cave": "leapers on the table (at most 3, R-EXT-4)",
