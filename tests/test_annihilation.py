@@ -15,6 +15,7 @@ from subterra_env.core.actions import action_id
 from subterra_env.core.catalogue import BIT, T_BOMB, T_CAVE_IN, T_EXIT, build
 from subterra_env.core.invariants import check_invariants, snapshot
 from subterra_env.core.rules import Core
+from random_play import random_legal
 
 ANN = {"scenario": "annihilation"}
 # The exit north of the start; the zone is (0,-1) (1,-1) (2,-1) (0,0) (2,0); (0,1) and (2,1) lie across the
@@ -218,8 +219,7 @@ def test_random_annihilation_games_keep_every_invariant(where):  # R-ANN-1..9 wi
         if not mask.any():
             break
         # random legal play that prefers the scenario's actions when offered, so they are exercised
-        pick = np.array([rng.choice(np.flatnonzero(m[90:]) + 90) if m[90:].any() and rng.random() < 0.7
-                         else rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        pick = random_legal(mask, rng, prefer_from=90, prefer_p=0.7)
         tokens += int((pick == action_id("place bomb")).sum())
         transfers += int((pick > action_id("place bomb")).sum())
         before = snapshot(st)

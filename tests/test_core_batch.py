@@ -8,6 +8,7 @@ from subterra_env.config import GameConfig
 from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
+from random_play import random_legal
 
 
 def _trajectory(core: Core, seeds: np.ndarray, steps: int) -> tuple[list, list]:
@@ -19,7 +20,7 @@ def _trajectory(core: Core, seeds: np.ndarray, steps: int) -> tuple[list, list]:
         mask = core.legal_mask(st)
         masks.append(mask.copy())
         obs.append(np.concatenate([o.reshape(len(seeds), -1) for o in observe(core.cat, st, np.maximum(st.actor, 0), 5)], 1))
-        actions = np.array([p.choice(np.flatnonzero(m)) if m.any() else 0 for p, m in zip(pickers, mask)])
+        actions = random_legal(mask, pickers)
         core.step(st, actions)
     return masks, obs
 

@@ -9,6 +9,7 @@ from pettingzoo.test import api_test, seed_test
 import subterra_env
 from subterra_env import IllegalActionError, action_id
 from subterra_env.core.actions import NUM_ACTIONS
+from random_play import random_legal, play_random_aec
 
 
 def test_api_test_default() -> None:
@@ -50,7 +51,7 @@ def _play(e, seed: int, steps: int) -> list:
         obs, rew, term, trunc, info = e.last()
         if term or trunc:
             break
-        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        a = random_legal(obs["action_mask"], rng)
         trace.append((e.agent_selection, a, obs["observation"].sum(), rew))
         e.step(a)
     return trace
@@ -80,9 +81,10 @@ def test_illegal_action_names_action_and_legal_ones_and_changes_nothing() -> Non
 def test_terminate_illegal_wrapper_option() -> None:
     e = subterra_env.env(illegal_action="terminate")
     e.reset(seed=0)
-    e.step(action_id("move N"))
-    assert all(e.terminations.values())
-    assert e.rewards[e.agents[0]] == -1 or min(e.rewards.values()) == -1
+    assert e.agent_selection == "scout" and not e.observe("scout")["action_mask"][action_id("move N")]
+    e.step(action_id("move N"))  # illegal: the game ends, the offender alone gets -1
+    assert e.terminations == {"scout": True, "engineer": True, "climber": True, "bodyguard": True}
+    assert e.rewards == {"scout": -1, "engineer": 0, "climber": 0, "bodyguard": 0}
 
 
 def test_bad_settings_name_the_key() -> None:
@@ -99,13 +101,11 @@ def test_team_reward_at_the_end_is_the_same_for_everyone() -> None:
     e.reset(seed=5)
     rng = np.random.default_rng(5)
     totals = {a: 0.0 for a in e.agents}
-    for agent in e.agent_iter():
-        obs, rew, term, trunc, info = e.last()
-        totals[agent] += rew
-        if term or trunc:
-            e.step(None)
-            continue
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+    def add(agent: str, last: tuple) -> None:
+        totals[agent] += last[1]
+
+    info = play_random_aec(e, rng, on_last=add)
     assert info["result"] in (0, 1, 2, 3)  # defeat, bronze, silver, gold
     expected = (0.0, 1 / 3, 2 / 3, 1.0)[info["result"]]
     assert all(v == pytest.approx(expected) for v in totals.values())

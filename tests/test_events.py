@@ -11,6 +11,7 @@ from helpers import Game, scene
 from subterra_env.core.catalogue import C_TREMOR
 from subterra_env.core.state import HASH_FIELDS
 from subterra_env.events import Event, decode, set_logging
+from random_play import random_legal
 
 LOGGED = np.array([0])
 
@@ -89,7 +90,7 @@ def test_env_last_events_and_result():  # R-RND-4
     seen: set[str] = set()
     while env.agents:
         mask = env.legal_mask
-        env.step(int(rng.choice(np.flatnonzero(mask))))
+        env.step(random_legal(mask, rng))
         seen |= {e.kind for e in env.last_events}
         if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
             break

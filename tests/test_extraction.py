@@ -17,6 +17,7 @@ from subterra_env.core.catalogue import C_LEAPER, C_LEAPER_X2, SHAPES, T_EXIT, T
 from subterra_env.core.invariants import check_invariants, snapshot
 from subterra_env.core.rules import Core
 from subterra_env.events import decode, set_logging
+from random_play import random_legal
 
 LINE = "start:E normal:EW normal:EW normal:EW normal:W"  # five tiles in a row
 SANCT = "start:E normal:EW sanctuary:EW:x normal:EW normal:W"  # the sanctuary in the middle
@@ -275,8 +276,7 @@ def test_random_extraction_games_keep_every_invariant(biosamples):  # R-EXT-1..9
         mask = core.legal_mask(st)
         if not mask.any():
             break
-        pick = np.array([rng.choice(np.flatnonzero(m[90:]) + 90) if m[90:].any() and rng.random() < 0.5
-                         else rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        pick = random_legal(mask, rng, prefer_from=90, prefer_p=0.5)  # the scenario's actions exercised
         transfers += int((pick > action_id("place bomb")).sum())
         before = snapshot(st)
         core.step(st, pick)

@@ -15,15 +15,12 @@ import subterra_env
 from subterra_env import CAVER_NAMES
 from subterra_env.core.observe import SCALARS
 from subterra_env.info import INFO_KEYS, RESULTS, result_name
+from random_play import random_legal
 
 ROOT = Path(__file__).resolve().parents[1]
 RANK = SCALARS.index("caver 0 rank")
 NO_RLLIB = "Ray RLlib not installed (pip install -e '.[distributed]')"
 NO_TORCHRL = "TorchRL not installed (pip install -e '.[torchrl]')"
-
-
-def _random_legal(obs: dict, rng: np.random.Generator) -> int:
-    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
 
 
 # ------------------------------------------------------------------------------------------------ stable agents
@@ -170,7 +167,7 @@ def test_rllib_env_passes_rllibs_check_and_plays_games_with_any_cavers() -> None
     while games < 12:
         (agent, o), = obs.items()
         assert env.get_observation_space(agent).contains(o)
-        obs, rew, term, trunc, info = env.step({agent: _random_legal(o, rng)})
+        obs, rew, term, trunc, info = env.step({agent: random_legal(o["action_mask"], rng)})
         assert set(rew) == set(env.agents)
         if term["__all__"] or trunc["__all__"]:
             assert set(obs) == set(env.agents)  # a last observation for every caver (bootstrapping)
@@ -214,7 +211,7 @@ def test_rllib_pettingzoo_env_with_seat_names_over_many_games() -> None:
     while games < 8:
         (agent, o), = obs.items()
         assert w.observation_spaces[agent].contains(o)
-        obs, _, term, trunc, _ = w.step({agent: _random_legal(o, rng)})
+        obs, _, term, trunc, _ = w.step({agent: random_legal(o["action_mask"], rng)})
         if term["__all__"] or trunc["__all__"]:
             games += 1
             obs, _ = w.reset()

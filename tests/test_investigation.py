@@ -17,6 +17,7 @@ from subterra_env.core.catalogue import C_DOOM, ITEM_NAMES, NUM_ITEMS, SHAPES, T
 from subterra_env.core.invariants import check_invariants, snapshot
 from subterra_env.core.rules import Core
 from subterra_env.events import decode, set_logging
+from random_play import random_legal
 
 
 def inv(*rows: str, settings: dict | None = None, **keys) -> Game:
@@ -96,8 +97,7 @@ def test_random_investigation_games_keep_every_invariant(cavers):  # R-INV-1..20
         mask = core.legal_mask(st)
         if not mask.any():
             break
-        pick = np.array([rng.choice(np.flatnonzero(m[90:]) + 90) if m[90:].any() and rng.random() < 0.6
-                         else rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        pick = random_legal(mask, rng, prefer_from=90, prefer_p=0.6)  # the scenario's actions exercised
         used += np.bincount(pick[st.result < 0], minlength=used.shape[0])
         before = snapshot(st)
         core.step(st, pick)
@@ -426,7 +426,7 @@ def test_games_are_the_same_at_any_batch_size():  # R-INV-2 (the item deck from 
         rngs = [np.random.default_rng(s) for s in seeds]
         for _ in range(300):
             mask = core.legal_mask(st)
-            acts = np.array([r.choice(np.flatnonzero(m)) if m.any() else 0 for r, m in zip(rngs, mask)])
+            acts = random_legal(mask, rngs)
             core.step(st, acts)
         return [state_hash(st, b) for b in range(len(seeds))]
 

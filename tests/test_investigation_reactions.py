@@ -21,6 +21,7 @@ from subterra_env.core.reactions import REACT_ENTER, REACT_HAZARD
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_NONE, P_PLACE, P_RUN, REACTION_FIELDS
 from subterra_env.events import decode, set_logging
+from random_play import random_legal
 
 ANSWERS = {"use gas mask", "decline gas mask"}
 
@@ -237,7 +238,7 @@ def test_random_games_with_the_setting_keep_every_invariant(cavers):  # R-INV-18
         mask = core.legal_mask(st)
         if not mask.any():
             break
-        pick = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        pick = random_legal(mask, rng)
         answered += [int((pick[mask[:, A_GAS_MASK_USE]] == a).sum()) for a in (A_GAS_MASK_USE, A_GAS_MASK_DECLINE)]
         paused |= {int(r) for r in st.r_from[st.r_seat >= 0]}
         before = snapshot(st)

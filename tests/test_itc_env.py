@@ -9,6 +9,7 @@ from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from subterra_env.in_the_cave.core.game import ItcCore
 from subterra_env.in_the_cave.invariants import check
+from random_play import random_legal
 
 
 @pytest.mark.parametrize("kw", [{}, {"num_players": 4, "initial_pack": "fixed"}])
@@ -31,7 +32,7 @@ def test_spaces_hold_every_observation_and_state():
         assert e.unwrapped.state_space.contains(e.state())
         mask = e.observe(agent)["action_mask"]
         assert e.action_space(agent).n == NUM_ACTIONS and mask.any()
-        e.step(int(rng.choice(np.flatnonzero(mask))))
+        e.step(random_legal(mask, rng))
 
 
 def test_bad_action_names_legal_ones_and_keeps_state():
@@ -89,9 +90,7 @@ def random_game_checked(cfg, seed, max_steps=1500):
         mask = core.masks(G)[0]
         if not mask.any():
             break
-        legal = np.flatnonzero(mask)
-        p = w[legal] / w[legal].sum()
-        assert core.step(G, [int(rng.choice(legal, p=p))])[0] == 0
+        assert core.step(G, [random_legal(mask, rng, weights=w)])[0] == 0
         errs = check(G[0], cfg)
         assert not errs, errs
     return G[0]
@@ -135,7 +134,7 @@ def test_render_and_snapshots():
     rng = np.random.default_rng(1)
     first = []
     for _ in range(40):
-        a = int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])))
+        a = random_legal(e.observe(e.agent_selection)["action_mask"], rng)
         first.append(a)
         e.step(a)
     end = e.unwrapped.G.copy()
@@ -199,7 +198,7 @@ def test_vector_env_self_play():
         ended = 0
         total = np.zeros(4)
         for _ in range(400):
-            acts = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+            acts = random_legal(obs["action_mask"], rng)
             obs, rew, term, trunc, info = v.step(acts)
             assert np.allclose(rew.sum(1), 0.0)
             total += rew.sum(1)

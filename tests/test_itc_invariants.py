@@ -10,6 +10,7 @@ from subterra_env.in_the_cave import preset
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import ItcCore
 from subterra_env.in_the_cave.invariants import check, check_batch
+from random_play import random_legal
 
 CFG = preset("first_game", num_players=2, limited_bank=True)  # 8 backpack slots, 4 camp slots, 50/38/18 bank
 
@@ -28,8 +29,7 @@ def mid_game() -> np.ndarray:
     w = np.ones(81)
     w[0], w[13:34] = 0.05, 20.0
     for _ in range(400):
-        legal = np.flatnonzero(core.masks(G)[0])
-        core.step(G, [rng.choice(legal, p=w[legal] / w[legal].sum())])
+        core.step(G, [random_legal(core.masks(G)[0], rng, weights=w)])
     return G[0].copy()
 
 

@@ -11,6 +11,7 @@ from helpers import Game
 from subterra_env.config import GameConfig
 from subterra_env.core.catalogue import C_OUT_OF_TIME, T_EXIT, T_START, X2
 from subterra_env.core.rules import Core
+from random_play import random_legal
 
 SEEDS = np.arange(200)
 
@@ -291,7 +292,7 @@ def test_same_seed_same_game():  # R-RND-1, R-HZ-8: reproducible from the seed, 
     rng = np.random.default_rng(0)
     for _ in range(300):
         mask = core.legal_mask(a)
-        acts = np.array([rng.choice(np.nonzero(m)[0]) if m.any() else 0 for m in mask])
+        acts = random_legal(mask, rng)
         core.step(a, acts)
         core.step(b, acts[2:])
     assert a.take(np.array([2])).equals(b)

@@ -9,6 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from subterra_env.single import SubterraSingleAgentEnv
+from random_play import random_legal
 
 
 def test_gymnasium_check_env() -> None:
@@ -51,7 +52,7 @@ def test_a_game_plays_to_the_end_and_then_refuses_steps() -> None:
     rng = np.random.default_rng(4)
     total, term, trunc = 0.0, False, False
     while not (term or trunc):
-        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        obs, reward, term, trunc, info = env.step(random_legal(info["action_mask"], rng))
         total += reward
     assert info["result"] in (0, 1, 2, 3)  # defeat .. gold
     assert total == (0.0, 1 / 3, 2 / 3, 1.0)[info["result"]]

@@ -16,6 +16,7 @@ from subterra_env import GameOverError, IllegalActionError
 from subterra_env.config import ConfigError, load
 from subterra_env.core.observe import SCALARS, split_state
 from subterra_env.vector import BatchedGames, SubterraVectorEnv
+from random_play import random_legal, play_random_aec
 
 
 def _trace(e, steps: int, seed: int) -> list:
@@ -29,7 +30,7 @@ def _trace(e, steps: int, seed: int) -> list:
         obs, rew, term, trunc, info = e.last()
         out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), rew, term, trunc,
                     info["result"]))
-        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        e.step(None if term or trunc else random_legal(obs["action_mask"], rng))
     return out
 
 
@@ -149,10 +150,7 @@ def test_step_after_the_end_raises_game_over() -> None:
     e = subterra_env.env()
     e.reset(seed=2)
     _trace(e, 1, seed=0)
-    rng = np.random.default_rng(0)
-    for agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    play_random_aec(e, np.random.default_rng(0))
     with pytest.raises(GameOverError, match=r"after the game ended \(defeat\): call reset"):  # random play loses
         e.step(0)
     with pytest.raises(RuntimeError, match="reset"):

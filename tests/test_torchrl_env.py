@@ -21,14 +21,11 @@ import subterra_env  # noqa: E402
 from subterra_env.info import INFO_KEYS, batch_info, game_info  # noqa: E402
 from subterra_env.torchrl_env import SubterraTorchRLEnv  # noqa: E402
 from subterra_env.vector import SubterraVectorEnv  # noqa: E402
+from random_play import random_legal_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = subterra_env.preset("tiny")
 SMALL_WINDOW = {"obs_radius": 2, "max_cycles": 6}  # short games: several resets and truncations within a test
-
-
-def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
 
 class SeededPolicy:
@@ -38,7 +35,7 @@ class SeededPolicy:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, td: TensorDict) -> TensorDict:
-        td["action"] = torch.from_numpy(random_legal(td["action_mask"].numpy(), self.rng))
+        td["action"] = torch.from_numpy(random_legal_rows(td["action_mask"].numpy(), self.rng))
         return td
 
 
@@ -70,7 +67,7 @@ def test_rollout_equals_the_vector_env_step_for_step() -> None:
         np.testing.assert_array_equal(step["observation"].numpy(), obs["observation"])
         np.testing.assert_array_equal(step["scalars"].numpy(), obs["scalars"])
         np.testing.assert_array_equal(step["action_mask"].numpy(), info["action_mask"])
-        action = random_legal(info["action_mask"], rng)
+        action = random_legal_rows(info["action_mask"], rng)
         np.testing.assert_array_equal(step["action"].numpy(), action)
         obs, reward, term, trunc, info = vec.step(action)
         nxt = step["next"]
@@ -119,7 +116,7 @@ def test_a_slots_games_do_not_depend_on_the_batch_size() -> None:
         seen = []
         for _ in range(80):
             mask = td["action_mask"].numpy()
-            td["action"] = torch.tensor([random_legal(mask[i:i + 1], rngs[i])[0] for i in range(n)])
+            td["action"] = torch.tensor([random_legal_rows(mask[i:i + 1], rngs[i])[0] for i in range(n)])
             out, td = env.step_and_maybe_reset(td)
             seen.append(out[:2].clone())
         trajectories[n] = torch.stack(seen, 1)
@@ -150,7 +147,7 @@ def test_bad_actions_raise_naming_the_problem_and_change_nothing(make_action, ne
     with pytest.raises(ValueError, match=needle):
         env.step(td)
     assert env.games.state.equals(before)
-    td["action"] = torch.from_numpy(random_legal(legal.numpy(), np.random.default_rng(0)))
+    td["action"] = torch.from_numpy(random_legal_rows(legal.numpy(), np.random.default_rng(0)))
     env.step(td)  # the env still plays on
 
 

@@ -9,10 +9,7 @@ from subterra_env.core.actions import NUM_ACTIONS
 from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
 from subterra_env.vector import BatchedGames, SubterraVectorEnv
-
-
-def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+from random_play import random_legal_rows
 
 
 def _assert_slot_obs_equal(a: dict, i: int, b: dict, j: int) -> None:
@@ -31,7 +28,7 @@ def test_gymnasium_vector_env_spaces_masks_and_autoreset() -> None:
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(800):
-        obs, rew, term, trunc, info = env.step(_random_actions(info["action_mask"], rng))
+        obs, rew, term, trunc, info = env.step(random_legal_rows(info["action_mask"], rng))
         assert info["action_mask"].any(1).all()  # every slot always has a live game
         if term.any():
             finished += int(term.sum())
@@ -54,7 +51,7 @@ def test_slot_sequences_do_not_depend_on_num_envs() -> None:
     _assert_slot_obs_equal(ob, 17, os_, 0)
     rng = np.random.default_rng(5)
     for _ in range(300):
-        a = _random_actions(big.action_masks(), rng)
+        a = random_legal_rows(big.action_masks(), rng)
         ob, rb, tb, _, _ = big.step(a)
         os_, rs, ts, _, _ = small.step(a[17:18])
         _assert_slot_obs_equal(ob, 17, os_, 0)
@@ -128,7 +125,7 @@ def test_sb3_infos_carry_terminal_observation() -> None:
     venv.reset()
     rng = np.random.default_rng(1)
     for _ in range(600):
-        obs, rew, done, infos = venv.step(_random_actions(venv.action_masks(), rng))
+        obs, rew, done, infos = venv.step(random_legal_rows(venv.action_masks(), rng))
         for i in np.flatnonzero(done):
             assert venv.observation_space.contains(infos[i]["terminal_observation"])
             assert infos[i]["result"] in (0, 1, 2, 3)  # defeat .. gold
@@ -148,7 +145,7 @@ def test_sb3_infos_carry_episode_statistics_and_shared_keys() -> None:
     rng = np.random.default_rng(2)
     returns, lengths = np.zeros(4), np.zeros(4, dtype=int)
     for _ in range(2000):
-        obs, rew, done, infos = venv.step(_random_actions(venv.action_masks(), rng))
+        obs, rew, done, infos = venv.step(random_legal_rows(venv.action_masks(), rng))
         returns += rew
         lengths += 1
         for i in np.flatnonzero(done):
@@ -165,11 +162,11 @@ def test_copy_obs_false_alternates_two_buffers() -> None:
     rng = np.random.default_rng(0)
     first = games.reset()
     kept = {k: v.copy() for k, v in first.items()}
-    second = games.step(_random_actions(games.action_masks(), rng))[0]
+    second = games.step(random_legal_rows(games.action_masks(), rng))[0]
     # The previous step's arrays stay valid through one more step (what SB3's rollout collection reads) ...
     assert all(np.array_equal(first[k], kept[k]) for k in first)
     assert second["observation"] is not first["observation"]
-    third = games.step(_random_actions(games.action_masks(), rng))[0]
+    third = games.step(random_legal_rows(games.action_masks(), rng))[0]
     # ... and the step after that writes into them again.
     assert third["observation"] is first["observation"] and third["scalars"] is first["scalars"]
     grid, scalars = observe(games.core.cat, games.state, np.maximum(games.state.actor, 0), games.obs_radius)
@@ -179,7 +176,7 @@ def test_copy_obs_false_alternates_two_buffers() -> None:
 def test_copy_obs_true_returns_fresh_arrays_and_is_checked() -> None:
     games = BatchedGames(2)
     first = games.reset()
-    second = games.step(_random_actions(games.action_masks(), np.random.default_rng(1)))[0]
+    second = games.step(random_legal_rows(games.action_masks(), np.random.default_rng(1)))[0]
     assert games.copy_obs is True and second["observation"] is not first["observation"]
     assert first["observation"].base is None
     with pytest.raises(TypeError, match="copy_obs='no': expected True or False"):
