@@ -436,6 +436,15 @@ class Session:
              **({"name": self.labels[i]} if s.human else {}), **({"worlds": s.worlds} if s.kind == "search" else {})}
             for i, (r, s) in enumerate(zip(ranks, seats))])
         self.notice = ([self.bots_line] if self.bots_line else []) + list(notice or [])
+        self.intents: dict[int, str] = {}  # each bot seat's latest intent line (subterra_game.explain)
+
+    def bot_act(self, seat: int) -> int:
+        """The bot's decision at ``seat`` (its own, unchanged), keeping its intent line in ``intents``."""
+        from .explain import bot_decision
+
+        action, words = bot_decision(self, seat)
+        self.intents[seat] = words
+        return action
 
     # --- what the screen needs
     def title(self) -> str:
@@ -514,7 +523,7 @@ def play_session(session: Session, ui: Any, save: str | None = None, interactive
                 action = ui.choose(session, legal, title)
                 ui.add_events(session.apply(action, spec.player, time.monotonic() - t0))
             else:
-                action = session.bots[seat].act(env, seat)
+                action = session.bot_act(seat)
                 ui.add_events(session.apply(action, spec.player))
                 ui.bot_moved(session)
         except KeyboardInterrupt:

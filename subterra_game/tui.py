@@ -199,7 +199,9 @@ def health_text(hp: int, mx: int, dead: bool = False) -> Text:
 
 
 def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[int] = (), b: int = 0,
-               max_cycles: int | None = None, width: int | None = None) -> Panel:
+               max_cycles: int | None = None, width: int | None = None,
+               intents: dict[int, str] | None = None) -> Panel:
+    """The cavers, their health and flags (and each bot's intent line, ``intents``), then the team's counters."""
     humans = set(humans)
     actor = int(st.actor[b])
     tab = Table.grid(padding=(0, 1))
@@ -212,9 +214,11 @@ def team_panel(core: Core, st: State, players: Sequence[str], humans: Iterable[i
         name = Text(f"{rank} {CAVER_NAMES[rank - 1]}", style=f"bold {_rgb(TERM_CAVER[rank])}")
         flags = [{"unconscious": "knocked out", "on exit": "ON EXIT"}.get(f, f) for f in caver_flags(st, b, s)]
         who = Text(players[s] if s < len(players) else "?", style="bold" if s in humans else "dim")
+        flag_text = Text(", ".join(flags), style="bold green" if "ON EXIT" in flags else "yellow")
+        if intents and intents.get(s):
+            flag_text.append(("  " if flags else "") + f"› {intents[s]}", style="italic cyan")
         tab.add_row(Text("▶" if s == actor else " ", style="bold yellow"), name, who,
-                    health_text(int(st.c_hp[b, s]), int(st.c_max[b, s]), bool(st.c_dead[b, s])),
-                    Text(", ".join(flags), style="bold green" if "ON EXIT" in flags else "yellow"))
+                    health_text(int(st.c_hp[b, s]), int(st.c_max[b, s]), bool(st.c_dead[b, s])), flag_text)
     lines = Text()
     cards = game_info(st, b)["hazard_cards_left"]
     tiles = int(st.stack.shape[1] - st.stack_pos[b])
@@ -377,7 +381,8 @@ class TerminalUI:
         menu_h = rows(menu, width) if menu is not None else 0
         top_h = max(12, height - 1 - menu_h - (1 if footer is not None else 0) - 2)  # header, prompt
         colour = self.console.color_system is not None
-        side = team_panel(core, st, session.labels, session.humans, max_cycles=session.env.max_cycles)
+        side = team_panel(core, st, session.labels, session.humans, max_cycles=session.env.max_cycles,
+                          intents=getattr(session, "intents", None))
         side_w = self.console.measure(side).maximum
         if width >= side_w + 2 * BLOCK_W + GUTTER + 6:  # the cave left, team and events right
             cave = Panel(cave_text(st, max_cols=width - side_w - 6, max_rows=top_h - 2, focus=session.focus_seat(),
@@ -385,7 +390,7 @@ class TerminalUI:
             cave_w = self.console.measure(cave).maximum
             right_w = width - cave_w - 1
             side = team_panel(core, st, session.labels, session.humans, max_cycles=session.env.max_cycles,
-                              width=right_w)
+                              intents=getattr(session, "intents", None), width=right_w)
             side_h = rows(side, right_w)
             right_h = min(top_h, max(rows(cave, cave_w), side_h + 8))
             top: Any = Table.grid(padding=(0, 1))
@@ -394,7 +399,7 @@ class TerminalUI:
             top.add_row(cave, Group(side, self.events(right_w, max(3, right_h - side_h))))
         else:  # narrow: everything stacked
             side = team_panel(core, st, session.labels, session.humans, max_cycles=session.env.max_cycles,
-                              width=width)
+                              intents=getattr(session, "intents", None), width=width)
             side_h = rows(side, width)
             cave = Panel(cave_text(st, max_cols=width - 4, max_rows=max(BLOCK_H + 1, top_h - side_h - 7),
                                    focus=session.focus_seat(), colour=colour, core=core),

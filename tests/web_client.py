@@ -70,6 +70,8 @@ async def until_turn(ws: Any, seat: int | None = None, timeout: float = 120) -> 
     """The next state in which ``seat`` (default: the joined seat) is to act, or the game is over."""
     while True:
         m = await ws.receive_json(timeout=timeout)
+        if m["type"] == "presence":  # who is at the table: not a turn
+            continue
         assert m["type"] == "state", m
         you = m["you"] if seat is None else seat
         if m["over"] or m["actor"] == you:

@@ -142,7 +142,40 @@ class SubTerraGame:
         return self.session.apply(action, self.session.seats[seat].player, think_s)
 
     def bot_action(self, seat: int) -> int:
-        return int(self.session.bots[seat].act(self.session.env, seat))
+        """The bot's decision (its own), keeping its intent line (``intents``)."""
+        return self.session.bot_act(seat)
+
+    def intents(self) -> dict[int, str]:
+        """Each bot seat's latest intent line (``subterra_game.explain``)."""
+        return {s: t for s, t in self.session.intents.items() if t and not self.human(s)}
+
+    def quick(self, action: int) -> bool:
+        """A decision nobody needs to watch: forced (the only legal action) or free (ending the turn)."""
+        return int(self.session.env.legal_mask.sum()) <= 1 or ACTION_NAMES[action] == "end turn"
+
+    def hint(self, seat: int) -> dict[str, Any]:
+        """What the strongest bot here would do in ``seat``'s place, and why (blocking)."""
+        from ..explain import hint
+
+        try:
+            return hint(self.session, seat)
+        except ValueError as e:
+            raise ClientError("no_hint", str(e)) from None
+
+    def hand_over(self, seat: int) -> str:
+        """A person's seat played by the heuristic from now on (the person left); the record says so. Returns the
+        seat's new label."""
+        from ..play import build_bots
+
+        s = self.session
+        if not s.seats[seat].human:
+            raise ClientError("bad_seat", f"seat {seat} is already played by a bot ({self.labels[seat]})")
+        s.seats[seat] = Seat("heuristic")
+        s.bots[seat] = build_bots(s.env, [Seat("heuristic")], self.seed)[0]
+        s.humans.discard(seat)
+        self.labels[seat] = f"heuristic (for {self.labels[seat]})"
+        s.record.seats[seat]["player"] = "heuristic"
+        return self.labels[seat]
 
     # --- what the page and the files get
     def view(self, viewer: int | None = None) -> dict[str, Any]:

@@ -133,6 +133,18 @@ class ItcGame:
     def bot_action(self, seat: int) -> int:
         return self.table.bot_action(seat)
 
+    def intents(self) -> dict[int, str]:
+        return {}  # In the Cave's bots do not explain themselves yet
+
+    def quick(self, action: int) -> bool:
+        return int(self.table.env._mask.sum()) <= 1 or ACTION_NAMES[action] == "end_turn"
+
+    def hint(self, seat: int) -> dict[str, Any]:
+        raise ClientError("no_hint", "hints are for Sub Terra tables (In the Cave's bots do not explain yet)")
+
+    def hand_over(self, seat: int) -> str:
+        raise ClientError("no_handover", "an In the Cave seat cannot be handed to a bot yet")
+
     # --- what the page and the files get
     def view(self, viewer: int | None = None) -> dict[str, Any]:
         return board_view(self.table, viewer)

@@ -6,6 +6,12 @@ Every message is one JSON object with a ``type``; anything else is answered with
     {"type": "join", "seat": 0, "token": "..."}     # seat null (or absent): watch without playing
     {"type": "act", "action": 12, "step": 31}       # step: the decisions so far that the click was made on
     {"type": "delay", "seconds": 0.5}               # the bots' pace at this table
+    {"type": "skip"}                                # the bots play on without the delay until a person's turn
+    {"type": "hint"}                                # what the strongest bot would do in my seat now, and why
+    {"type": "rematch"}                             # after the end: a new table, the same seats (each person
+                                                    # connected gets their seat's new link)
+    {"type": "handover", "seat": 2}                 # the table's creator (its first person's seat) gives a
+                                                    # person's seat to the heuristic bot (the person left)
 
 New tables (``POST /api/tables``) are checked by ``parse_table_request``: a preset name, never a file path;
 ``"game": "itc"`` makes an In the Cave table (``ItcTableRequest``: preset, num_players, seed, seats, delay).
@@ -111,7 +117,13 @@ def parse_message(text: str | bytes) -> dict[str, Any]:
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or not 0 <= v <= MAX_DELAY_S:
             raise ClientError("bad_delay", f"'seconds' must be a number from 0 to {MAX_DELAY_S:g}")
         return msg
-    raise ClientError("bad_message", f"unknown message type {show(kind)}: expected join, act or delay")
+    if kind in ("skip", "hint", "rematch"):
+        return msg
+    if kind == "handover":
+        _int(msg, "seat", 0, 5, "bad_seat")
+        return msg
+    raise ClientError("bad_message", f"unknown message type {show(kind)}: expected join, act, delay, skip, hint, "
+                      "rematch or handover")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from subterra_env.render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_CO
 from .itc_view import palette as itc_palette
 from .protocol import (BOT_KINDS, GAMES, ITC_BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name, loads,
                        parse_message, parse_table_request)
+from . import social
 from .replay import replay_views
 from .tables import Table, TableStore
 
@@ -157,9 +158,12 @@ async def socket(request: web.Request) -> web.WebSocketResponse:
                 if m["type"] == "join":
                     if m.get("seat") is not None:
                         table.check_token(m["seat"], m["token"])
+                    was = table.present()
                     seat, joined = m.get("seat"), True
                     table.listeners[ws] = seat
                     await ws.send_json({**table.view(seat), "you": seat})
+                    if table.present() != was:  # the others see who is at the table
+                        await table.tell_presence(exclude=ws)
                 elif not joined:
                     raise ClientError("not_joined", "send join first (your seat and its token, or seat null)")
                 elif m["type"] == "act":
@@ -170,6 +174,15 @@ async def socket(request: web.Request) -> web.WebSocketResponse:
                     table.delay = float(m["seconds"])
                     table.save_meta()
                     await table.broadcast()
+                elif m["type"] == "skip":
+                    table.skip(seat)
+                    await table.broadcast()
+                elif m["type"] == "hint":
+                    await ws.send_json(await social.hint(table, seat))
+                elif m["type"] == "handover":
+                    await social.hand_over(table, seat, m["seat"])
+                elif m["type"] == "rematch":
+                    await social.rematch(table, seat)
             except ClientError as e:
                 await ws.send_json(e.to_json())
             except Exception as e:  # a fault of ours: said and logged; the connection and the game stay
@@ -178,7 +191,10 @@ async def socket(request: web.Request) -> web.WebSocketResponse:
                                     "message": f"the server failed on this message ({type(e).__name__}); the game "
                                     "is unchanged"})
     finally:
+        was = table.present()
         table.listeners.pop(ws, None)
+        if table.present() != was:
+            await table.tell_presence()
     return ws
 
 

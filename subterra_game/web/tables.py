@@ -14,6 +14,7 @@ A seat's token is shown once, in its link; only its hash is kept, so a stolen da
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import hashlib
 import hmac
@@ -59,7 +60,8 @@ class Table:
     """One game and the browsers watching it. Every change of the game happens under ``lock``."""
 
     def __init__(self, table_id: str, game: Game, token_hashes: dict[int, str], delay: float,
-                 store: TableStore, created: str | None = None):
+                 store: TableStore, created: str | None = None, request: dict[str, Any] | None = None,
+                 creator: int | None = None):
         self.id, self.game, self.tokens, self.delay, self.store = table_id, game, token_hashes, delay, store
         self.created = created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         self.events: deque[Event] = deque(maxlen=EVENTS_KEPT)
@@ -69,6 +71,13 @@ class Table:
         self.driver: asyncio.Task | None = None
         self.turn_began = time.monotonic()  # a person's think time runs from the last change
         self.saved_at = 0.0
+        self.skipping = False  # "skip to my turn": the bots play on without the delay until a person is to act
+        self.wake = asyncio.Event()  # ends a bot's pause early (skip)
+        self.request = request  # the new-table settings (a rematch makes another table from them)
+        # the table's creator: the first person's seat (the page opens it after making the table)
+        self.creator = creator if creator is not None else (min(token_hashes) if token_hashes else None)
+        self.next_table: str | None = None  # the rematch's table id, once asked for
+        self.next_tokens: dict[int, str] = {}  # its seat tokens, handed to the people connected here (memory only)
 
     def note(self, events: Any) -> None:
         """Add lines to "what happened" (counted, so the page numbers them as the table's own, not from 1)."""
@@ -106,7 +115,14 @@ class Table:
                 "over": g.over, "truncated": g.truncated, "delay": self.delay, "record": f"{self.id}.json",
                 "actor": g.actor(), "seats": g.seats(), "board": g.view(viewer),
                 "events": [{"kind": e.kind, "text": e.text} for e in self.events],
-                "events_first": self.events_total - len(self.events) + 1}
+                "events_first": self.events_total - len(self.events) + 1,
+                "intents": {str(k): v for k, v in g.intents().items()}, "present": self.present(),
+                "watchers": sum(1 for s in self.listeners.values() if s is None), "creator": self.creator,
+                "skipping": self.skipping, "next": self.next_table}
+
+    def present(self) -> list[int]:
+        """The seats whose person has the table open now."""
+        return sorted({s for s in self.listeners.values() if s is not None})
 
     # --- changing the game
     async def act(self, seat: int | None, action: int, step: int) -> None:
@@ -133,6 +149,8 @@ class Table:
         g = self.game
         self.note(g.apply(action, seat, think_s))
         self.turn_began = time.monotonic()
+        if g.over or g.human(g.actor()):
+            self.skipping = False  # skipped to a person's turn (or the end): the pace is back
         if person or g.over or g.human(g.actor()) or self.turn_began - self.saved_at >= SAVE_EVERY_S:
             self.save()
         if g.over:
@@ -164,20 +182,56 @@ class Table:
         self.note([Event("error", f"the bots stopped: {type(e).__name__}: {e}")])
 
     async def _drive(self) -> None:
-        """The bots' turns at the table's pace; a bot thinks in a worker thread so other tables go on."""
+        """The bots' turns at the table's pace; a bot thinks in a worker thread so other tables go on. The delay
+        is for decisions worth watching: a forced or free one (``game.quick``) plays at once, and none waits while
+        a person has asked to skip to their turn. During the delay the page shows the bot's intent."""
         g = self.game
-        while not g.over:
-            if g.human(g.actor()):
-                return
-            if self.delay:
-                await asyncio.sleep(self.delay)
-            async with self.lock:
-                seat = g.actor()
-                if g.over or g.human(seat):
-                    return
-                action = await asyncio.to_thread(g.bot_action, seat)
-                self._apply(int(action), seat)
-            await self.broadcast()
+        try:
+            while not g.over:
+                async with self.lock:
+                    seat = g.actor()
+                    if g.over or g.human(seat):
+                        return
+                    step = self.decisions
+                    action = int(await asyncio.to_thread(g.bot_action, seat))
+                    wait = 0.0 if self.skipping or g.quick(action) else self.delay
+                if wait:
+                    await self.broadcast()  # the bot's intent, before its move
+                    await self._pause(wait)
+                async with self.lock:
+                    if self.decisions != step or g.over or g.actor() != seat:
+                        continue  # the table changed meanwhile: decide again
+                    self._apply(action, seat)
+                await self.broadcast()
+        finally:
+            self.skipping = False
+
+    async def _pause(self, seconds: float) -> None:
+        self.wake.clear()
+        try:
+            await asyncio.wait_for(self.wake.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
+    def skip(self, seat: int | None) -> None:
+        """A person's "skip to my turn": the bots play on at once until a person is to act."""
+        if seat is None:
+            raise ClientError("not_seated", "only a person at the table skips the bots' pace")
+        if self.game.over:
+            raise ClientError("game_over", "the game is over: nothing to skip")
+        self.skipping = True
+        self.wake.set()
+
+    async def tell_presence(self, exclude: Any = None) -> None:
+        """Who is at the table, to everyone else there (a small message, not the whole state)."""
+        doc = {"type": "presence", "present": self.present(),
+               "watchers": sum(1 for s in self.listeners.values() if s is None)}
+        for ws in list(self.listeners):
+            if ws is not exclude:
+                try:
+                    await ws.send_json(doc)
+                except (ConnectionError, RuntimeError):
+                    self.listeners.pop(ws, None)
 
     async def broadcast(self) -> None:
         if not self.listeners:
@@ -206,7 +260,7 @@ class Table:
         _write_json(self.store.tables / f"{self.id}.json", {
             "id": self.id, "game": self.game.kind, "created": self.created, "delay": self.delay, "record": f"{self.id}.json",
             "tokens": {str(k): v for k, v in self.tokens.items()}, "name": getattr(self.game, "name", None),
-            "summary": self.summary()})
+            "summary": self.summary(), "request": self.request, "creator": self.creator, "next": self.next_table})
 
 
 def default_policy() -> Path:
@@ -295,7 +349,10 @@ class TableStore:
             SubTerraGame.create(req, self.seat, seed)
         table_id = secrets.token_hex(6)
         tokens = {i: secrets.token_urlsafe(18) for i in range(len(game.labels)) if game.human(i)}
-        table = Table(table_id, game, {i: _hash(t) for i, t in tokens.items()}, req.delay, self)
+        request = {k: v for k, v in dataclasses.asdict(req).items() if k != "seed"}
+        if isinstance(req, ItcTableRequest):
+            request["game"] = "itc"
+        table = Table(table_id, game, {i: _hash(t) for i, t in tokens.items()}, req.delay, self, request=request)
         table.note(game.notice)
         table.save_meta()
         table.save()
@@ -321,7 +378,8 @@ class TableStore:
         game = GAMES[kind].resume(self.records / f"{table_id}.json", table_id, heard,
                                   title_name=meta.get("name"))
         table = Table(table_id, game, {int(k): str(v) for k, v in meta["tokens"].items()}, float(meta["delay"]),
-                      self, created=meta.get("created"))
+                      self, created=meta.get("created"), request=meta.get("request"), creator=meta.get("creator"))
+        table.next_table = meta.get("next")
         table.note(events)
         table.events_total = told[0]
         table.note([Event("info", f"resumed after {table.decisions} decisions")])
