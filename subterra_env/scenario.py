@@ -55,8 +55,21 @@ import numpy as np
 from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
 from .core import rng
 from .core.board import relink
-from .core.catalogue import (ALL_ITEMS, BIT, C_DOOM, C_LEAPER, C_LEAPER_X2, C_OUT_OF_TIME, CORE_TILE_TYPES, ITEM_NAMES,
-                             NUM_ITEMS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION, X2)
+from .core.catalogue import (
+    ALL_ITEMS,
+    BIT,
+    C_DOOM,
+    C_LEAPER,
+    C_LEAPER_X2,
+    C_OUT_OF_TIME,
+    CORE_TILE_TYPES,
+    ITEM_NAMES,
+    NUM_ITEMS,
+    SC_ANNIHILATION,
+    SC_EXTRACTION,
+    SC_INVESTIGATION,
+    X2,
+)
 from .core.rules import Core
 from .core.state import FORCED, State, alloc
 
@@ -83,7 +96,7 @@ SWITCHES = {"gas": ("on", "off"), "out-of-time": ("on", "off"), "doom": ("on", "
 
 
 def _shape_of(sides: int) -> str:
-    count = bin(sides).count("1")
+    count = sides.bit_count()
     if count == 2:
         return "I" if sides in (0b0101, 0b1010) else "L"
     return {4: "4", 3: "T", 1: "D"}.get(count, "D")
@@ -303,7 +316,7 @@ def _checked_shape(cat, code: int, sides: int, walled: bool, where: str) -> str:
     if not have:
         raise ScenarioError(f"{where}: the config's catalogue has no {CORE_TILE_TYPES[code]!r} tile")
     shape = _shape_of(sides)
-    if shape in have or walled or bin(sides).count("1") <= 1:
+    if shape in have or walled or sides.bit_count() <= 1:
         return shape
     raise ScenarioError(f"{where}: {_a(CORE_TILE_TYPES[code])} tile is shaped {' or '.join(have)} "
                         f"({', '.join(SHAPE_WORDS[h] for h in have)}), not {shape} ({SHAPE_WORDS[shape]}); give "
@@ -531,7 +544,7 @@ def _investigation(src: _Text, st: State, seat_of: dict[str, int]) -> None:
     deck = [_item(src, v, src.line("items")) for v in src.keys.get("items", "").split()]
     held = int(np.bitwise_or.reduce(st.c_items[0].astype(np.int64)))
     if len(set(deck)) != len(deck) or any((held >> i) & 1 for i in deck) or any(
-            bin(int(a) & int(b)).count("1") for j, a in enumerate(st.c_items[0]) for b in st.c_items[0, j + 1:]):
+            (int(a) & int(b)).bit_count() for j, a in enumerate(st.c_items[0]) for b in st.c_items[0, j + 1:]):
         raise ScenarioError("items: each item is in one place only (the deck or one caver's hand, R-INV-2)")
     st.i_deck[0, :] = -1
     st.i_deck[0, NUM_ITEMS - len(deck):] = deck
@@ -562,4 +575,4 @@ def _card(src: _Text, tok: str) -> int:
     return HAZARDS.index(name) + (X2 if sev else 0)
 
 
-__all__ = ["build", "ScenarioError"]
+__all__ = ["ScenarioError", "build"]

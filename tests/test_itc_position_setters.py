@@ -11,11 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from subterra_env.core.catalogue import SHAPE_MASK
 from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import (ACTION_NAMES, IllegalActionError, placement_name,
-                                                   placement_sides)
+from subterra_env.in_the_cave.core.actions import ACTION_NAMES, IllegalActionError, placement_name, placement_sides
 from subterra_env.in_the_cave.core.game import STEP_DONE, STEP_ILLEGAL, STEP_OVER, tokens
 from subterra_env.in_the_cave.observe import vp
 from subterra_env.in_the_cave.scenario import Position
@@ -169,3 +170,43 @@ def test_step_codes_are_the_documented_constants():
 def test_the_docs_state_the_coordinate_convention():
     assert "The code puts north at **-y**: x grows east, y grows south" in DOC
     assert "The rules (R-ITC-SET-3) put north at +y: their N arm (0, 1) is the\ncode's (0, -1)" in DOC
+
+
+# ---------------------------------------------------------------------------------------------- properties
+
+_KINDS = ["plain", "water", "wonder", "squeeze", "descent", "boulder", "lake", ""]
+_NAMES = list(L.EQUIP_NAMES) + ["camp_" + k for k in L.EQUIP_NAMES] + ["oxygen", "bombz", "camp_"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.integers(-3, 3), st.integers(-3, 3), st.sampled_from(_KINDS),
+       st.one_of(st.text("NESWX", max_size=5), st.integers(-2, 17)), st.integers(-25, 100), st.integers(-1, 4))
+def test_random_tiles_are_placed_or_refused_with_scenario_error(x, y, kind, sides, depth, squeeze):
+    pos = Position()
+    n = int(pos.g[L.N_TILES])
+    try:
+        t = pos.tile(x, y, kind, sides, depth=depth, squeeze=squeeze)
+    except ScenarioError:
+        assert int(pos.g[L.N_TILES]) == n  # refused: nothing placed
+        return
+    assert t == n and pos.at(x, y) == t
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.integers(-1, 2), st.dictionaries(st.sampled_from(_NAMES), st.integers(-1, 9), max_size=4))
+def test_random_kits_are_set_or_refused_with_scenario_error(seat, kit):
+    pos = Position()
+    try:
+        pos.team(seat, **kit)
+    except ScenarioError:
+        return
+    assert [pos.bp(seat, k) for k in L.EQUIP_NAMES if k in kit] == [kit[k] for k in L.EQUIP_NAMES if k in kit]
+
+
+def test_a_refused_kit_leaves_the_position_as_it_was():
+    pos = Position()
+    pos.team(0, rope=2)
+    before = pos.g.copy()
+    with pytest.raises(ScenarioError):
+        pos.team(0, at=N_ARM, rope=4, consumable=5)
+    assert np.array_equal(pos.g, before)

@@ -103,7 +103,7 @@ class Position:
             raise ScenarioError(f"cell {(x, y)} is taken by tile {self.at(x, y)}")
         mask = sides_mask(sides)
         shape = _SHAPE_OF.get(mask)
-        if shape not in cave[kind] and not walled and bin(mask).count("1") > 1:
+        if shape not in cave[kind] and not walled and mask.bit_count() > 1:
             raise ScenarioError(f"sides={sides!r}: a {kind} tile comes in shapes {sorted(cave[kind])} "
                                 f"({', '.join(f'{k} {_shape_sides(k)}' for k in sorted(cave[kind]))}, turned), "
                                 f"not {shape}; walled=True keeps the sides as given")
@@ -152,18 +152,23 @@ class Position:
                 raise ScenarioError(f"team({s}): unknown equipment {name!r}; allowed: {', '.join(allowed)}")
             _count(name, n, 1 if name.endswith(("camera", "raft")) else max(self.config.backpack_slots,
                                                                              self.config.camp_slots))
-        if at is not None:
-            g[L.POS + s] = self._tile_index("at", at)
-        if camp is not None:
-            g[L.CAMP + s] = camp if camp in (L.CAMP_PACKED, L.CAMP_GONE) else self._tile_index("camp", camp)
-        for name, n in equipment.items():
-            base = L.CAMPC if name.startswith("camp_") else L.BP
-            k = L.EQUIP_NAMES.index(name.removeprefix("camp_"))
-            b = bank_kind(k)
-            if b >= 0:  # keep the bank's count consistent (token conservation)
-                g[L.BANK + b] -= n - int(g[base + s * L.NK + k])
-            g[base + s * L.NK + k] = n
-        self._check_slots(s)
+        before = g.copy()  # a refused kit leaves the position as it was
+        try:
+            if at is not None:
+                g[L.POS + s] = self._tile_index("at", at)
+            if camp is not None:
+                g[L.CAMP + s] = camp if camp in (L.CAMP_PACKED, L.CAMP_GONE) else self._tile_index("camp", camp)
+            for name, n in equipment.items():
+                base = L.CAMPC if name.startswith("camp_") else L.BP
+                k = L.EQUIP_NAMES.index(name.removeprefix("camp_"))
+                b = bank_kind(k)
+                if b >= 0:  # keep the bank's count consistent (token conservation)
+                    g[L.BANK + b] -= n - int(g[base + s * L.NK + k])
+                g[base + s * L.NK + k] = n
+            self._check_slots(s)
+        except ScenarioError:
+            g[:] = before
+            raise
 
     def _check_slots(self, s: int) -> None:
         g, cfg = self.g, self.config
