@@ -338,7 +338,7 @@ def test_explosive_opens_a_wall_with_its_own_token_then_a_cave_in():  # R-INV-15
 
 
 def test_scrawled_map_discards_the_drawn_tile_and_the_next_must_be_placed():  # R-INV-16
-    g = inv("start:NESW", cavers="diver@0,0:items=scrawled-map medic@0,0", stack="gas:4 normal:4 normal:4")
+    g = inv("start:NESW", cavers="diver@0,0:items=scrawled-map medic@0,0", stack="gas:T normal:4 normal:4")
     g.play("reveal E")
     assert "scrawled map redraw" in g.legal()  # a crossing waits for the decision, not placed at once
     g.play("scrawled map redraw")
