@@ -210,3 +210,11 @@ def test_a_refused_kit_leaves_the_position_as_it_was():
     with pytest.raises(ScenarioError):
         pos.team(0, at=N_ARM, rope=4, consumable=5)
     assert np.array_equal(pos.g, before)
+
+
+def test_next_tiles_refuses_a_pair_the_catalogue_lacks():
+    pos = Position()
+    with pytest.raises(ScenarioError) as err:
+        pos.next_tiles(("descent", "I"))
+    assert str(err.value).startswith("next_tiles: ('descent', 'I') is not in the catalogue; (kind, shape) pairs: "
+                                     "[('descent', 'T'), ('descent', 'X'), ('plain', 'I'),")

@@ -260,12 +260,18 @@ class Position:
     def next_tiles(self, *tiles: tuple[str, str]) -> None:
         """The next draws, as (kind, shape) pairs of the catalogue (e.g. ("water", "I"))."""
         cat = self.config.catalogue()
+        left = int(self.g[L.STACK_END + 3]) - int(self.g[L.STACK_POS])
+        if len(tiles) > left:
+            raise ScenarioError(f"next_tiles: {len(tiles)} tiles, only {left} draws left in the stacks")
         for i, pair in enumerate(tiles):
-            self.g[L.STACK + int(self.g[L.STACK_POS]) + i] = cat.index(pair)
+            if tuple(pair) not in cat:
+                raise ScenarioError(f"next_tiles: {pair!r} is not in the catalogue; (kind, shape) pairs: "
+                                    f"{sorted(set(cat))}")
+            self.g[L.STACK + int(self.g[L.STACK_POS]) + i] = cat.index(tuple(pair))
 
     def start_turn(self, s: int) -> None:
         """Seat s starts a turn now (upkeep included)."""
-        turn4_begin(self.g, self.core.P, s)
+        turn4_begin(self.g, self.core.P, self._seat(s))
 
     def legal(self) -> list[str]:
         return [ACTION_NAMES[i] for i in np.flatnonzero(self.core.masks(self.G)[0])]
