@@ -3,10 +3,12 @@
     python benchmarks/onnx_latency.py                  # one seeded small-cave game's decisions: seconds
     python benchmarks/onnx_latency.py --preset tiny --seed 1
 
-The states are every decision of a heuristic-team game (``--preset``, ``--seed``, at most 60 rounds), replayed from
-its record through ``records.to_samples`` at the policy's radius; each agent decides each of them through ``act``
-(the call a table's bot makes), one thread each, and only that call is timed (the first 5 are left out: warm-up).
-Prints the median and 95th percentile in ms and whether the two chose the same action everywhere. Wall clock on a
+The states are every decision of a heuristic-team game (``--preset``, ``--seed``, at most 60 rounds), played live:
+at each one both agents, bound to the game as a table's bot is (the shipped team is an advised policy: it reads
+the heuristic's advice from its bound game, so it cannot decide from a record's samples alone), decide from an
+observation at their own radius through ``act`` (the call a table's bot makes), one thread each, and only that
+call is timed (the first 5 are left out: warm-up); then the heuristic's action is played. Prints the median and
+95th percentile in ms and whether the two chose the same action everywhere (exit code 1 if not). Wall clock on a
 shared machine: indicative.
 """
 
@@ -25,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 from agents.onnx_policy import OnnxPolicyAgent
 from agents.policy_agent import PolicyAgent
 from subterra_env.config import preset
+from subterra_env.core.observe import observe
 from subterra_game.play import Seat, SeatPlan, Session
-from subterra_game.records import to_samples
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,25 +37,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=3)
     args = p.parse_args(argv)
     s = Session(preset(args.preset), args.seed, SeatPlan(others=Seat("heuristic")), max_cycles=60)
+    shipped = ROOT / "agents" / "shipped"
+    agents = {"torch": PolicyAgent(shipped / "team.zip").bind(s.env),
+              "onnx": OnnxPolicyAgent(shipped / "team.onnx").bind(s.env)}
+    times: dict[str, list[float]] = {name: [] for name in agents}
+    chosen: dict[str, list[int]] = {name: [] for name in agents}
     while not s.over:
         seat = int(s.env.state_.actor[0])
-        s.apply(s.bots[seat].act(s.env, seat), "heuristic")
-    s.record.finish(s.env.state_, truncated=s.truncated)
-    shipped = ROOT / "agents" / "shipped"
-    chosen = {}
-    for name, agent in (("torch", PolicyAgent(shipped / "team.zip")), ("onnx", OnnxPolicyAgent(shipped / "team.onnx"))):
-        x = to_samples(s.record.to_json(), obs_radius=agent.obs_radius)
-        times, acts = [], []
-        for i in range(len(x["action"])):
-            obs = {"observation": x["observation"][i], "scalars": x["scalars"][i]}
+        mask = s.env.legal_mask
+        for name, agent in agents.items():
+            grid, scalars = observe(s.env.core.cat, s.env.state_, np.array([seat]), agent.obs_radius)
+            obs = {"observation": grid[0], "scalars": scalars[0]}
             t0 = time.perf_counter()
-            acts.append(agent.act(obs, x["action_mask"][i]))
-            times.append(time.perf_counter() - t0)
-        ms = np.array(times[5:]) * 1000
-        chosen[name] = acts
+            chosen[name].append(agent.act(obs, mask))
+            times[name].append(time.perf_counter() - t0)
+        s.apply(s.bots[seat].act(s.env, seat), "heuristic")
+    for name in agents:
+        ms = np.array(times[name][5:]) * 1000
         print(f"{name}: {len(ms)} decisions, median {np.median(ms):.2f} ms, p95 {np.percentile(ms, 95):.2f} ms")
-    print(f"same action at every decision: {chosen['torch'] == chosen['onnx']}")
-    return 0
+    same = chosen["torch"] == chosen["onnx"]
+    print(f"same action at every decision: {same}")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

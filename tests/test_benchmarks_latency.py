@@ -90,3 +90,19 @@ def test_bad_arguments_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit):
         bench.parse_args(["--games", "0"])
     assert bench.parse_args(["--policy", "none"]).policy is None
+
+
+def test_onnx_latency_binds_the_advised_team_to_its_game(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/onnx_latency.py as docs/browser.md runs it (issue 40: it crashed, the shipped team is advised and
+    must be bound to its game); torch and ONNX choose alike at every decision of a tiny heuristic game."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("sb3_contrib")
+    spec = importlib.util.spec_from_file_location("bench_onnx_latency", ROOT / "benchmarks" / "onnx_latency.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_onnx_latency", module)
+    spec.loader.exec_module(module)
+    assert module.main(["--preset", "tiny", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "torch: 41 decisions" in out and "onnx: 41 decisions" in out  # 46 decisions, 5 left out as warm-up
+    assert "same action at every decision: True" in out
