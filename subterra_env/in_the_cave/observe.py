@@ -8,6 +8,9 @@ pawn; other pawns; own camp; other camps.
 Vector (int16, ``VECTOR_SIZE``): the team's own block, the turn block, then one block per other team in seat
 order after this one (zeros where no team sits): see ``VECTOR_NAMES``. Everything shown is public (R-ITC
 introduction) except the team's own backpack during the hidden initial packing; the stacks' order never is.
+During that packing (R-ITC-SET-9) nothing depends on another team's choices: the other teams' backpack and camp
+counts read 0, their camps show unpacked on the home base (grid and flags), and ``bank_*`` are the counts before
+anyone packed (``core/observe.py`` ``public_bank``, ``public_camp``).
 
 The arrays are filled by the compiled ``core/observe.py`` (``tests/test_itc_observe.py`` checks it against a plain
 Python reference of the same description).
