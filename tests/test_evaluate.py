@@ -265,3 +265,15 @@ def test_loss_tally_counts_events_literally():
                            "knockouts_exit_hidden_by_cause": {"R-HZ-3": 0.5, "R-HZ-4": 0.0, "R-HZ-1": 0.0},
                            "health_lost_by_cause": {"R-HZ-3": 1.0, "R-HZ-4": 1.5, "R-HZ-1": 0.5},
                            "devoured": 1.0, "devoured_unconscious": 0.5}
+
+
+def test_help_names_every_team_entry():
+    """Issue 40: --help omitted search, search:WORLDS and ceiling, which parse_team accepts."""
+    from training.evaluate import build_parser
+
+    text = build_parser().format_help()
+    for entry in ("random", "heuristic", "search", "search:WORLDS", "ceiling", "policy:PATH", "rllib:PATH",
+                  "torchrl:PATH"):
+        assert f"``{entry}``" in text, entry  # its paragraph in the epilog
+    team_help = " ".join(text[text.index("\n  --team SPEC"):text.index("\n  --games GAMES")].split())
+    assert "random | heuristic | search | search:WORLDS | ceiling | policy:PATH | rllib:PATH | torchrl:PATH" in team_help

@@ -7,6 +7,11 @@ Team specs (``--team``, or ``team=`` of :func:`evaluate_team`):
 
 * ``random``: uniform legal play, one random stream per game (batch-invariant, see below);
 * ``heuristic``: ``agents.heuristic.HeuristicAgent``;
+* ``search``: ``agents.search.SearchAgent``, Monte Carlo search over the heuristic team (sampled futures of the
+  hidden stack and deck, every legal action played in each); ``search:WORLDS`` with WORLDS sampled futures per
+  decision (a whole number >= 1; plain ``search`` takes the agent's defaults);
+* ``ceiling``: the search made clairvoyant (it plays out the true stack and deck order): a diagnostic of how much
+  better perfect knowledge of the future could do, an upper bound, never a fair teammate;
 * ``policy:PATH``: ``agents.policy_agent.PolicyAgent`` loading the MaskablePPO checkpoint PATH (greedy unless
   ``--stochastic``); its observations use the policy's own ``obs_radius``;
 * ``rllib:PATH``: ``agents.rllib_agent.RLlibAgent`` loading the shared module of an RLlib checkpoint written by
@@ -596,8 +601,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", metavar="YAML",
                    help="game settings file (repeatable: one row group per file); default: GameConfig() as 'default'")
     p.add_argument("--team", action="append", metavar="SPEC",
-                   help="team spec (repeatable): random | heuristic | policy:PATH | rllib:PATH | torchrl:PATH | "
-                        "comma list per seat, e.g. "
+                   help="team spec (repeatable): random | heuristic | search | search:WORLDS | ceiling | "
+                        "policy:PATH | rllib:PATH | torchrl:PATH | comma list per seat, e.g. "
                         "'policy:A.zip,heuristic,heuristic,heuristic'; default: random and heuristic")
     p.add_argument("--games", type=int, default=1000, help="games per (setting, team) (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first game seed; games use seed .. seed+games-1")
@@ -609,8 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "cross-play matrix of mean escaped")
     p.add_argument("--cross-games", type=int, help="games per cross-play cell (default: --games)")
     p.add_argument("--partner-matrix", nargs="+", metavar="SPEC",
-                   help="bots for the partner matrix (one agent spec each: random | heuristic | policy:PATH | "
-                        "rllib:PATH | a checkpoint path): each alone, and with each partner on k seats")
+                   help="bots for the partner matrix (one agent spec each: random | heuristic | search | "
+                        "search:WORLDS | ceiling | policy:PATH | rllib:PATH | torchrl:PATH | a checkpoint path): "
+                        "each alone, and with each partner on k seats")
     p.add_argument("--partners", nargs="+", metavar="SPEC",
                    help="partner kinds of the partner matrix (default: the --partner-matrix bots)")
     p.add_argument("--partner-seats", nargs="+", type=int, metavar="K",
