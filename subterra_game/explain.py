@@ -25,13 +25,13 @@ def _heuristic_plays(session: Any) -> bool:
 def plan_words(session: Any, action: int | None = None) -> tuple[int, str]:
     """The heuristic's decision now and its plan in words; with ``action`` (another bot's choice), the words for that
     action read against the heuristic's plan."""
-    from agents.heuristic.intent import _READER, describe, heuristic_intent
+    from agents.heuristic.intent import describe, heuristic_intent, reader
 
     env = session.env
     it = heuristic_intent(env.core, env.state_, env.legal_mask)
     if action is None or action == it.action:
         return it.action, it.text
-    return it.action, describe(env.state_, 0, int(action), _READER[0].scratch.plans[0]).text
+    return it.action, describe(env.state_, 0, int(action), reader().scratch.plans[0]).text
 
 
 def bot_decision(session: Any, seat: int) -> tuple[int, str]:

@@ -208,7 +208,8 @@ def test_the_page_and_its_options(tmp_path: Path) -> None:
                     html = await r.text()
                     assert r.status == 200 and '<svg id="board"' in html and "default-src 'self'" in \
                         r.headers["Content-Security-Policy"]
-                for name in ("app.js", "board.js", "itc_board.js", "svg.js", "style.css"):
+                for name in ("app.js", "board.js", "itc_board.js", "svg.js", "social.js", "zoom.js", "lobby.js",
+                             "style.css"):  # every script the page loads
                     async with cs.get(f"{base}/static/{name}") as r:
                         assert r.status == 200 and len(await r.text()) > 1000
                 async with cs.get(base + "/api/options") as r:

@@ -10,6 +10,7 @@ check that it is the action the bot played.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,14 +129,19 @@ def describe(st: State, g: int, action: int, plan: np.void) -> Intent:
     return Intent(action, A.ACTION_NAMES[action], goal)
 
 
-_READER: list[IntentReader] = []
+_LOCAL = threading.local()  # one reader per thread: tables' bots think in worker threads at the same time
+
+
+def reader() -> IntentReader:
+    """This thread's reader (its scratch holds the plan of the last ``heuristic_intent`` call in this thread)."""
+    if not hasattr(_LOCAL, "reader"):
+        _LOCAL.reader = IntentReader()
+    return _LOCAL.reader
 
 
 def heuristic_intent(core: Core, st: State, mask: np.ndarray, g: int = 0) -> Intent:
     """The heuristic's decision for game ``g`` of ``st`` (legal ``mask``) and what it means to do, in words."""
-    if not _READER:
-        _READER.append(IntentReader())
-    return _READER[0](core, st, mask, g)
+    return reader()(core, st, mask, g)
 
 
-__all__ = ["Intent", "IntentReader", "describe", "heuristic_intent"]
+__all__ = ["Intent", "IntentReader", "describe", "heuristic_intent", "reader"]

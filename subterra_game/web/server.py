@@ -33,6 +33,7 @@ from .protocol import (BOT_KINDS, GAMES, ITC_BOT_KINDS, MAX_MESSAGE_BYTES, Clien
                        parse_message, parse_table_request)
 from . import social
 from .replay import replay_views
+from .view import TILE_RULES
 from .tables import Table, TableStore
 
 log = logging.getLogger("subterra.web")
@@ -55,6 +56,8 @@ async def page(request: web.Request) -> web.Response:
 async def static(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     types = {"app.js": "application/javascript", "board.js": "application/javascript",
+             "social.js": "application/javascript", "zoom.js": "application/javascript",
+             "lobby.js": "application/javascript",
              "itc_board.js": "application/javascript", "svg.js": "application/javascript", "style.css": "text/css"}
     if name not in types:  # a fixed list: no path from a client ever reaches the file system
         return _error(ClientError("not_found", f"no static file {name[:60]!r}"), 404)
@@ -66,7 +69,8 @@ async def options(request: web.Request) -> web.Response:
     """What the new-table form offers."""
     store = request.app[STORE]
     kinds = [k for k in BOT_KINDS if k != "policy" or store.policy.is_file()]
-    palette = {"types": TYPE_COLOURS, "codes": TYPE_CODES, "cavers": CAVER_COLOURS, "flood": FLOOD_COLOUR}
+    palette = {"types": TYPE_COLOURS, "codes": TYPE_CODES, "cavers": CAVER_COLOURS, "flood": FLOOD_COLOUR,
+               "rules": TILE_RULES}
     itc = {"presets": list(ITC_PRESETS), "bots": list(ITC_BOT_KINDS), "palette": itc_palette()}
     return web.json_response({"presets": list(LEARNABLE_PRESETS) + [p for p in PRESETS if p not in LEARNABLE_PRESETS],
                               "difficulties": list(DIFFICULTIES), "bots": kinds, "palette": palette,

@@ -22,6 +22,24 @@ from ..narrate import action_cost, action_detail, frontier_cells, pending_text, 
 from subterra_env.info import game_info
 from subterra_env.render import ability_status
 
+# The tile types in a line each, for the page's legend and its tooltips (RULES.md R-TILE-*, R-HZ-*, R-VAR-*).
+TILE_RULES = {
+    "start": "the start tile: every caver begins here",
+    "exit": "the way out: a caver on it cannot lose health; get everyone here (R-TILE-1)",
+    "normal": "no effect (R-TILE-2)",
+    "water": "floods at a Flood card; a flooded tile is entered only by Swim (R-TILE-3, R-HZ-2)",
+    "gas": "a Gas card costs 2 health here, and entering it until the next hazard phase (R-HZ-3)",
+    "cave-in": "a Cave-in card may fill it with rubble and hurt cavers on it (R-TILE-5, R-HZ-4)",
+    "horror": "a horror den: horrors spawn here (R-TILE-10, R-HOR-4)",
+    "squeeze": "entered only by Squeeze (2 AP), or by whoever places it with Explore (R-TILE-6)",
+    "ledge": "no moving or revealing across its arrow side without a rope (R-TILE-7)",
+    "slide": "no moving back against its arrow without a rope (R-TILE-8)",
+    "rough": "entering it needs a skill check: on failure lose 1 health (R-TILE-9)",
+    "bomb": "Annihilation: a bomb card is placed here (R-ANN-6)",
+    "sanctuary": "Extraction: the sanctuary (R-VAR-2)",
+    "item": "Investigation: an item token lies here",
+}
+
 # Action kinds whose argument (0..3) is a direction: the page puts them on the neighbouring cell.
 DIRECTED = {A.K_REVEAL, A.K_EXPLORE, A.K_MOVE, A.K_STEP, A.K_SWIM, A.K_SQUEEZE, A.K_DIG, A.K_REPEL, A.K_EXCAVATE,
             A.K_DEMOLISH}

@@ -19,92 +19,6 @@ function showError(message, code) {
   e.hidden = !message;
 }
 
-// ------------------------------------------------------------------------------------------ lobby
-const isItc = () => $("game-kind").value === "itc";
-
-function seatRows() {
-  const itc = isItc();
-  const n = Number(itc ? $("num-teams").value : $("num-cavers").value);
-  const bots = itc ? OPTIONS.itc.bots : OPTIONS.bots;
-  const box = $("seats");
-  const old = [...box.querySelectorAll("select")].map((s) => s.value);
-  box.querySelectorAll("label").forEach((l) => l.remove());
-  for (let i = 0; i < n; i++) {
-    const l = node("label", {}, itc ? `Team ${i} ` : `Seat ${i} `, box);
-    const s = node("select", {id: `seat-${i}`, "data-seat": i}, null, l);
-    for (const k of ["human", ...bots]) node("option", {value: k}, k === "human" ? "person" : k + " bot", s);
-    s.value = ["human", ...bots].includes(old[i]) ? old[i] :
-      (i === 0 ? "human" : (bots.includes("heuristic") ? "heuristic" : bots[0]));
-  }
-}
-
-// The form for the game chosen: Sub Terra's caves, cavers and difficulty, or In the Cave's presets and teams.
-function gameForm() {
-  const itc = isItc();
-  document.querySelectorAll(".st-only").forEach((e) => { e.hidden = itc; });
-  document.querySelectorAll(".itc-only").forEach((e) => { e.hidden = !itc; });
-  const sel = $("preset");
-  sel.textContent = "";
-  for (const p of itc ? OPTIONS.itc.presets : OPTIONS.presets) node("option", {value: p}, p, sel);
-  seatRows();
-}
-
-function presetTeams() {   // In the Cave's presets two .. five name their number of teams
-  const n = {two: 2, three: 3, four: 4, five: 5}[$("preset").value];
-  if (isItc() && n) { $("num-teams").value = String(n); seatRows(); }
-}
-
-async function listTables() {
-  const r = await fetch("/api/tables");
-  const {tables} = await r.json();
-  const ul = $("table-list");
-  ul.textContent = "";
-  if (!tables.length) node("li", {class: "muted"}, "none yet", ul);
-  for (const t of tables) {
-    const li = node("li", {}, null, ul);
-    node("a", {href: `/table/${t.table}`}, `${t.table}`, li);
-    if (t.game === "itc") node("span", {class: "game-tag"}, " In the Cave", li);
-    node("span", {class: "muted"}, ` ${t.title} · ${t.decisions} decisions${t.over ? " · over" : ""} · `, li);
-    node("a", {href: `/replay/${t.table}.json`, class: "replay-link"}, "replay", li);
-  }
-}
-
-async function createTable(ev) {
-  ev.preventDefault();
-  const seats = [...$("seats").querySelectorAll("select")].map((s) => s.value);
-  const body = isItc() ?
-    {game: "itc", preset: $("preset").value, num_players: seats.length, seats, delay: Number($("delay").value || 0)} :
-    {preset: $("preset").value, num_cavers: Number($("num-cavers").value), seats,
-      difficulty: $("difficulty").value, delay: Number($("delay").value || 0)};
-  if ($("seed").value !== "") body.seed = Number($("seed").value);
-  $("create").disabled = true;
-  try {
-    const r = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify(body)});
-    const res = await r.json();
-    if (!r.ok) { showError(res.message, res.code); return; }
-    showError("");
-    const links = res.seats.filter((s) => s.link);
-    localStorage.setItem(`subterra:${res.table}:links`, JSON.stringify(links));
-    for (const s of links) {   // this browser may come back to any of them
-      localStorage.setItem(`subterra:${res.table}:seat${s.seat}`, s.token);
-    }
-    const go = links.length ? links[0].link : res.link;
-    if (links.length > 1) {    // several people: show the links first
-      $("links").hidden = false;
-      const ul = $("link-list");
-      ul.textContent = "";
-      for (const s of links) {
-        const li = node("li", {}, `seat ${s.seat} (${s.caver || s.team}): `, ul);
-        node("a", {href: s.link, class: "seat-link"}, location.origin + s.link, li);
-      }
-      listTables();
-    } else location.assign(go);
-  } finally {
-    $("create").disabled = false;
-  }
-}
-
 // ------------------------------------------------------------------------------------------ the table
 function hearts(hp, max) { return "\u2665".repeat(hp) + "\u2661".repeat(Math.max(0, max - hp)); }
 
@@ -119,7 +33,9 @@ function renderTeam(v) {
     const name = node("td", {class: "caver-name"}, `${c.rank} ${c.caver}`, tr);
     name.style.color = rgb(OPTIONS.palette.cavers[c.rank]);
     const you = c.seat === v.you && c.player !== "you" ? " (you)" : "";
-    node("td", {class: c.human ? "person" : "muted"}, c.player + you, tr);
+    const here = c.human ? ((v.present || []).includes(c.seat) ? " \u25cf" : " \u25cb") : "";
+    const who = node("td", {class: c.human ? "person" : "muted"}, c.player + you + here, tr);
+    if (c.human) who.title = (v.present || []).includes(c.seat) ? "at the table now" : "not at the table now";
     node("td", {class: "hp"}, c.dead ? "devoured" : `${hearts(c.hp, c.max)} ${c.hp}/${c.max}`, tr);
     const flags = [];
     if (!c.dead && c.hp === 0) flags.push("knocked out");
@@ -130,6 +46,12 @@ function renderTeam(v) {
     if (c.samples) flags.push(`${c.samples} biosample${c.samples > 1 ? "s" : ""}`);
     if (c.items && c.items.length) flags.push(c.items.join(", "));
     node("td", {class: c.on_exit ? "on-exit" : "flags"}, flags.join(", "), tr);
+    const intent = (v.intents || {})[String(c.seat)];
+    if (intent && !c.human && !v.over) {   // the bot's plan, in its own words
+      const it = node("tr", {class: "intent-row"}, null, tab);
+      node("td", {}, "", it);
+      node("td", {colspan: 4, class: "intent", "data-seat": c.seat}, `\u203a ${intent}`, it);
+    }
   }
   const p = node("p", {}, null, box);
   p.textContent = `round ${tm.round} (max ${tm.max_rounds})` + (tm.actor >= 0 ? ` · AP ${tm.ap} · exert ` +
@@ -178,9 +100,9 @@ function pick(acts, ev) {
       `${a.name} (${a.cost !== undefined ? a.cost : a.note || "-"})`, pop);
     b.addEventListener("click", () => act(a.id));
   }
-  const wrap = $("board-wrap").getBoundingClientRect();
-  pop.style.left = `${Math.max(0, ev.clientX - wrap.left)}px`;
-  pop.style.top = `${Math.max(0, ev.clientY - wrap.top)}px`;
+  const w = $("board-wrap"), wrap = w.getBoundingClientRect();   // the frame may be scrolled (zoom)
+  pop.style.left = `${Math.max(0, ev.clientX - wrap.left + w.scrollLeft)}px`;
+  pop.style.top = `${Math.max(0, ev.clientY - wrap.top + w.scrollTop)}px`;
   pop.hidden = false;
 }
 
@@ -232,6 +154,7 @@ function renderInvites(v) {
     if (s.seat === v.you) continue;
     const li = node("li", {}, `seat ${s.seat} (${s.caver || s.team}): `, ul);
     node("a", {href: s.link, class: "seat-link"}, "link", li);
+    Social.copyButton(li, location.origin + s.link);
   }
 }
 
@@ -250,9 +173,14 @@ function render(v) {
     renderResult(v);
     renderActions(v);
     renderTeam(v);
+    Social.legend(OPTIONS.palette);
   }
+  Zoom.drawn(v.game === "itc" ? {cavers: [], team: {}} : v.board);
+  Social.turnSignal(myTurn(v), v.game === "itc" ? "In the Cave" : "Sub Terra");
+  Social.tools(v, (m) => WS.send(JSON.stringify(m)), myTurn(v));
   renderEvents(v);
   renderInvites(v);
+  $("history-link").href = `/replay/${v.record}`;
   const d = $("game-delay");
   if (document.activeElement !== d) d.value = v.delay;
   d.disabled = v.you === null || v.you === undefined;
@@ -278,6 +206,7 @@ function connect(tableId, seat, token) {
   };
   WS.onmessage = (m) => {
     const msg = JSON.parse(m.data);
+    if (Social.onMessage(msg, VIEW, render)) return;
     if (msg.type === "state") {
       if (!WS.keepError) showError("");   // a refused seat stays said while watching
       render(msg);
@@ -339,6 +268,7 @@ function showStep(i) {
   if (d.game === "itc") ItcPage.render(v, OPTIONS.itc.palette, {mine: false});
   else {
     Board.draw($("board"), step.board, OPTIONS.palette, {mine: false});
+    Zoom.drawn(step.board);
     renderResult(v);
     renderTeam(v);
   }
@@ -386,6 +316,8 @@ const PREFER = ["move", "run step", "swim", "squeeze", "explore"];
 document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
   if (e.key === "?") { $("help").hidden = !$("help").hidden; return; }
+  if (e.key === "+" || e.key === "=") { Zoom.step(1); return; }
+  if (e.key === "-") { Zoom.step(-1); return; }
   if (e.key === "Escape") { $("help").hidden = true; closePopover(); return; }
   if (REPLAY) {
     if (e.key === "ArrowLeft") showStep(REPLAY.i - 1);
@@ -409,6 +341,8 @@ document.addEventListener("keydown", (e) => {
 // ------------------------------------------------------------------------------------------ start
 (async () => {
   OPTIONS = await (await fetch("/api/options")).json();
+  Zoom.init();
+  Social.init();
   $("help-button").addEventListener("click", () => { $("help").hidden = !$("help").hidden; });
   $("help").addEventListener("click", () => { $("help").hidden = true; });
   const m = location.pathname.match(/^\/table\/([0-9a-f]{12})$/);
