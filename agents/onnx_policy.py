@@ -32,7 +32,12 @@ OUTPUT = "logits"
 
 
 def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Path:
-    """Write the checkpoint's actor as ONNX (dynamic batch axis); returns the path. Needs the train extra."""
+    """Write the checkpoint's actor as ONNX (dynamic batch axis); returns the path. Needs the train extra. A ``.pt``
+    checkpoint of the native trainer (``training/ppo.py``) exports through ``agents.native_policy``."""
+    if Path(checkpoint).suffix == ".pt":
+        from .native_policy import export_onnx as export_native
+
+        return export_native(checkpoint, out, opset)
     import torch
 
     from .policy_agent import PolicyAgent
@@ -111,5 +116,5 @@ class OnnxPolicyAgent(AdvisedAgentMixin, ObservationAgent):
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: python -m agents.onnx_policy CHECKPOINT.zip OUT.onnx")
+        sys.exit("usage: python -m agents.onnx_policy CHECKPOINT.zip|CHECKPOINT.pt OUT.onnx")
     print(export_onnx(sys.argv[1], sys.argv[2]))

@@ -45,6 +45,17 @@ def load_maskable_ppo(path: str | Path, written_by: str, device: str = "cpu", to
         raise ValueError(f"{path} is not a loadable MaskablePPO checkpoint: {e}") from e
 
 
+def load_policy(path: str | Path, deterministic: bool = True, seed: int | None = 0, device: str = "cpu",
+                torch_threads: int | None = 1) -> ObservationAgent:
+    """The agent for a trained team's checkpoint: ``NativePolicyAgent`` for a ``.pt`` of the native trainer
+    (``training/ppo.py``), ``PolicyAgent`` for a MaskablePPO ``.zip`` (``training/train_ppo.py``)."""
+    if Path(path).suffix == ".pt":
+        from .native_policy import NativePolicyAgent
+
+        return NativePolicyAgent(path, deterministic, seed, device, torch_threads)
+    return PolicyAgent(path, deterministic, seed, device, torch_threads)
+
+
 class PolicyAgent(AdvisedAgentMixin, ObservationAgent):
     """Plays with a saved MaskablePPO policy: greedy (argmax over legal actions) or sampled with its own seed."""
 

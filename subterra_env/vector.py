@@ -7,8 +7,18 @@ per step. The reward is the team reward (``subterra_env.rewards``). A finished g
 ("same-step" autoreset): the returned observation is the new game's first one, and the final observation is
 kept for the learner (``terminal_observation`` in SB3 infos, ``final_obs`` in gymnasium infos).
 
-Seeding: ``reset(seed=s)`` seeds slot i with its own stream ``(s, i)``; every game a slot plays, including the
-autoreset ones, draws its seed from that stream, so a slot's sequence of games is the same for any num_envs.
+Seeding: ``BatchedGames(n, seed=s)`` (or ``games.seed(s)``, or the gymnasium env's ``reset(seed=s)``) seeds slot
+i with its own stream ``(s, i)``; every game a slot plays, including the autoreset ones, draws its seed from that
+stream, so a slot's sequence of games is the same for any num_envs.
+
+A trainer drives ``BatchedGames`` directly (``docs/batch_api.md``; ``training/ppo.py`` does)::
+
+    games = BatchedGames(1024, subterra_env.preset("tiny"), obs_radius=2, seed=0)
+    grid, scalars, mask = ...                       # preallocated (1024, ...) arrays, e.g. rows of a rollout
+    games.reset(out=(grid, scalars, mask))          # the first observations and masks go straight into them
+    s = games.step_batch(actions, out=(grid2, scalars2, mask2), checked=True)
+    s.reward, s.terminated, s.truncated             # per slot (num_envs,)
+    s.done, s.final_grid, s.final_info["escaped"]   # per finished game: row j is slot s.done[j]
 
 ``BatchedGames`` is the engine-facing part; ``SubterraVectorEnv`` (gymnasium) lives here and
 ``subterra_env.sb3.SubterraVecEnv`` (stable-baselines3) wraps the same class.
@@ -24,13 +34,14 @@ import numpy as np
 
 from .config import GameConfig, from_dict, to_dict
 from .core.observe import observe
+from .core.state import State
 from .episode import EPISODE_KEYWORDS, Episodes, SlotSnapshot
 from .spaces import grid_shape, num_scalars, observation_space
 
 __all__ = ["BatchedGames", "BatchStep", "SlotSnapshot", "SubterraVectorEnv", "VECTOR_KEYWORDS"]
 
 # BatchedGames' own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
-VECTOR_KEYWORDS = ("num_envs", "config", "obs_radius", "copy_obs") + EPISODE_KEYWORDS
+VECTOR_KEYWORDS = ("num_envs", "config", "obs_radius", "copy_obs", "seed") + EPISODE_KEYWORDS
 
 
 class BatchedGames(Episodes):
@@ -48,11 +59,12 @@ class BatchedGames(Episodes):
 
     ``threads``: numba threads for the rules and observations (None: every core; 1: one thread, which is best
     when other processes already use the cores, e.g. one process per env runner). ``autoreset=False``: a finished
-    game waits for ``reset`` (the single-agent adapter)."""
+    game waits for ``reset`` (the single-agent adapter). ``seed``: the slots' seed streams (slot i from ``(seed,
+    i)``; None: fresh entropy), as ``seed()`` sets them later."""
 
     def __init__(self, num_envs: int, config: GameConfig | None = None, *, obs_radius: int = 7,
                  copy_obs: bool = True, autoreset: bool = True, interface_keys: tuple[str, ...] = (),
-                 **settings: Any):
+                 seed: int | None = 0, **settings: Any):
         if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
             raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
         if not isinstance(copy_obs, bool):
@@ -61,7 +73,7 @@ class BatchedGames(Episodes):
         if settings:
             config = from_dict({**(to_dict(config) if config else {}), **settings},
                                env_keys=VECTOR_KEYWORDS + tuple(interface_keys))
-        super().__init__(num_envs, config, autoreset=autoreset, **episode)
+        super().__init__(num_envs, config, autoreset=autoreset, seed=seed, **episode)
         self.num_envs = num_envs
         self.render_mode = None
         self.obs_radius = obs_radius
@@ -75,11 +87,14 @@ class BatchedGames(Episodes):
         self._grid, self._scalars = self._buffers[0]
         self._no_finals = (np.zeros((0, *grid), dtype=np.int8), np.zeros((0, k), np.int8))
 
-    def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """New games in every slot (``Episodes.reset``); returns the first observations."""
+    def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None,
+              out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """New games in every slot (``Episodes.reset``); returns the first observations. ``out``: (grid, scalars,
+        mask) arrays of the caller that receive the observations and masks (see ``refresh``); the returned dict
+        then holds those arrays themselves."""
         super().reset(options, seeds=seeds)
-        self.refresh()
-        return self.observations()
+        self.refresh(out)
+        return self.observations(copy=False if out is not None else None)
 
     def refresh(self, out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         """Recompute the observations and masks after the State changed (step, set_state, an outside edit), into
@@ -131,7 +146,11 @@ class BatchedGames(Episodes):
         """``step`` as arrays, with no Python loop over the slots (the TorchRL env's step): the finished games'
         final observations and infos come stacked (rows in the order of ``done``), and the new observations and
         masks go into ``out`` when given (see ``refresh``). ``info_all``: also the info of every slot's game as
-        it stands after the action (before the finished ones are reset). ``checked``: see ``Episodes.step``."""
+        it stands after the action (before the finished ones are reset).
+
+        ``checked=True``: the caller guarantees every action is legal for its slot's mask (a policy that samples
+        from the mask); the per-slot check is skipped, and an illegal action then corrupts its game. Without
+        autoreset, ended games are skipped by the core, whatever their action."""
         if out is None:
             self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
             s = Episodes.step(self, actions, info_all=info_all, checked=checked)
@@ -145,7 +164,7 @@ class BatchedGames(Episodes):
         else:
             final_grid, final_scalars = self._no_finals
         return BatchStep(s.reward, s.terminated, s.truncated, s.done, final_grid, final_scalars, s.final_info,
-                         s.episode_return, s.episode_length, s.time, s.info)
+                         s.episode_return, s.episode_length, s.time, s.info, s.ended)
 
     def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
         """Put a snapshot (from any slot of games with the same settings) into a slot; it continues identically."""
@@ -155,10 +174,18 @@ class BatchedGames(Episodes):
 
 @dataclass(frozen=True)
 class BatchStep:
-    """What ``BatchedGames.step_batch`` returns: per slot (B,) ``reward`` (float32), ``terminated``,
-    ``truncated``; ``done`` the slots whose game ended (now reset), and for them, row j for slot done[j]: their
-    final observations, infos (``subterra_env.info.INFO_KEYS``, int64 arrays) and episode return and length;
-    ``time`` seconds since the games were made; ``info`` every slot's info (or None, see ``info_all``)."""
+    """What ``BatchedGames.step_batch`` returns. Two kinds of field:
+
+    - per slot, shape (num_envs,): ``reward`` (float32), ``terminated``, ``truncated`` (a learner bootstraps the
+      value of a truncated game's final observation, not of a terminated one), and ``info`` (every slot's info
+      after the action, before autoreset; None unless ``info_all``);
+    - per finished game, shape (len(done), ...), row j being slot ``done[j]``: ``final_grid``, ``final_scalars``
+      (the acting caver's last observation), ``final_info`` (``subterra_env.info.INFO_KEYS``, int64),
+      ``episode_return``, ``episode_length`` and ``ended`` (the games as they ended, a State of len(done) games,
+      for a global-state critic; None when no game ended or without autoreset). ``terminated[done]`` and
+      ``truncated[done]`` say how each ended.
+
+    ``time``: seconds since the games were made."""
 
     reward: np.ndarray
     terminated: np.ndarray
@@ -171,6 +198,7 @@ class BatchStep:
     episode_length: np.ndarray
     time: float
     info: dict[str, np.ndarray] | None = None
+    ended: State | None = None
 
 
 class SubterraVectorEnv(gymnasium.vector.VectorEnv):

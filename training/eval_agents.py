@@ -199,11 +199,11 @@ class AgentCache:
         path = entry[len("policy:"):]
         if path not in self.policies:
             try:
-                from agents.policy_agent import PolicyAgent
+                from agents.policy_agent import load_policy
             except ImportError as e:
                 raise EvalError(f"team entry {entry!r}: agents.policy_agent is not available ({e})") from e
             try:
-                self.policies[path] = PolicyAgent(path, deterministic=self.deterministic, seed=self.seed)
+                self.policies[path] = load_policy(path, deterministic=self.deterministic, seed=self.seed)
             except Exception as e:  # a corrupt or incompatible checkpoint: name it
                 raise EvalError(f"cannot load policy checkpoint {path!r}: {type(e).__name__}: {e}") from e
         agent = self.policies[path]

@@ -25,10 +25,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import platform
 import random
 import shutil
-import subprocess
 import sys
 import time
 from collections import deque
@@ -44,6 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script: make training/ and agents/ importable from the repo root
     sys.path.insert(0, str(REPO))
 from training import bc  # noqa: E402
+from training.run_files import append_jsonl, build_game, stream_seed, versions  # noqa: E402,F401
 from training.schema import SettingsError, apply_override, from_mapping, to_plain  # noqa: E402
 
 
@@ -243,27 +242,6 @@ def load_args(path: str | Path, overrides: list[str] = (), allowed_overrides: tu
         raise SettingsError(f"{path}: {e}") from e
 
 
-def build_game(spec: dict[str, Any], key: str = "game"):
-    """A GameConfig from a stage's ``game`` mapping (``preset`` file or name, plus GameConfig keys)."""
-    from subterra_env.config import ConfigError, from_dict, load, preset, to_dict
-
-    spec = dict(spec or {})
-    name = spec.pop("preset", None)
-    try:
-        if name is None:
-            base = {}
-        elif str(name).endswith((".yaml", ".yml")):
-            path = Path(name) if Path(name).exists() else REPO / name
-            if not path.exists():
-                raise SettingsError(f"{key}.preset={name!r}: no such file (looked in . and {REPO})")
-            base = to_dict(load(path))
-        else:
-            base = to_dict(preset(str(name)))
-        return from_dict({**base, **spec})
-    except ConfigError as e:
-        raise SettingsError(f"{key}: {e}") from e
-
-
 # ----------------------------------------------------------------------------------------- envs, model, helpers
 def make_venv(args: TrainArgs, stage: int, num_envs: int, seed: int):
     """The SB3 vector env of a stage's game, slots seeded from the stream (seed, i)."""
@@ -282,47 +260,12 @@ def make_venv(args: TrainArgs, stage: int, num_envs: int, seed: int):
     return AdviceVecEnv(venv)
 
 
-def stream_seed(*parts: int) -> int:
-    """One 31-bit seed from several integers (seed, stage, segment): distinct streams, reproducible."""
-    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0] & 0x7FFFFFFF)
-
-
 def evaluate(model, args: TrainArgs, stage: int) -> dict[str, float]:
     """``eval.games`` seeded games of the stage's game with the current policy (greedy by default)."""
     venv = make_venv(args, stage, args.eval.games, args.eval.seed)
     games = bc.play_games(venv, lambda obs, masks: model.predict(
         obs, action_masks=masks, deterministic=args.eval.deterministic)[0])
     return bc.summarize(games)
-
-
-def versions() -> dict[str, Any]:
-    """Package versions and the git revision of the code that trained the run."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("subterra-env", "numpy", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo",
-                "tensorboard", "tqdm"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = None
-
-    def git(*cmd: str) -> str | None:
-        try:
-            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True, timeout=10,
-                                  check=True).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return None
-
-    out["git_revision"] = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain")
-    out["git_dirty"] = None if status is None else bool(status)
-    return out
-
-
-def append_jsonl(path: Path, record: dict) -> None:
-    with path.open("a") as f:
-        f.write(json.dumps(record) + "\n")
 
 
 # ------------------------------------------------------------------------------------------------- callbacks

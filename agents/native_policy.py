@@ -1,0 +1,265 @@
+"""The native trainer's networks, checkpoints and agent (``training/ppo.py``): plain torch, no SB3 underneath.
+
+    agent = NativePolicyAgent("runs/ppo_tiny/best.pt")     # greedy; deterministic=False samples (seeded)
+    env = subterra_env.env(obs_radius=agent.obs_radius)    # observations must match the checkpoint's window
+    action = agent.act(obs, obs["action_mask"])
+
+``agents.policy_agent.load_policy(path)`` picks this class for a ``.pt`` file and ``PolicyAgent`` for a
+MaskablePPO ``.zip``, so ``policy:PATH`` works with either in ``training/evaluate.py``, ``subterra play`` and the
+browser table; ``export_onnx`` writes the actor as the same ONNX graph that ``agents.onnx_policy.OnnxPolicyAgent``
+plays (inputs ``observation``, ``scalars`` as float32; output ``logits``).
+
+Two actor bodies (``network``):
+
+- ``ego``: the acting caver's own window (``obs_radius`` 2 = the 5 x 5 cells around it, all planes) flattened
+  beside the scalars, then two layers of ``width``. About 0.3 M multiply-adds a sample at width 256: ten times
+  cheaper than the CNN, which is what lets PPO keep up with the engine on a CPU.
+- ``cnn``: ``subterra_env.models.SubterraFeaturesExtractor`` (the SB3 runs' network: two stride-2 convolutions over
+  the whole window plus the exact 3 x 3 centre and the scalars), then one layer of ``width``.
+
+Critics (``critic``): ``ippo`` puts the value head on the actor's body (one shared network, parameter-shared by
+every caver: independent PPO); ``mappo`` gives the value its own MLP over the env's global state
+(``raw_env.state()``: the acting caver's view of a ``state_radius`` window centred on the start tile), the
+centralised critic of MAPPO. Inputs are int8 counts; ``log1p`` keeps 0/1 planes near 0/0.7 and counts below 5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from .base import Observation, ObservationAgent
+
+FORMAT = "subterra-native-ppo"  # the checkpoint's "format" entry; bumped as FORMAT_VERSION when its layout changes
+FORMAT_VERSION = 1
+MAX_VALUE = 127  # int8 observations are in 0..127
+NETWORKS = ("ego", "cnn")
+CRITICS = ("ippo", "mappo")
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    """Everything needed to rebuild a network: the shapes it reads and its settings (stored in checkpoints)."""
+
+    grid_shape: tuple[int, int, int]  # (C, W, W) of the actor's observation
+    num_scalars: int
+    num_actions: int
+    network: str = "ego"
+    width: int = 256
+    critic: str = "ippo"
+    state_size: int = 0  # the flat global state's length (mappo only)
+
+    def __post_init__(self) -> None:
+        if self.network not in NETWORKS:
+            raise ValueError(f"network={self.network!r}: expected one of {NETWORKS}")
+        if self.critic not in CRITICS:
+            raise ValueError(f"critic={self.critic!r}: expected one of {CRITICS}")
+        if self.critic == "mappo" and self.state_size <= 0:
+            raise ValueError("critic='mappo' needs state_size, the length of the global state vector")
+
+    @property
+    def obs_radius(self) -> int:
+        return (self.grid_shape[1] - 1) // 2
+
+
+def _log_scale(x: torch.Tensor) -> torch.Tensor:
+    return torch.log1p(x.float().clamp(min=0))
+
+
+def _layer(n_in: int, n_out: int, gain: float = math.sqrt(2)) -> nn.Linear:
+    """Orthogonal initialisation, as CleanRL's PPO: small policy logits at the start (gain 0.01) keep it uniform."""
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class EgoBody(nn.Module):
+    """The flat window around the acting caver beside the scalars, through two ReLU layers of ``width``."""
+
+    def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
+        super().__init__()
+        n_in = int(np.prod(grid_shape)) + num_scalars
+        self.net = nn.Sequential(_layer(n_in, width), nn.ReLU(), _layer(width, width), nn.ReLU())
+
+    def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        return self.net(torch.cat([_log_scale(grid).flatten(1), _log_scale(scalars)], dim=1))
+
+
+class CnnBody(nn.Module):
+    """``SubterraFeaturesExtractor`` (the SB3 runs' network) then one ReLU layer of ``width``."""
+
+    def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
+        super().__init__()
+        import gymnasium
+
+        from subterra_env.models import SubterraFeaturesExtractor
+
+        space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(0, MAX_VALUE, grid_shape, dtype=np.int8),
+            "scalars": gymnasium.spaces.Box(0, MAX_VALUE, (num_scalars,), dtype=np.int8)})
+        self.features = SubterraFeaturesExtractor(space, features_dim=width)
+        self.out = nn.Sequential(_layer(width, width), nn.ReLU())
+
+    def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        return self.out(self.features({"observation": grid, "scalars": scalars}))
+
+
+class ActorCritic(nn.Module):
+    """The policy (masked logits over the action ids) and the team-value critic (``NetSpec.critic``)."""
+
+    def __init__(self, spec: NetSpec):
+        super().__init__()
+        self.spec = spec
+        body = EgoBody if spec.network == "ego" else CnnBody
+        self.body = body(spec.grid_shape, spec.num_scalars, spec.width)
+        self.policy_head = _layer(spec.width, spec.num_actions, gain=0.01)
+        if spec.critic == "ippo":
+            self.value_head = _layer(spec.width, 1, gain=1.0)
+        else:  # the centralised critic: its own MLP over the flat global state
+            self.critic = nn.Sequential(_layer(spec.state_size, spec.width), nn.ReLU(),
+                                        _layer(spec.width, spec.width), nn.ReLU(), _layer(spec.width, 1, gain=1.0))
+
+    def forward(self, grid: torch.Tensor, scalars: torch.Tensor,
+                state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits (B, A), value (B,)) of raw (int8 or float) observations; ``state`` (B, state_size) for mappo."""
+        hidden = self.body(grid, scalars)
+        logits = self.policy_head(hidden)
+        if self.spec.critic == "ippo":
+            return logits, self.value_head(hidden).squeeze(1)
+        if state is None:
+            raise ValueError("a mappo network needs the global state for its value")
+        return logits, self.critic(_log_scale(state)).squeeze(1)
+
+    def logits(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        return self.policy_head(self.body(grid, scalars))
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log softmax over the legal actions only (illegal ones get -inf: never sampled, no probability)."""
+    return torch.log_softmax(logits.masked_fill(~mask, -torch.inf), dim=1)
+
+
+# ---------------------------------------------------------------------------------------------------- checkpoints
+def save_checkpoint(path: str | Path, model: ActorCritic, game_config: dict, extra: dict[str, Any]) -> Path:
+    """One file holding the network (its ``NetSpec`` and weights), the game it was trained on and ``extra`` (the
+    trainer's settings, step, optimiser and random states for ``--resume``). Written to a temporary name first, so
+    a crash mid-write never leaves a truncated checkpoint under the real name."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({"format": FORMAT, "format_version": FORMAT_VERSION, "spec": asdict(model.spec),
+                "game_config": game_config, "model": model.state_dict(), **extra}, tmp)
+    tmp.replace(path)
+    return path
+
+
+def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[ActorCritic, dict[str, Any]]:
+    """(the network in eval mode, the whole checkpoint dict); FileNotFoundError or ValueError naming the problem
+    (not a file of ``training/ppo.py``, another format version, weights that do not fit the spec)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no native policy checkpoint at {path}: training/ppo.py writes best.pt, final.pt "
+                                "and checkpoints/step_*.pt in its run directory")
+    try:
+        data = torch.load(path, map_location=device, weights_only=False)
+    except Exception as e:  # a truncated file or another kind of file
+        raise ValueError(f"{path} is not a loadable checkpoint: {type(e).__name__}: {e}") from e
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a checkpoint of training/ppo.py (no format {FORMAT!r}); a MaskablePPO "
+                         ".zip loads with agents.policy_agent.PolicyAgent")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: checkpoint format version {data.get('format_version')}, this code reads "
+                         f"{FORMAT_VERSION}")
+    spec = dict(data["spec"])
+    spec["grid_shape"] = tuple(spec["grid_shape"])
+    model = ActorCritic(NetSpec(**spec)).to(device)
+    try:
+        model.load_state_dict(data["model"])
+    except RuntimeError as e:
+        raise ValueError(f"{path}: the weights do not fit the network it names: {e}") from e
+    return model.eval(), data
+
+
+# ----------------------------------------------------------------------------------------------------------- agent
+class NativePolicyAgent(ObservationAgent):
+    """Plays a ``training/ppo.py`` checkpoint: greedy (argmax over legal actions) or sampled with its own seed.
+
+    A bigger observation window than the checkpoint's is cropped to its centre, so the agent also plays from an
+    env made with the default radius."""
+
+    advised = False  # reads only its observation (no heuristic advice to bind)
+
+    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = 0, device: str = "cpu",
+                 torch_threads: int | None = 1):
+        if torch_threads is not None:
+            torch.set_num_threads(torch_threads)  # one: a small net on a busy 2-core machine (see PolicyAgent)
+        self.path = Path(path)
+        self.model, data = load_checkpoint(path, device)
+        self.spec: NetSpec = self.model.spec
+        self.game_config: dict = data["game_config"]
+        self.obs_radius = self.spec.obs_radius
+        self.deterministic = deterministic
+        self.device = device
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, observations: Observation) -> np.ndarray:
+        grid = np.asarray(observations["observation"])
+        scalars = np.asarray(observations["scalars"])
+        c, w, _ = self.spec.grid_shape
+        if grid.ndim != 4 or grid.shape[1] != c or grid.shape[2] < w or grid.shape[2] % 2 != 1 or \
+                scalars.shape[1:] != (self.spec.num_scalars,):
+            raise ValueError(f"{self.path}: observations of shapes {grid.shape} / {scalars.shape}, expected "
+                             f"(B, {c}, >={w}, >={w}) / (B, {self.spec.num_scalars}): another game or observation")
+        if grid.shape[2] > w:  # a wider window: its centre is this network's window
+            lo = (grid.shape[2] - w) // 2
+            grid = grid[:, :, lo:lo + w, lo:lo + w]
+        with torch.no_grad():
+            out = self.model.logits(torch.as_tensor(np.ascontiguousarray(grid), device=self.device),
+                                    torch.as_tensor(scalars, device=self.device))
+        return out.cpu().numpy().astype(np.float64)
+
+    def act_batch(self, observations: Observation | None, action_masks: np.ndarray,
+                  games: np.ndarray | None = None) -> np.ndarray:
+        masks = self.checked_masks(observations, action_masks)
+        if masks.shape[1] != self.spec.num_actions:
+            raise ValueError(f"{self.path}: masks of {masks.shape[1]} actions, the network has "
+                             f"{self.spec.num_actions}: trained on another game")
+        scores = self.logits(observations)
+        if not self.deterministic:  # Gumbel-max: a sample from softmax(logits) with this agent's own stream
+            scores = scores + self.rng.gumbel(size=scores.shape)
+        return np.where(masks, scores, -np.inf).argmax(axis=1)
+
+
+def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Path:
+    """The actor as ONNX with ``agents.onnx_policy``'s inputs and output (dynamic batch axis); returns ``out``."""
+    import warnings
+
+    from .onnx_policy import INPUTS, OUTPUT
+
+    model, _ = load_checkpoint(checkpoint)
+
+    class Actor(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, observation: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+            return self.model.logits(observation, scalars)
+
+    spec = model.spec
+    args = (torch.zeros(1, *spec.grid_shape), torch.zeros(1, spec.num_scalars))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter, as agents.onnx_policy
+        torch.onnx.export(Actor().eval(), args, str(out), input_names=list(INPUTS), output_names=[OUTPUT],
+                          dynamic_axes={**{n: {0: "batch"} for n in INPUTS}, OUTPUT: {0: "batch"}},
+                          opset_version=opset, dynamo=False)
+    return out

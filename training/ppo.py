@@ -1,0 +1,633 @@
+"""Native PPO for the Sub Terra team: one readable file, no RL framework underneath (CleanRL's style).
+
+    python training/ppo.py --config configs/train/ppo_tiny.yaml [--set lr=1e-3 ...] [--run-dir runs/NAME]
+    python training/ppo.py --resume runs/NAME [--set total_steps=N]
+
+Reads top to bottom: the settings (``Args``, one docstring each; YAML keys and ``--set`` overrides are checked, an
+unknown key or an out-of-range value is an error naming it before any work starts), the seeding block, the
+rollout storage, collection, advantages, the PPO update, evaluation and checkpoints, then ``main``.
+
+The games are ``subterra_env.vector.BatchedGames`` stepped directly: each step writes the next observations and
+masks straight into the rollout arrays (``step_batch(out=...)``), which torch reads without a copy on a CPU; no
+Python runs per game. One policy plays every caver (parameter sharing). Consecutive decisions of one game slot may
+belong to different cavers; the reward is the team's, so a slot's decisions form one stream and the advantages
+are computed along it (``gae``). A truncated game bootstraps the value of its final observation; a finished one
+does not. Critics: ``ippo`` (the value on the acting caver's observation, sharing the actor's body) or ``mappo``
+(a centralised critic on the env's global state; ``agents.native_policy``).
+
+``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
+the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
+(a GPU with many cores), not on a 2-core CPU where both want the same cores (``docs/baselines.md`` has the
+measurement).
+
+The run directory holds ``config.yaml`` (the resolved settings), ``versions.json``, ``progress.jsonl`` (one line
+per iteration: steps, env-steps/s, the time split, episode statistics, losses), ``eval.jsonl``, ``tb/``
+(TensorBoard), ``checkpoints/step_*.pt``, ``last.pt`` (for ``--resume``), ``best.pt`` (best greedy evaluation),
+``final.pt`` and ``best.onnx`` (the browser table's format). ``policy:RUN/best.pt`` plays in
+``training/evaluate.py``, ``subterra play`` and the browser table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script: make training/ and agents/ importable from the repo root
+    sys.path.insert(0, str(REPO))
+from agents.native_policy import (ActorCritic, NetSpec, export_onnx, load_checkpoint,  # noqa: E402
+                                  masked_log_probs, save_checkpoint)
+from training.run_files import append_jsonl, build_game, versions  # noqa: E402
+from training.schema import SettingsError, apply_override, from_mapping, to_plain  # noqa: E402
+
+
+# ----------------------------------------------------------------------------------------------------- settings
+@dataclass
+class Args:
+    game: str = "tiny"
+    """The game: a preset name (tiny, small, medium, full, ...) or a GameConfig YAML file."""
+    seed: int = 0
+    """Seeds the network's initialisation, the action sampling and the games (slot i of shard k: stream
+    (seed + k, i))."""
+    total_steps: int = field(default=10_000_000, metadata=dict(min=1))
+    """Env-steps (decisions, summed over the games) to train for."""
+    num_games: int = field(default=1024, metadata=dict(min=2, max=65536))
+    """Games stepped together; each iteration collects ``num_games * rollout`` decisions."""
+    rollout: int = field(default=32, metadata=dict(min=1, max=4096))
+    """Decisions per game per iteration (the PPO horizon)."""
+    shards: int = field(default=1, metadata=dict(choices=(1, 2)))
+    """2: step one half of the games while the policy acts on the other (see the module docstring)."""
+    network: str = field(default="ego", metadata=dict(choices=("ego", "cnn")))
+    """The actor's body: ``ego`` (flat window + scalars, two layers of ``width``) or ``cnn``."""
+    obs_radius: int = field(default=2, metadata=dict(min=1, max=20))
+    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; cnn: 5 to 7)."""
+    width: int = field(default=256, metadata=dict(min=8, max=4096))
+    """Hidden layer width."""
+    critic: str = field(default="ippo", metadata=dict(choices=("ippo", "mappo")))
+    """``ippo``: value head on the actor's body; ``mappo``: its own MLP over the global state."""
+    state_radius: int = field(default=4, metadata=dict(min=1, max=20))
+    """mappo: the global state's window radius around the start tile."""
+    lr: float = field(default=3e-4, metadata=dict(min=0.0, max=1.0))
+    """Adam's learning rate (annealed linearly to 0 over ``total_steps`` when ``anneal_lr``)."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0."""
+    gamma: float = field(default=0.995, metadata=dict(min=0.0, max=1.0))
+    """Discount per decision."""
+    gae_lambda: float = field(default=0.95, metadata=dict(min=0.0, max=1.0))
+    """GAE's lambda."""
+    epochs: int = field(default=4, metadata=dict(min=1, max=100))
+    """Passes over each rollout."""
+    minibatches: int = field(default=4, metadata=dict(min=1, max=4096))
+    """Minibatches per pass; must divide ``num_games * rollout``."""
+    clip: float = field(default=0.2, metadata=dict(min=0.0, max=10.0))
+    """PPO's clip range of the probability ratio."""
+    ent_coef: float = field(default=0.01, metadata=dict(min=0.0, max=10.0))
+    """Weight of the entropy bonus (over the legal actions)."""
+    vf_coef: float = field(default=0.5, metadata=dict(min=0.0, max=100.0))
+    """Weight of the value loss."""
+    max_grad_norm: float = field(default=0.5, metadata=dict(min=0.0))
+    """Gradient clipping by global norm."""
+    max_cycles: int = field(default=60, metadata=dict(min=1))
+    """Rounds after which a game is truncated."""
+    reward_escape: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
+    """Shaping per caver reaching the exit (a potential difference); the medal reward is always there."""
+    device: str = "cpu"
+    """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
+    torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
+    """torch's CPU threads."""
+    engine_threads: int | None = field(default=1, metadata=dict(min=1, max=256))
+    """numba threads of the rules and observations; null: every core (a many-core GPU machine)."""
+    eval_every: int = field(default=1_000_000, metadata=dict(min=0))
+    """Env-steps between greedy evaluations (0: only at the end); the best one is kept as best.pt."""
+    eval_games: int = field(default=200, metadata=dict(min=1, max=100000))
+    """Seeded games per evaluation."""
+    eval_seed: int = 1_000_000
+    """First game seed of the evaluations (games eval_seed .. eval_seed + eval_games - 1)."""
+    checkpoint_every: int = field(default=5_000_000, metadata=dict(min=0))
+    """Env-steps between kept checkpoints (checkpoints/step_*.pt); last.pt is written every iteration."""
+    max_seconds: float = field(default=0.0, metadata=dict(min=0.0))
+    """Stop after this many seconds of training (0: no limit); the run ends as if total_steps were reached."""
+    progress_bar: bool = True
+    """A tqdm progress bar on stderr."""
+
+    def validate(self, prefix: str = "") -> None:
+        batch = self.num_games * self.rollout
+        if batch % self.minibatches:
+            raise SettingsError(f"minibatches={self.minibatches} does not divide num_games * rollout = {batch}")
+        if self.num_games % self.shards:
+            raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
+        check_device(self.device)
+
+
+def check_device(device: str) -> None:
+    """A clear error for a device torch cannot use here, before any work starts."""
+    try:
+        dev = torch.device(device)
+    except RuntimeError as e:
+        raise SettingsError(f"device={device!r}: not a torch device ({e}); expected cpu, cuda or cuda:N") from e
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise SettingsError(f"device={device!r}: torch sees no CUDA device here (torch {torch.__version__}, "
+                                "a CPU build?); use device=cpu")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise SettingsError(f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s) here")
+    elif dev.type != "cpu":
+        raise SettingsError(f"device={device!r}: expected cpu, cuda or cuda:N")
+
+
+def load_args(path: str | Path | None, overrides: list[str] = ()) -> Args:
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = yaml.safe_load(Path(path).read_text()) or {}
+        except OSError as e:
+            raise SettingsError(f"--config {path}: {e.strerror}") from e
+    for assignment in overrides:
+        apply_override(data, assignment)
+    return from_mapping(Args, data)
+
+
+# ------------------------------------------------------------------------------------------------------- games
+class Shard:
+    """One block of games and its slice of the rollout storage: ``step`` writes the games' next observations,
+    masks (and global states for mappo) into row t + 1 of the storage, in place."""
+
+    def __init__(self, args: Args, config, seed: int, rows: slice, store: Rollout):
+        from subterra_env.vector import BatchedGames
+
+        n = rows.stop - rows.start
+        self.games = BatchedGames(n, config, obs_radius=args.obs_radius, copy_obs=False, seed=seed,
+                                  max_cycles=args.max_cycles, reward_escape=args.reward_escape,
+                                  threads=args.engine_threads)
+        self.rows, self.store, self.state_radius = rows, store, args.state_radius
+        self.mappo = args.critic == "mappo"
+
+    def out(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        s = self.store
+        return s.grid[t, self.rows], s.scalars[t, self.rows], s.mask[t, self.rows]
+
+    def reset(self) -> None:
+        self.games.reset(out=self.out(0))
+        self.observe_state(self.games.state, 0)
+
+    def observe_state(self, st, t: int) -> None:
+        if self.mappo:
+            s = self.store
+            global_state(self.games, st, self.state_radius, s.state_grid[t, self.rows], s.state_scalars[t, self.rows])
+
+    def step(self, actions: np.ndarray, t: int):
+        """Apply the actions of row t; returns the ``BatchStep``."""
+        s = self.games.step_batch(actions, out=self.out(t + 1), checked=True)  # sampled from the mask: legal
+        self.observe_state(self.games.state, t + 1)
+        return s
+
+
+def global_state(games, st, radius: int, grid_out=None, scalars_out=None) -> tuple[np.ndarray, np.ndarray]:
+    """``raw_env.state()`` for every game of ``st``: the acting caver's view centred on the start tile."""
+    from subterra_env.core.observe import observe
+
+    centre = np.zeros(st.batch_size, dtype=np.intp)  # tile 0 is the start tile
+    return observe(games.core.cat, st, np.maximum(st.actor, 0), radius, grid_out, scalars_out, centre=centre,
+                   threads=games.core.threads)
+
+
+@dataclass
+class Rollout:
+    """Row t of every array is decision t of each game (T + 1 rows of observations: the last one bootstraps)."""
+
+    grid: np.ndarray  # (T+1, B, C, W, W) int8
+    scalars: np.ndarray  # (T+1, B, S) int8
+    mask: np.ndarray  # (T+1, B, A) bool
+    state_grid: np.ndarray | None  # mappo: (T+1, B, C, Ws, Ws) int8
+    state_scalars: np.ndarray | None
+    actions: np.ndarray  # (T, B) int64
+    logp: np.ndarray  # (T, B) float32
+    values: np.ndarray  # (T+1, B) float32
+    rewards: np.ndarray  # (T, B) float32, truncated games' final values folded in
+    dones: np.ndarray  # (T, B) float32: the game ended at this decision (next row is a new game)
+
+    @staticmethod
+    def allocate(args: Args, grid_shape, num_scalars: int, num_actions: int, state_shape) -> Rollout:
+        t, b = args.rollout, args.num_games
+        mappo = args.critic == "mappo"
+        return Rollout(
+            grid=np.zeros((t + 1, b, *grid_shape), np.int8), scalars=np.zeros((t + 1, b, num_scalars), np.int8),
+            mask=np.zeros((t + 1, b, num_actions), bool),
+            state_grid=np.zeros((t + 1, b, *state_shape), np.int8) if mappo else None,
+            state_scalars=np.zeros((t + 1, b, num_scalars), np.int8) if mappo else None,
+            actions=np.zeros((t, b), np.int64), logp=np.zeros((t, b), np.float32),
+            values=np.zeros((t + 1, b), np.float32), rewards=np.zeros((t, b), np.float32),
+            dones=np.zeros((t, b), np.float32))
+
+    def roll(self) -> None:
+        """The last row of observations becomes the first of the next rollout."""
+        for a in (self.grid, self.scalars, self.mask, self.state_grid, self.state_scalars):
+            if a is not None:
+                a[0] = a[-1]
+
+
+# -------------------------------------------------------------------------------------------------- the algorithm
+def gae(rewards: torch.Tensor, values: torch.Tensor, dones: torch.Tensor, gamma: float,
+        lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(advantages, returns), each (T, B), along each game stream. ``values`` (T + 1, B): row T bootstraps the
+    decision after the rollout; ``dones[t]`` = 1 when the game ended at decision t, so decision t + 1 starts
+    another game and nothing flows back across it. Whichever caver acts at a decision, the reward is the team's:
+    a stream of several cavers is one return."""
+    adv = torch.zeros_like(rewards)
+    last = torch.zeros_like(rewards[0])
+    for t in range(rewards.shape[0] - 1, -1, -1):
+        carry = 1.0 - dones[t]
+        delta = rewards[t] + gamma * values[t + 1] * carry - values[t]
+        last = delta + gamma * lam * carry * last
+        adv[t] = last
+    return adv, adv + values[:-1]
+
+
+def sample(logits: torch.Tensor, mask: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """(actions, their log-probabilities) from the masked policy: Gumbel-max over the legal actions only."""
+    logp = masked_log_probs(logits, mask)
+    u = torch.rand(logp.shape, generator=gen, device=logp.device).clamp_(1e-20, 1.0)
+    actions = (logp - torch.log(-torch.log(u))).argmax(dim=1)
+    return actions, logp.gather(1, actions[:, None]).squeeze(1)
+
+
+class Learner:
+    """The network, its optimiser and the PPO update."""
+
+    def __init__(self, args: Args, spec: NetSpec):
+        self.args = args
+        self.device = torch.device(args.device)
+        self.model = ActorCritic(spec).to(self.device)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=args.lr, eps=1e-5)
+        self.gen = torch.Generator(device=self.device)
+        self.gen.manual_seed(args.seed)
+        self.cpu_gen = torch.Generator()
+        self.cpu_gen.manual_seed(args.seed + 1)
+        self.mappo = args.critic == "mappo"
+
+    def tensor(self, a: np.ndarray) -> torch.Tensor:
+        t = torch.from_numpy(a)  # shares memory with the rollout on a CPU
+        return t if self.device.type == "cpu" else t.to(self.device, non_blocking=True)
+
+    def state_of(self, grid: np.ndarray | None, scalars: np.ndarray | None) -> torch.Tensor | None:
+        if not self.mappo:
+            return None
+        return torch.cat([self.tensor(grid).flatten(1), self.tensor(scalars)], dim=1)
+
+    @torch.no_grad()
+    def act(self, grid, scalars, mask, sgrid=None, sscalars=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        logits, value = self.model(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))
+        actions, logp = sample(logits, self.tensor(mask), self.gen)
+        return actions.cpu().numpy(), logp.cpu().numpy(), value.cpu().numpy()
+
+    @torch.no_grad()
+    def value(self, grid, scalars, sgrid=None, sscalars=None) -> np.ndarray:
+        return self.model(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))[1].cpu().numpy()
+
+    def update(self, ro: Rollout, lr: float) -> dict[str, float]:
+        """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches."""
+        a = self.args
+        for g in self.opt.param_groups:
+            g["lr"] = lr
+        t, b = ro.actions.shape
+        n = t * b
+        adv, ret = gae(self.tensor(ro.rewards), self.tensor(ro.values), self.tensor(ro.dones), a.gamma,
+                       a.gae_lambda)
+        flat = {"grid": self.tensor(ro.grid[:t]).reshape(n, *ro.grid.shape[2:]),
+                "scalars": self.tensor(ro.scalars[:t]).reshape(n, -1),
+                "mask": self.tensor(ro.mask[:t]).reshape(n, -1),
+                "actions": self.tensor(ro.actions).reshape(n), "logp": self.tensor(ro.logp).reshape(n),
+                "adv": adv.reshape(n), "ret": ret.reshape(n)}
+        if self.mappo:
+            flat["state"] = self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
+                                          ro.state_scalars[:t].reshape(n, -1))
+        size = n // a.minibatches
+        stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
+                                         "clip_fraction": []}
+        for _ in range(a.epochs):
+            order = torch.randperm(n, generator=self.cpu_gen).to(self.device)
+            for start in range(0, n, size):
+                idx = order[start:start + size]
+                logits, value = self.model(flat["grid"][idx], flat["scalars"][idx],
+                                           flat["state"][idx] if self.mappo else None)
+                mask = flat["mask"][idx]
+                logp_all = masked_log_probs(logits, mask)
+                logp = logp_all.gather(1, flat["actions"][idx, None]).squeeze(1)
+                # illegal actions: probability 0, and their -inf log-probability zeroed before the product (0 x -inf
+                # would be NaN, and NaN gradients flow even through a torch.where branch not taken)
+                entropy = -(logp_all.exp() * logp_all.masked_fill(~mask, 0.0)).sum(1).mean()
+                log_ratio = logp - flat["logp"][idx]
+                ratio = log_ratio.exp()
+                mb_adv = flat["adv"][idx]
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
+                value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
+                loss = policy_loss - a.ent_coef * entropy + a.vf_coef * value_loss
+                self.opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.max_grad_norm)
+                self.opt.step()
+                with torch.no_grad():
+                    stats["policy_loss"].append(policy_loss.item())
+                    stats["value_loss"].append(value_loss.item())
+                    stats["entropy"].append(entropy.item())
+                    stats["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
+                    stats["clip_fraction"].append(((ratio - 1).abs() > a.clip).float().mean().item())
+        return {k: float(np.mean(v)) for k, v in stats.items()}
+
+
+# ------------------------------------------------------------------------------------------------- the trainer
+class Trainer:
+    """Collection and updates over ``args.shards`` blocks of games; ``iterate`` runs one PPO iteration."""
+
+    def __init__(self, args: Args, spec_check: NetSpec | None = None):
+        from subterra_env.spaces import grid_shape, num_scalars
+
+        self.args = args
+        from subterra_env.config import to_dict
+
+        self.config = build_game({"preset": args.game}, key="game")
+        self.config_dict = to_dict(self.config)
+        scenario = self.config.scenario
+        gshape, k = grid_shape(args.obs_radius, scenario), num_scalars(scenario)
+        sshape = grid_shape(args.state_radius, scenario)
+        from subterra_env.core.rules import Core
+
+        num_actions = Core(self.config, threads=1).num_actions
+        self.spec = NetSpec(tuple(gshape), k, num_actions, args.network, args.width, args.critic,
+                            int(np.prod(sshape)) + k if args.critic == "mappo" else 0)
+        if spec_check is not None and spec_check != self.spec:
+            raise SettingsError(f"the checkpoint's network {spec_check} does not fit these settings' {self.spec} "
+                                "(another game, observation window or network)")
+        self.store = Rollout.allocate(args, gshape, k, num_actions, sshape)
+        half = args.num_games // args.shards
+        self.shards = [Shard(args, self.config, args.seed + i, slice(i * half, (i + 1) * half), self.store)
+                       for i in range(args.shards)]
+        self.learner = Learner(args, self.spec)
+        self.pool = ThreadPoolExecutor(1) if args.shards > 1 else None
+        self.episodes: deque[tuple[float, int, int]] = deque(maxlen=max(100, args.num_games))
+        self.timing = {"engine": 0.0, "inference": 0.0, "update": 0.0}
+
+    def reseed(self, salt: int) -> None:
+        """New seed streams for the games (a resumed run plays new games, not the first run's again)."""
+        for i, shard in enumerate(self.shards):
+            shard.games.seed(int(np.random.SeedSequence([self.args.seed + i, salt]).generate_state(1)[0]))
+
+    def reset(self) -> None:
+        for shard in self.shards:
+            shard.reset()
+
+    def _act(self, shard: Shard, t: int) -> np.ndarray:
+        ro, r = self.store, shard.rows
+        t0 = time.perf_counter()
+        sg = ro.state_grid[t, r] if ro.state_grid is not None else None
+        ss = ro.state_scalars[t, r] if ro.state_scalars is not None else None
+        actions, logp, value = self.learner.act(ro.grid[t, r], ro.scalars[t, r], ro.mask[t, r], sg, ss)
+        ro.actions[t, r], ro.logp[t, r], ro.values[t, r] = actions, logp, value
+        self.timing["inference"] += time.perf_counter() - t0
+        return actions
+
+    def _record(self, shard: Shard, t: int, s) -> None:
+        """Rewards and dones of row t; a truncated game's final value is folded into its reward (bootstrap)."""
+        ro, r = self.store, shard.rows
+        ro.rewards[t, r] = s.reward
+        ro.dones[t, r] = s.terminated | s.truncated
+        if len(s.done):
+            cut = s.truncated[s.done]
+            if cut.any():
+                sg = ss = None
+                if self.args.critic == "mappo":
+                    sg, ss = global_state(shard.games, s.ended.take(np.flatnonzero(cut)), self.args.state_radius)
+                v = self.learner.value(s.final_grid[cut], s.final_scalars[cut], sg, ss)
+                ro.rewards[t, r][s.done[cut]] += self.args.gamma * v
+            for j in range(len(s.done)):
+                self.episodes.append((float(s.episode_return[j]), int(s.final_info["escaped"][j]),
+                                      int(s.final_info["result"][j])))
+
+    def collect(self) -> None:
+        ro = self.store
+        if self.pool is None:
+            shard = self.shards[0]
+            for t in range(self.args.rollout):
+                actions = self._act(shard, t)
+                t0 = time.perf_counter()
+                s = shard.step(actions, t)
+                self.timing["engine"] += time.perf_counter() - t0
+                self._record(shard, t, s)
+        else:  # the engine steps one half while the policy acts on the other
+            a, b = self.shards
+            for t in range(self.args.rollout):
+                pending = self.pool.submit(a.step, self._act(a, t), t)
+                actions_b = self._act(b, t)
+                s_a = self._wait(pending)
+                pending = self.pool.submit(b.step, actions_b, t)
+                self._record(a, t, s_a)
+                self._record(b, t, self._wait(pending))
+        last = self.args.rollout
+        for shard in self.shards:
+            r = shard.rows
+            sg = ro.state_grid[last, r] if ro.state_grid is not None else None
+            ss = ro.state_scalars[last, r] if ro.state_scalars is not None else None
+            ro.values[last, r] = self.learner.value(ro.grid[last, r], ro.scalars[last, r], sg, ss)
+
+    def _wait(self, pending):
+        """The step's result; the time spent waiting is the engine's share that the policy did not hide."""
+        t0 = time.perf_counter()
+        result = pending.result()
+        self.timing["engine"] += time.perf_counter() - t0
+        return result
+
+    def iterate(self, lr: float) -> dict[str, float]:
+        self.collect()
+        t0 = time.perf_counter()
+        stats = self.learner.update(self.store, lr)
+        if self.learner.device.type == "cuda":
+            torch.cuda.synchronize()
+        self.timing["update"] += time.perf_counter() - t0
+        self.store.roll()
+        return stats
+
+
+def evaluate_greedy(model: ActorCritic, config, obs_radius: int, games: int, seed: int, max_cycles: int,
+                    device: torch.device) -> dict[str, float]:
+    """Greedy play of ``games`` seeded games (seeds seed .. seed + games - 1): mean cavers out with its 95%
+    interval and the medal shares (the numbers ``training/evaluate.py`` reports for the same seeds)."""
+    from subterra_env.vector import BatchedGames
+
+    env = BatchedGames(games, config, obs_radius=obs_radius, copy_obs=False, autoreset=False, max_cycles=max_cycles,
+                       threads=1)
+    obs = env.reset(seeds=np.arange(seed, seed + games))
+    escaped = np.zeros(games)
+    result = np.zeros(games, dtype=np.int64)
+    model.eval()
+    with torch.no_grad():
+        while not env.over.all():
+            logits = model.logits(torch.from_numpy(obs["observation"]).to(device),
+                                  torch.from_numpy(obs["scalars"]).to(device))
+            mask = torch.from_numpy(env.mask).to(device)
+            actions = logits.masked_fill(~mask, -torch.inf).argmax(1).cpu().numpy()
+            s = env.step_batch(actions, checked=True)  # ended games are skipped by the core
+            escaped[s.done] = s.final_info["escaped"]
+            result[s.done] = s.final_info["result"]
+            obs = env.observations(copy=False)
+    model.train()
+    half = 1.96 * escaped.std(ddof=1) / np.sqrt(games) if games > 1 else 0.0
+    return {"games": games, "seed": seed, "escaped_mean": float(escaped.mean()), "escaped_ci95": float(half),
+            **{f"share_{name}": float((result == code).mean())
+               for code, name in enumerate(("defeat", "bronze", "silver", "gold"))}}
+
+
+# ------------------------------------------------------------------------------------------------------ the run
+def parse_cli(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Native PPO (IPPO or MAPPO) for the Sub Terra team, stepping the "
+                                "batched rules core directly; every setting is a field of Args in this file.")
+    p.add_argument("--config", help="a YAML file of Args settings (configs/train/ppo_*.yaml)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one setting")
+    p.add_argument("--run-dir", help="where the run's files go (default runs/ppo-<game>-<time>)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing run directory")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last.pt")
+    return p.parse_args(argv)
+
+
+def prepare_run(cli: argparse.Namespace) -> tuple[Args, Path, dict | None]:
+    """(settings, run directory, the checkpoint to resume or None); every setting checked before any work."""
+    if cli.resume:
+        run = Path(cli.resume)
+        if not (run / "last.pt").is_file():
+            raise SettingsError(f"--resume {run}: no last.pt there (no iteration finished)")
+        args = load_args(run / "config.yaml", cli.set)
+        return args, run, torch.load(run / "last.pt", map_location="cpu", weights_only=False)
+    args = load_args(cli.config, cli.set)
+    run = Path(cli.run_dir or f"runs/ppo-{Path(args.game).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    if run.exists() and any(run.iterdir()):
+        if not cli.overwrite:
+            raise SettingsError(f"--run-dir {run} exists and is not empty: --resume {run}, --overwrite or another "
+                                "--run-dir")
+        shutil.rmtree(run)
+    return args, run, None
+
+
+def main(argv: list[str] | None = None) -> int:
+    cli = parse_cli(argv)
+    try:
+        args, run, resumed = prepare_run(cli)
+        if resumed is not None:
+            _, data = load_checkpoint(Path(cli.resume) / "last.pt")
+            spec = dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"]))
+            trainer = Trainer(args, NetSpec(**spec))
+        else:
+            trainer = Trainer(args)
+    except (SettingsError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) are fixed by
+    # args.seed; torch's own global generator is seeded too for any layer that draws from it
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "config.yaml").write_text(yaml.safe_dump(to_plain(args), sort_keys=False))
+    (run / "versions.json").write_text(json.dumps(versions(), indent=1))
+    learner = trainer.learner
+    step, iteration, best = 0, 0, -1.0
+    if resumed is not None:
+        learner.model.load_state_dict(resumed["model"])
+        learner.opt.load_state_dict(resumed["optimizer"])
+        learner.gen.set_state(resumed["gen"].to(learner.gen.device) if learner.device.type == "cpu"
+                              else resumed["gen"])
+        learner.cpu_gen.set_state(resumed["cpu_gen"])
+        step, iteration, best = resumed["step"], resumed["iteration"], resumed["best"]
+        trainer.reseed(iteration)
+    trainer.reset()
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run / "tb"))
+    per_iter = args.num_games * args.rollout
+    bar = None
+    if args.progress_bar:
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.total_steps, initial=step, unit="step", unit_scale=True, dynamic_ncols=True)
+    start, next_eval = time.perf_counter(), (step // args.eval_every + 1) * args.eval_every if args.eval_every else 0
+    next_ckpt = (step // args.checkpoint_every + 1) * args.checkpoint_every if args.checkpoint_every else 0
+
+    def checkpoint(path: Path) -> Path:
+        return save_checkpoint(path, learner.model, trainer.config_dict, {
+            "args": to_plain(args), "step": step, "iteration": iteration, "best": best,
+            "optimizer": learner.opt.state_dict(), "gen": learner.gen.get_state(),
+            "cpu_gen": learner.cpu_gen.get_state()})
+
+    def evaluate() -> None:
+        nonlocal best
+        res = evaluate_greedy(learner.model, trainer.config, args.obs_radius, args.eval_games, args.eval_seed,
+                              args.max_cycles, learner.device)
+        res.update(step=step, seconds=round(time.perf_counter() - start, 1))
+        append_jsonl(run / "eval.jsonl", res)
+        writer.add_scalar("eval/escaped_mean", res["escaped_mean"], step)
+        if res["escaped_mean"] > best:
+            best = res["escaped_mean"]
+            checkpoint(run / "best.pt")
+        if bar is not None:
+            bar.write(f"step {step:,}: greedy {res['escaped_mean']:.2f} ± {res['escaped_ci95']:.2f} cavers out "
+                      f"(best {best:.2f})")
+
+    while step < args.total_steps:
+        frac = 1.0 - step / args.total_steps
+        t0 = time.perf_counter()
+        before = dict(trainer.timing)
+        stats = trainer.iterate(args.lr * frac if args.anneal_lr else args.lr)
+        step += per_iter
+        iteration += 1
+        wall = time.perf_counter() - t0
+        split = {k: trainer.timing[k] - before[k] for k in before}
+        split["other"] = max(0.0, wall - sum(split.values()))
+        eps = list(trainer.episodes)
+        record = {"step": step, "iteration": iteration, "seconds": round(time.perf_counter() - start, 2),
+                  "env_steps_per_s": round(per_iter / wall, 1),
+                  **{f"time_{k}": round(v / wall, 4) for k, v in split.items()}, **stats,
+                  "episodes": len(eps), "return_mean": float(np.mean([e[0] for e in eps])) if eps else None,
+                  "escaped_mean": float(np.mean([e[1] for e in eps])) if eps else None}
+        append_jsonl(run / "progress.jsonl", record)
+        for k, v in record.items():
+            if isinstance(v, float):
+                writer.add_scalar(f"train/{k}", v, step)
+        checkpoint(run / "last.pt")
+        if bar is not None:
+            bar.update(per_iter)
+            bar.set_postfix(sps=f"{record['env_steps_per_s']:,.0f}",
+                            out=f"{record['escaped_mean'] or 0:.2f}", refresh=False)
+        out_of_time = args.max_seconds and time.perf_counter() - start >= args.max_seconds
+        if args.checkpoint_every and step >= next_ckpt:
+            (run / "checkpoints").mkdir(exist_ok=True)
+            shutil.copyfile(run / "last.pt", run / "checkpoints" / f"step_{step}.pt")
+            next_ckpt += args.checkpoint_every
+        if args.eval_every and step >= next_eval and not out_of_time:
+            evaluate()
+            next_eval += args.eval_every
+        if out_of_time:
+            break
+    if not args.eval_every or step < next_eval - args.eval_every or best < 0:  # not evaluated at this step yet
+        evaluate()
+    checkpoint(run / "final.pt")
+    export_onnx(run / "best.pt", run / "best.onnx")
+    writer.close()
+    if bar is not None:
+        bar.close()
+    print(f"{run}: {step:,} env-steps in {time.perf_counter() - start:.0f} s; best greedy {best:.2f} cavers out "
+          f"({args.eval_games} games); policy: {run / 'best.pt'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
