@@ -266,6 +266,8 @@ def rllib_smoke_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def test_rllib_ppo_smoke_trains_checkpoints_and_resumes(rllib_smoke_run: dict) -> None:
     """The smoke run: a checkpoint, a resume, and the checkpointed module playing legal moves."""
+    import json
+
     import torch
     from ray.rllib.core.rl_module.rl_module import RLModule
 
@@ -274,7 +276,12 @@ def test_rllib_ppo_smoke_trains_checkpoints_and_resumes(rllib_smoke_run: dict) -
     assert line["env_steps_per_s"] > 0 and line["episodes"] > 0
     assert len(rllib_smoke_run["checkpoints_after_first"]) == 1  # keep: 1
     assert "resumed from" in rllib_smoke_run["logs"][0] and rllib_smoke_run["resumed"]["iteration"] == 3
-    assert len((run / "progress.jsonl").read_text().splitlines()) == 3
+    lines = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
+    assert len(lines) == 3
+    # the resumed segment plays new games (issue 40: it replayed the first segment's, statistics identical)
+    assert "(iteration 2; seed 2000006: new games)" in rllib_smoke_run["logs"][0]
+    assert (lines[2]["episodes"], lines[2]["episode_return_mean"]) != (lines[0]["episodes"],
+                                                                      lines[0]["episode_return_mean"])
     assert (run / "final" / "rllib_checkpoint.json").exists()
     module = RLModule.from_checkpoint(str(run / "final/learner_group/learner/rl_module/shared"))
     e = subterra_env.env(obs_radius=settings["env"]["obs_radius"])

@@ -142,8 +142,20 @@ def env_config(settings: dict) -> dict:
     return cfg
 
 
-def build_config(settings: dict):
-    """The PPOConfig of these settings (``subterra_env.rllib.ppo_config``)."""
+def run_seed(seed: int, iteration: int) -> int:
+    """The seed of a run segment that starts after ``iteration`` finished iterations (0: a new run).
+
+    RLlib derives every env runner's game seeds and the sampling RNG from the config's seed when the Algorithm is
+    built, and restoring a checkpoint does not move them on: a resumed run with the same seed replayed the first
+    segment's games (issue 40: its first iteration reproduced iteration 1's 51 episodes and return exactly). Each
+    segment therefore gets its own seed, far enough from the last (runners add small offsets to it) that their
+    games do not overlap, and the same for the same restored iteration, so a resume is itself reproducible."""
+    return int(seed) + 1_000_003 * int(iteration)
+
+
+def build_config(settings: dict, iteration: int = 0):
+    """The PPOConfig of these settings (``subterra_env.rllib.ppo_config``) for a segment starting after
+    ``iteration`` iterations (``run_seed``)."""
     from subterra_env.rllib import ppo_config
 
     model = dict(settings["model"])
@@ -157,7 +169,7 @@ def build_config(settings: dict):
                       train_batch_size_per_learner=p["train_batch_size_per_learner"],
                       minibatch_size=p["minibatch_size"], num_epochs=p["num_epochs"], lr=p["lr"], gamma=p["gamma"],
                       lambda_=p["lambda_"], entropy_coeff=p["entropy_coeff"], clip_param=p["clip_param"],
-                      model=model, seed=settings["seed"])
+                      model=model, seed=run_seed(settings["seed"], iteration))
 
 
 def summary(result: dict, seconds: float) -> dict:
@@ -189,7 +201,10 @@ def train(settings: dict, run_dir: Path, resume: bool = False, address: str | No
 
     if settings["torch_threads"]:
         torch.set_num_threads(int(settings["torch_threads"]))
-    config = build_config(settings)  # settings errors before Ray starts
+    state_file = run_dir / "state.json"
+    state = json.loads(state_file.read_text()) if resume and state_file.exists() else {}
+    restored = int(state.get("iteration", 0)) if state.get("checkpoint") else 0
+    config = build_config(settings, restored)  # settings errors before Ray starts; new games after a resume
     ray_cfg = settings["ray"]
     address = address or ray_cfg["address"]
     started = not ray.is_initialized()
@@ -200,15 +215,14 @@ def train(settings: dict, run_dir: Path, resume: bool = False, address: str | No
             ray.init(num_cpus=ray_cfg["num_cpus"], num_gpus=ray_cfg["num_gpus"], include_dashboard=False)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(settings, sort_keys=False))
-    state_file = run_dir / "state.json"
-    state = json.loads(state_file.read_text()) if resume and state_file.exists() else {}
     algo = config.build_algo()
     try:
         if resume and state.get("checkpoint"):
             algo.restore_from_path(str(Path(state["checkpoint"]).resolve()))
-            log(f"resumed from {state['checkpoint']} (iteration {state['iteration']})")
+            log(f"resumed from {state['checkpoint']} (iteration {state['iteration']}; seed "
+                f"{run_seed(settings['seed'], restored)}: new games)")
         stop, ck = settings["stop"], settings["checkpoint"]
-        iteration, line = int(state.get("iteration", 0)), {}
+        iteration, line = restored, {}
         kept = sorted((run_dir / "checkpoints").glob("iter_*")) if (run_dir / "checkpoints").exists() else []
         with open(run_dir / "progress.jsonl", "a") as progress:
             while iteration < stop["iterations"] and not (
@@ -243,7 +257,8 @@ def train(settings: dict, run_dir: Path, resume: bool = False, address: str | No
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # the docstring's first paragraph, whole (its first line alone stops mid-sentence)
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--config", help="YAML settings (configs/train/rllib/*.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one setting, e.g. resources.num_env_runners=4 (repeatable)")
