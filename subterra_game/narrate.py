@@ -459,7 +459,8 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     if k == "result":
         bombs = {"R-ANN-9": "; a bomb tile has no bomb (R-ANN-9)",
                  "R-EXT-9": "; a biosample is not held on the exit (R-EXT-9)"}.get(e.rule, "")
-        return Event("result", f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
+        kind = "defeat" if RESULT_NAMES[e.value] == "defeat" else "result"  # told in red, not a medal's green
+        return Event(kind, f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
                                f"escaped{bombs})")
     if k == "bomb":
         return Event("result", f"{name} places a BOMB on {where(a, e.tile, g)} ({e.value} of 3 placed)")

@@ -38,7 +38,7 @@ from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
                 "horror": "magenta", "hazard": "bold yellow", "turn": "dim", "round": "bold blue",
-                "result": "bold green", "info": "", "error": "bold red"}
+                "result": "bold green", "defeat": "bold red", "info": "", "error": "bold red"}
 MEDAL_STYLES = {"gold": "bold black on rgb(255,205,40)", "silver": "bold black on rgb(200,205,215)",
                 "bronze": "bold black on rgb(215,135,65)", "defeat": "bold white on red"}
 WALL_RGB = (138, 138, 138)

@@ -143,6 +143,7 @@ def test_after_the_end_no_warning_a_defeat_in_red_and_events_keep_their_numbers(
     assert m["over"] is True and team["result"] == "defeat"
     assert team["warnings"] == []
     assert m["events"][-1]["kind"] == "defeat" and m["events"][-1]["text"].startswith("game over: defeat")
+    assert [e["kind"] for e in m["events"] if e["text"].startswith("GAME OVER: DEFEAT")] == ["defeat"]
     assert len(m["events"]) == 40 and m["events_first"] > 1  # the kept lines are the last 40 of many
 
 

@@ -160,7 +160,8 @@ def team(core: Core, st: State, max_cycles: int, g: int = 0) -> dict[str, Any]:
             "last_hazard": CARD_NAMES[last] if last >= 0 else None, "warnings": warnings,
             "pending": pending_text(core, st, g) if actor >= 0 else "",
             # abilities' counters and a scenario's progress (bombs), in words
-            "status": status_words(ability_status(st, g, core.cat)),
+            "status": [line for line in status_words(ability_status(st, g, core.cat))  # a turn's Direct: not
+                       if actor >= 0 or not line.startswith("Leader:")],      # after the end
             "result": RESULT_NAMES[code] if code != RUNNING else None, "escaped": escaped}
 
 
