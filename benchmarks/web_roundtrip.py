@@ -41,7 +41,8 @@ def free_port() -> int:
 
 async def page_load(cs, base: str) -> float:
     t0 = time.perf_counter()
-    for path in ("/", "/static/style.css", "/static/board.js", "/static/app.js", "/api/options"):
+    for path in ("/", "/static/style.css", "/static/svg.js", "/static/board.js", "/static/itc_board.js",
+                 "/static/zoom.js", "/static/social.js", "/static/lobby.js", "/static/app.js", "/api/options"):
         async with cs.get(base + path) as r:
             await r.read()
             assert r.status == 200, (path, r.status)

@@ -80,7 +80,7 @@ const Social = (() => {
     }
     if (v.next) node("a", {href: `/table/${v.next}`, id: "next-link"}, " the rematch's table", box);
     // the creator may hand the seat of a person who is not here to the heuristic
-    if (!v.over && seated && v.you === v.creator) {
+    if (!v.over && seated && v.you === v.creator && v.game === "subterra") {
       for (const s of v.seats) {
         if (!s.human || v.present.includes(s.seat)) continue;
         const b = node("button", {type: "button", class: "handover", "data-seat": s.seat},
