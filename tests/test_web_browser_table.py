@@ -132,3 +132,59 @@ def test_a_phone_plays_the_full_cave_zoomed(browser, tmp_path: Path) -> None:
     assert len(intents) == 3 and all(t.startswith("\u203a ") for t in intents), intents
     assert " · best: " in intents[0]  # the search bot's seat (1) gives its best two actions with their values
     assert too_wide == [], too_wide
+
+
+def click_action(drv, action: int) -> str:
+    """Click ``action`` where a person would: its turning of the drawn tile, its cell on the (zoomed) board (and
+    its entry in the pop-up when the cell holds several), else its button."""
+    rot = drv.find_elements(By.CSS_SELECTOR, f'#board g.rotation[data-action="{action}"]')
+    if rot:
+        rot[0].click()
+        return "rotation"
+    for cell in drv.find_elements(By.CSS_SELECTOR, "#board rect.target"):
+        if str(action) in cell.get_attribute("data-actions").split():
+            cell.click()
+            pop = drv.find_elements(By.CSS_SELECTOR, f'#popover:not([hidden]) button[data-action="{action}"]')
+            if pop:
+                pop[0].click()
+                return "cell+popover"
+            return "cell"
+    drv.find_element(By.CSS_SELECTOR, f'#actions button.action[data-action="{action}"]').click()
+    return "button"
+
+
+def test_a_whole_full_game_at_phone_width_zoomed(browser, tmp_path: Path) -> None:
+    """A person plays a whole full-cave game at 390 px with the board zoomed to 32 px cells or more, clicking what
+    the heuristic would choose where a person would click it; the page's result is the record's."""
+    drv = browser
+    drv.set_window_size(390, 844)
+    clicks: dict[str, int] = {}
+    with serving(tmp_path) as (base, app):
+        drv.get(base + "/")
+        tid = make_table(drv, base, {"preset": "full", "seed": 12, "delay": 0,
+                                     "seats": ["human", "heuristic", "heuristic", "heuristic"]})
+        wrap = drv.find_element(By.ID, "board-wrap")
+        for _ in range(1500):
+            if not my_turn(drv):
+                break
+            while float(wrap.get_attribute("data-cell-px")) < 32:  # the cave grows: zoom in as it does
+                drv.find_element(By.ID, "zoom-in").click()
+            session = app[STORE].get(tid).game.session
+            action = int(session.bots[1].act(session.env, 0))
+            before = decisions(drv)
+            try:
+                how = click_action(drv, action)
+            except FLAKY_DOM:
+                continue
+            wait_for_the_click(drv, before, how)
+            clicks[how] = clicks.get(how, 0) + 1
+        else:
+            raise AssertionError("the game did not end")
+        shown = drv.find_element(By.ID, "result").get_attribute("data-result")
+        px = float(wrap.get_attribute("data-cell-px"))
+        drv.save_screenshot(str(ARTIFACTS / "web_phone_full_game.png"))
+    rec = load_record(tmp_path / "records" / f"{tid}.json")
+    people = [a for a in rec["actions"] if a["player"] == "human"]
+    assert rec["result"]["finished"] and shown == rec["result"]["name"]
+    assert sum(clicks.values()) == len(people) and clicks.get("cell", 0) + clicks.get("cell+popover", 0) > 0, clicks
+    assert px >= 32
