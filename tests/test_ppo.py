@@ -1,0 +1,339 @@
+"""The native trainer (``training/ppo.py``, issue 41): advantages on a hand-made stream, masked sampling, IPPO and
+MAPPO learning at a tiny budget, the checkpoint round trip (torch, ONNX, ``load_policy``, ``training/evaluate.py``),
+resume, bad settings refused before any work, and the ``benchmarks/train_sps.py`` smoke. Tiny budgets, one torch
+thread: the whole file runs in well under a minute and a half on a busy 2-core machine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the train extra: pip install -e '.[train]'")
+
+from agents.native_policy import ActorCritic, NativePolicyAgent, NetSpec, save_checkpoint
+from training import ppo
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_CONFIG = str(ROOT / "configs" / "train" / "ppo_test.yaml")  # 64 games x 32 decisions = 2,048 a iteration
+
+torch.set_num_threads(1)
+
+
+def run_ppo(run: Path, *sets: str, extra: tuple[str, ...] = ()) -> int:
+    # training/ppo.py builds the network before it seeds torch's global generator (see
+    # test_network_initialisation_follows_args_seed): seed it here, so a run does not depend on the tests before it
+    torch.manual_seed(0)
+    argv = ["--config", TEST_CONFIG, "--run-dir", str(run), *extra]
+    for s in sets:
+        argv += ["--set", s]
+    return ppo.main(argv)
+
+
+def jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# ------------------------------------------------------------------------------------------------- advantages
+def test_gae_on_a_hand_made_two_caver_stream() -> None:
+    """Two game slots, four decisions each; in slot 0 cavers A and B alternate (A, B, A | new game: B): one stream
+    on the team reward whichever caver acts. gamma 0.9, lambda 0.8, so gamma * lambda = 0.72.
+
+    slot 0: rewards (0, 0.1, 1.0, 0), values (0.5, 0.4, 0.6, 0.2 | bootstrap 0.3), done at t = 2
+      t=3: delta = 0 + 0.9*0.3 - 0.2 = 0.07                   A3 = 0.07
+      t=2: done: delta = 1.0 - 0.6 = 0.4 (no bootstrap)       A2 = 0.4 (nothing flows back from t=3)
+      t=1: delta = 0.1 + 0.9*0.6 - 0.4 = 0.24                 A1 = 0.24 + 0.72*0.4 = 0.528
+      t=0: delta = 0 + 0.9*0.4 - 0.5 = -0.14                  A0 = -0.14 + 0.72*0.528 = 0.24016
+      returns = A + V = (0.74016, 0.928, 1.0, 0.27)
+    slot 1: rewards (1.0, 0, 0, 0.5), values (0.5, 0.1, 0.2, 0.4 | bootstrap 1.0), done at t = 0
+      t=3: delta = 0.5 + 0.9*1.0 - 0.4 = 1.0                  A3 = 1.0
+      t=2: delta = 0 + 0.9*0.4 - 0.2 = 0.16                   A2 = 0.16 + 0.72*1.0 = 0.88
+      t=1: delta = 0 + 0.9*0.2 - 0.1 = 0.08                   A1 = 0.08 + 0.72*0.88 = 0.7136
+      t=0: done: delta = 1.0 - 0.5 = 0.5                      A0 = 0.5
+      returns = (1.0, 0.8136, 1.08, 1.4)
+    """
+    rewards = torch.tensor([[0.0, 1.0], [0.1, 0.0], [1.0, 0.0], [0.0, 0.5]])  # (T=4, B=2)
+    values = torch.tensor([[0.5, 0.5], [0.4, 0.1], [0.6, 0.2], [0.2, 0.4], [0.3, 1.0]])  # (T+1, B)
+    dones = torch.tensor([[0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 0.0]])
+    adv, ret = ppo.gae(rewards, values, dones, 0.9, 0.8)
+    np.testing.assert_allclose(adv.numpy(), [[0.24016, 0.5], [0.528, 0.7136], [0.4, 0.88], [0.07, 1.0]],
+                               rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ret.numpy(), [[0.74016, 1.0], [0.928, 0.8136], [1.0, 1.08], [0.27, 1.4]],
+                               rtol=0, atol=1e-6)
+    # nothing flows across a finished game: another next game (rewards and values after the done) leaves the
+    # advantages up to the done unchanged
+    rewards2, values2 = rewards.clone(), values.clone()
+    rewards2[3, 0], values2[3:, 0] = 5.0, -2.0
+    rewards2[1:, 1], values2[1:, 1] = 3.0, 7.0
+    adv2, _ = ppo.gae(rewards2, values2, dones, 0.9, 0.8)
+    np.testing.assert_allclose(adv2[:3, 0].numpy(), adv[:3, 0].numpy(), rtol=0, atol=1e-6)
+    assert adv2[0, 1].item() == pytest.approx(0.5)
+
+
+# ------------------------------------------------------------------------------------------------- sampling
+def test_sample_never_picks_a_masked_action() -> None:
+    gen = torch.Generator().manual_seed(0)
+    torch.manual_seed(1)
+    b, a = 256, 90
+    logits = torch.randn(b, a) * 3
+    mask = torch.rand(b, a) < 0.1
+    mask[torch.arange(b), torch.randint(0, a, (b,))] = True  # at least one legal action a row
+    mask[0] = False
+    mask[0, 17] = True  # row 0: one legal action
+    expected = torch.log_softmax(logits.masked_fill(~mask, -torch.inf), dim=1)
+    counts = torch.zeros(b, a)
+    for _ in range(200):
+        actions, logp = ppo.sample(logits, mask, gen)
+        assert mask[torch.arange(b), actions].all()
+        assert actions[0].item() == 17 and logp[0].item() == 0.0
+        torch.testing.assert_close(logp, expected.gather(1, actions[:, None]).squeeze(1), rtol=0, atol=1e-6)
+        counts[torch.arange(b), actions] += 1
+    assert counts[~mask].sum().item() == 0
+    # the draws follow the masked softmax: over 256 x 200 draws, the chosen action's mean probability matches
+    # the expected sum of squared probabilities within a few percent
+    probs = expected.exp()
+    want = (probs * probs).sum(1).mean().item()
+    got = (counts / 200 * probs).sum(1).mean().item()
+    assert got == pytest.approx(want, rel=0.05)
+
+
+def test_sample_with_one_legal_action_a_row_always_returns_it() -> None:
+    gen = torch.Generator().manual_seed(5)
+    logits = torch.randn(64, 90)
+    legal = torch.randint(0, 90, (64,))
+    mask = torch.zeros(64, 90, dtype=torch.bool)
+    mask[torch.arange(64), legal] = True
+    for _ in range(50):
+        actions, logp = ppo.sample(logits, mask, gen)
+        assert torch.equal(actions, legal)
+        assert torch.equal(logp, torch.zeros(64))
+
+
+# ------------------------------------------------------------------------------------------------- learning
+@pytest.mark.xfail(strict=True, reason="training/ppo.py main() calls torch.manual_seed(args.seed) only after "
+                   "Trainer(args) has built the network (Learner -> ActorCritic), so the initial weights follow "
+                   "torch's global generator, not args.seed")
+def test_network_initialisation_follows_args_seed(tmp_path: Path) -> None:
+    weights = []
+    for global_seed in (1, 2):
+        torch.manual_seed(global_seed)  # whatever ran before in the process
+        assert ppo.main(["--config", TEST_CONFIG, "--run-dir", str(tmp_path / str(global_seed)), "--set",
+                         "total_steps=1", "--set", "eval_games=1"]) == 0
+        weights.append(torch.load(tmp_path / str(global_seed) / "last.pt", weights_only=False)["model"])
+    # one iteration trained from the same args.seed: the same weights, whatever torch's global state was
+    for name, w in weights[0].items():
+        torch.testing.assert_close(weights[1][name], w, rtol=0, atol=0, msg=name)
+
+
+# 128 games x 32 decisions x 16 iterations = 65,536 env-steps, lr 0.01, escape shaping 0.1, width 64, 2 epochs
+# of 2 minibatches: about 3 s of training (IPPO) and 6 s (MAPPO) on the 2-core machine. On the evaluation's 100
+# seeded games (seeds 1,000,000 ..., 60 rounds) uniformly random legal play escapes 0.21 +- 0.10 cavers a game
+# (training/evaluate.py --team random; about 0.18 over many games). Measured with these settings, greedy, torch's
+# generator seeded 0 before the run (run_ppo): IPPO 0.74, MAPPO 0.99; with seeds 1-3, IPPO 0.89-1.31 and MAPPO
+# 0.98-1.04 (lr 0.003 left IPPO at 0.31 for one seed, and 32,768 steps at 0.18: not reliable; an unseeded network
+# initialisation once gave IPPO 0.00). The test asserts at least twice random's 0.18.
+LEARN = ("total_steps=65536", "num_games=128", "lr=0.01", "reward_escape=0.1", "width=64", "eval_every=0",
+         "eval_games=100", "checkpoint_every=0", "torch_threads=1")
+RANDOM_TINY = 0.18
+
+
+@pytest.fixture(scope="module")
+def ippo_run(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("ppo") / "ippo"
+    assert run_ppo(run, *LEARN, "critic=ippo") == 0
+    return run
+
+
+def test_ippo_learns_the_tiny_cave(ippo_run: Path) -> None:
+    evals = jsonl(ippo_run / "eval.jsonl")
+    assert len(evals) == 1 and evals[0]["step"] == 65536 and evals[0]["games"] == 100
+    assert evals[0]["escaped_mean"] >= 2 * RANDOM_TINY, evals
+    assert len(jsonl(ippo_run / "progress.jsonl")) == 16
+    for name in ("config.yaml", "versions.json", "last.pt", "best.pt", "final.pt", "best.onnx"):
+        assert (ippo_run / name).is_file(), name
+
+
+def test_mappo_learns_the_tiny_cave(tmp_path: Path) -> None:
+    assert run_ppo(tmp_path / "mappo", *LEARN, "critic=mappo") == 0
+    evals = jsonl(tmp_path / "mappo" / "eval.jsonl")
+    assert len(evals) == 1 and evals[0]["step"] == 65536
+    assert evals[0]["escaped_mean"] >= 2 * RANDOM_TINY, evals
+    agent = NativePolicyAgent(tmp_path / "mappo" / "best.pt")
+    assert agent.spec.critic == "mappo" and agent.spec.state_size > 0
+
+
+# ------------------------------------------------------------------------------------------------- checkpoints
+def real_observations(radius: int, n: int = 32, steps: int = 40):
+    """Observations and masks of seeded tiny games played with random legal actions."""
+    from subterra_env.config import preset
+    from subterra_env.vector import BatchedGames
+
+    games = BatchedGames(n, preset("tiny"), obs_radius=radius, seed=11, max_cycles=60)
+    obs = games.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        mask = games.action_masks()
+        yield obs, mask
+        actions = np.where(mask, rng.gumbel(size=mask.shape), -np.inf).argmax(axis=1)
+        games.step_batch(actions)
+        obs = games.observations()
+
+
+def test_checkpoint_round_trip_torch_onnx_and_evaluate(ippo_run: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the onnx extra")
+    from agents.onnx_policy import OnnxPolicyAgent
+    from agents.policy_agent import load_policy
+
+    best = ippo_run / "best.pt"
+    agent = NativePolicyAgent(best)
+    assert agent.obs_radius == 2 and agent.spec.network == "ego" and agent.spec.width == 64
+    loaded = load_policy(best)
+    assert isinstance(loaded, NativePolicyAgent)
+    onnx = OnnxPolicyAgent(ippo_run / "best.onnx")
+    assert onnx.obs_radius == agent.obs_radius and not onnx.advised
+    decisions = 0
+    for obs, mask in real_observations(agent.obs_radius):
+        want = agent.logits(obs)
+        np.testing.assert_allclose(onnx.logits(obs), want, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(loaded.logits(obs), want, rtol=0, atol=0)
+        actions = agent.act_batch(obs, mask)
+        assert mask[np.arange(len(actions)), actions].all()
+        np.testing.assert_array_equal(onnx.act_batch(obs, mask), actions)
+        np.testing.assert_array_equal(loaded.act_batch(obs, mask), actions)
+        decisions += len(actions)
+    assert decisions == 32 * 40
+    # a wider window (the env's default radius 7) is cropped to the checkpoint's
+    from subterra_env.config import preset
+    from subterra_env.vector import BatchedGames
+
+    g2, g7 = (BatchedGames(8, preset("tiny"), obs_radius=r, seed=4) for r in (2, 7))
+    np.testing.assert_array_equal(agent.logits(g7.reset()), agent.logits(g2.reset()))
+    # training/evaluate.py plays it
+    out = subprocess.run([sys.executable, str(ROOT / "training" / "evaluate.py"), "--config",
+                          str(ROOT / "configs" / "tiny.yaml"), "--team", f"policy:{best}", "--games", "8",
+                          "--max-cycles", "60", "--out", str(ippo_run / "eval"), "--no-progress", "--no-plots"],
+                         check=False, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+# ------------------------------------------------------------------------------------------------- resume
+def test_resume_continues_the_run_on_new_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first_games: list[np.ndarray] = []
+    reset = ppo.Trainer.reset
+
+    def recording_reset(self) -> None:  # the seeds of the games each run starts with
+        reset(self)
+        first_games.append(np.concatenate([s.games.seeds.copy() for s in self.shards]))
+
+    monkeypatch.setattr(ppo.Trainer, "reset", recording_reset)
+    run = tmp_path / "run"
+    assert run_ppo(run, "eval_games=4") == 0  # ppo_test.yaml: 2 iterations of 2,048 env-steps
+    assert [r["step"] for r in jsonl(run / "progress.jsonl")] == [2048, 4096]
+    assert torch.load(run / "last.pt", weights_only=False)["step"] == 4096
+    assert ppo.main(["--resume", str(run), "--set", "total_steps=8192"]) == 0
+    progress = jsonl(run / "progress.jsonl")
+    assert [r["step"] for r in progress] == [2048, 4096, 6144, 8192]
+    assert [r["iteration"] for r in progress] == [1, 2, 3, 4]
+    last = torch.load(run / "last.pt", weights_only=False)
+    assert (last["step"], last["iteration"]) == (8192, 4)
+    assert [r["step"] for r in jsonl(run / "eval.jsonl")] == [2048, 4096, 6144, 8192]  # eval_every 2,048
+    # the resumed run plays new games: not the first run's first games again, but Trainer.reseed(2)'s
+    fresh, resumed = first_games
+    assert len(fresh) == len(resumed) == 64
+    assert not np.isin(resumed, fresh).any()
+    trainer = ppo.Trainer(ppo.load_args(TEST_CONFIG))
+    trainer.reseed(2)
+    reset(trainer)
+    np.testing.assert_array_equal(np.concatenate([s.games.seeds for s in trainer.shards]), resumed)
+
+
+# ------------------------------------------------------------------------------------------------- bad settings
+@pytest.mark.parametrize("setting, named", [
+    ("lrr=1", "lrr"),
+    ("num_games=1", "num_games"),
+    ("minibatches=3", "minibatches"),  # 64 games x 32 decisions = 2,048: not a multiple of 3
+    ("minibatches=7", "minibatches"),
+    ("device=tpu", "device"),
+    ("device=cuda", "device"),
+    ("critic=qmix", "critic"),
+])
+def test_bad_settings_are_errors_naming_them(setting: str, named: str, tmp_path: Path, capsys) -> None:
+    if setting == "device=cuda" and torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    run = tmp_path / "run"
+    assert run_ppo(run, setting) == 2
+    err = capsys.readouterr().err
+    assert named in err, err
+    assert not run.exists()  # refused before any work
+
+
+def test_run_dir_that_exists_and_resume_without_last_pt(tmp_path: Path, capsys) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "notes.txt").write_text("someone's files")
+    assert run_ppo(run) == 2
+    err = capsys.readouterr().err
+    assert "--run-dir" in err and "--overwrite" in err, err
+    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]
+    assert ppo.main(["--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "last.pt" in err and str(run) in err, err
+    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]
+
+
+def test_native_agent_refuses_other_files(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="team.zip"):
+        NativePolicyAgent(ROOT / "agents" / "shipped" / "team.zip")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(np.random.default_rng(0).bytes(1000))
+    with pytest.raises(ValueError, match="junk.pt"):
+        NativePolicyAgent(junk)
+    with pytest.raises(FileNotFoundError, match="missing.pt"):
+        NativePolicyAgent(tmp_path / "missing.pt")
+
+
+def test_checkpoint_of_another_observation_is_refused(tmp_path: Path) -> None:
+    from subterra_env.config import preset, to_dict
+    from subterra_env.spaces import grid_shape, num_scalars
+
+    c, w, _ = grid_shape(3)
+    spec = NetSpec((c, w, w), num_scalars(), 90, "ego", 16)
+    assert spec.obs_radius == 3
+    path = save_checkpoint(tmp_path / "r3.pt", ActorCritic(spec), to_dict(preset("tiny")), {})
+    agent = NativePolicyAgent(path)
+    assert agent.obs_radius == 3
+    ok = {"observation": np.zeros((2, c, w, w), np.int8), "scalars": np.zeros((2, spec.num_scalars), np.int8)}
+    assert agent.logits(ok).shape == (2, 90)
+    for grid in (np.zeros((2, c - 1, w, w), np.int8),  # another channel count
+                 np.zeros((2, c, 5, 5), np.int8)):  # a smaller window (radius 2)
+        with pytest.raises(ValueError, match="another game or observation"):
+            agent.logits({"observation": grid, "scalars": ok["scalars"]})
+    with pytest.raises(ValueError, match="actions"):
+        agent.act_batch(ok, np.ones((2, 91), bool))
+    # and training/ppo.py's resume check: the checkpoint's network against other settings
+    with pytest.raises(ppo.SettingsError, match="does not fit"):
+        ppo.Trainer(ppo.load_args(TEST_CONFIG), spec)
+
+
+# ------------------------------------------------------------------------------------------------- benchmark
+def test_train_sps_smoke(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("train_sps", ROOT / "benchmarks" / "train_sps.py")
+    train_sps = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train_sps)
+    out = tmp_path / "sps.json"
+    rows = train_sps.main(["--seconds", "0.5", "--rows", "native-ego", "native-ego-mappo", "--num-games", "64",
+                           "--torch-threads", "1", "--json", str(out)])
+    assert [r["row"] for r in rows] == ["native-ego", "native-ego-mappo"]
+    for r in rows:
+        assert r["trainer"] == "native" and r["network"] == "ego" and r["env_steps_per_s"] > 0
+    assert [r["critic"] for r in rows] == ["ippo", "mappo"]
+    saved = json.loads(out.read_text())
+    assert [(r["row"], r["trainer"], r["network"]) for r in saved] == [(r["row"], r["trainer"], r["network"])
+                                                                       for r in rows]
+    assert all(r["env_steps_per_s"] > 0 for r in saved)
