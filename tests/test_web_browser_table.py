@@ -3,14 +3,16 @@ a person places a bomb at an Annihilation table by clicking its button; on a pho
 to cells of 32 px or more and the person plays by clicking the zoomed board, with the bots explaining themselves
 and a hint. Screenshots go to ``$SUBTERRA_ARTIFACTS`` (default ``test-artifacts/``)."""
 
+# ruff: noqa: I001  (test_web_browser is imported before selenium: it skips the module where they are missing)
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from test_web_browser import (ARTIFACTS, FLAKY_DOM, POLL, browser, decisions, one_click,  # noqa: F401 (fixture)
-                              result_shown, wait_for_the_click)
+# first: it skips this module where chromium, chromedriver or selenium are missing (its own checks)
+from test_web_browser import (ARTIFACTS, CHROMEDRIVER, CHROMIUM, FLAKY_DOM, POLL, decisions, one_click, result_shown,
+                              wait_for_the_click, webdriver)
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -20,6 +22,21 @@ from subterra_game.records import load_record
 from subterra_game.web.server import STORE
 
 aiohttp = pytest.importorskip("aiohttp")
+
+
+@pytest.fixture
+def browser():
+    """Headless Chromium, as test_web_browser's (the window starts at 1280 x 900; tests resize it)."""
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,900"):
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    try:
+        yield drv
+    finally:
+        drv.quit()
 
 
 def make_table(drv, base: str, body: dict, open_it: bool = True) -> str:

@@ -5,7 +5,6 @@ the page shows after the end, seat names, In the Cave's button labels, abandoned
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from pathlib import Path

@@ -136,7 +136,7 @@ def test_a_hint_and_the_search_bots_values(tmp_path: Path) -> None:
 
 def test_presence_and_a_seat_handed_over_by_the_creator(tmp_path: Path) -> None:
     async def go() -> tuple[list, dict, dict, dict, dict]:
-        with serving(tmp_path) as (base, app):
+        with serving(tmp_path) as (base, _app):
             async with aiohttp.ClientSession() as cs:
                 doc = await new_table(cs, base, seats=["human", "human", "heuristic", "heuristic"])
                 tid, tok = doc["table"], {s["seat"]: s["token"] for s in doc["seats"] if "token" in s}
