@@ -52,6 +52,19 @@ def make_table(drv, base: str, body: dict, open_it: bool = True) -> str:
     return doc["table"]
 
 
+# Two touches on the frame, ``a`` then ``b`` pixels apart (synthetic TouchEvents, as a phone sends them); returns
+# the zoom level after.
+PINCH = """
+const [el, a, b] = arguments, r = el.getBoundingClientRect(), y = r.top + r.height / 2, x = r.left + r.width / 2;
+const touches = (d) => [0, 1].map((i) => new Touch({identifier: i, target: el, clientX: x + (i ? d : -d) / 2,
+                                                    clientY: y}));
+const send = (type, d) => el.dispatchEvent(new TouchEvent(type, {touches: d === null ? [] : touches(d),
+                                                                 cancelable: true, bubbles: true}));
+send("touchstart", a); send("touchmove", b); send("touchend", null);
+return el.dataset.zoom;
+"""
+
+
 def my_turn(drv) -> bool:
     WebDriverWait(drv, 120, POLL).until(lambda d: result_shown(d) or d.find_elements(By.CSS_SELECTOR, "#turn.yours"))
     return not result_shown(drv)
@@ -142,8 +155,13 @@ def test_a_phone_plays_the_full_cave_zoomed(browser, tmp_path: Path) -> None:
                 break
             drv.find_element(By.ID, "zoom-in").click()
         zoomed_px = float(wrap.get_attribute("data-cell-px"))
+        zoom = wrap.get_attribute("data-zoom")
         drv.save_screenshot(str(ARTIFACTS / "web_phone_cave_zoomed.png"))
+        pinched = drv.execute_script(PINCH, wrap, 100, 140)  # two fingers spread: one step in
+        pinched += "," + drv.execute_script(PINCH, wrap, 140, 100)  # and pinched: one step out
     assert fit_px < 32 <= zoomed_px, (fit_px, zoomed_px)
+    levels = [float(z) for z in pinched.split(",")]
+    assert levels[0] > float(zoom) and levels[1] == float(zoom), (zoom, levels)
     assert clicks.get("cell", 0) + clicks.get("cell+popover", 0) > 0, clicks
     assert hint.startswith("Hint (search bot): ") and len(hinted) == 1, hint
     assert len(intents) == 3 and all(t.startswith("\u203a ") for t in intents), intents

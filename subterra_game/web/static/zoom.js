@@ -1,5 +1,6 @@
 // Zoom and pan on the board: the SVG is drawn larger than its frame and the frame scrolls (a finger drags it on
-// a phone, a mouse wheel or the scroll bars elsewhere). A whole full cave at 390 px has cells of about 19 px;
+// a phone, a mouse wheel or the scroll bars elsewhere); buttons, keys + and -, ctrl + wheel and a two-finger pinch
+// change the level. A whole full cave at 390 px has cells of about 19 px;
 // two steps of zoom make them 32 px or more. The level survives each new board (Board.draw resets the viewBox
 // only); when the acting caver changes, the frame scrolls to it.
 "use strict";
@@ -79,6 +80,18 @@ const Zoom = (() => {
       set(level + (e.deltaY < 0 ? 1 : -1));
     }, {passive: false});
     window.addEventListener("resize", apply);
+    // two fingers pinch the board (one finger pans it: the frame scrolls); a step per quarter of spread
+    let spread = 0;
+    const dist = (t) => Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY);
+    wrap().addEventListener("touchstart", (e) => { if (e.touches.length === 2) spread = dist(e.touches); },
+      {passive: true});
+    wrap().addEventListener("touchmove", (e) => {
+      if (e.touches.length !== 2 || !spread) return;
+      e.preventDefault();   // the board zooms, not the page
+      const r = dist(e.touches) / spread;
+      if (r > 1.25 || r < 0.8) { set(level + (r > 1 ? 1 : -1)); spread = dist(e.touches); }
+    }, {passive: false});
+    wrap().addEventListener("touchend", () => { spread = 0; }, {passive: true});
   }
 
   return {init, set, step: (d) => set(level + d), drawn, cellPx, focus, level: () => LEVELS[level]};
