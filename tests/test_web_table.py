@@ -170,6 +170,10 @@ def test_presence_and_a_seat_handed_over_by_the_creator(tmp_path: Path) -> None:
     assert gone["code"] == "bad_seat" and "played by a bot" in gone["message"]
     rec = load_record(next((tmp_path / "records").glob("*.json")))
     assert [s["player"] for s in rec["seats"]] == ["human", "heuristic", "heuristic", "heuristic"]
+    replay_record(rec)  # the record with the handed-over seat replays to its hash
+    with serving(tmp_path) as (_base, app):  # and the table resumes with the bot in that seat
+        (table,) = app[STORE].by_id.values()
+        assert table.game.human(0) and not table.game.human(1) and sorted(table.tokens) == [0]
 
 
 def test_a_rematch_gives_each_person_their_new_seat(tmp_path: Path) -> None:
