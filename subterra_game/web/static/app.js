@@ -326,6 +326,7 @@ document.addEventListener("keydown", (e) => {
     return;
   }
   if (!VIEW || !myTurn(VIEW)) return;
+  if (e.key === "h" && VIEW.game === "subterra") { WS.send(JSON.stringify({type: "hint"})); return; }
   const legal = VIEW.board.legal;
   let a;
   if (/^[1-9]$/.test(e.key)) a = legal[Number(e.key) - 1];
