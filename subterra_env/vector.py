@@ -44,6 +44,9 @@ __all__ = ["BatchedGames", "BatchStep", "SlotSnapshot", "SubterraVectorEnv", "VE
 VECTOR_KEYWORDS = ("num_envs", "config", "obs_radius", "copy_obs", "seed") + EPISODE_KEYWORDS
 
 
+_NOT_GIVEN = object()  # BatchedGames(seed=...) left out: the default streams (0, i), as before seeds were a keyword
+
+
 class BatchedGames(Episodes):
     """The episode layer (``subterra_env.episode.Episodes``: seeds, masks, action checks, rewards, terminated and
     truncated, infos, snapshots, same-step autoreset) plus the acting cavers' observations, for the vector envs.
@@ -64,7 +67,7 @@ class BatchedGames(Episodes):
 
     def __init__(self, num_envs: int, config: GameConfig | None = None, *, obs_radius: int = 7,
                  copy_obs: bool = True, autoreset: bool = True, interface_keys: tuple[str, ...] = (),
-                 seed: int | None = 0, **settings: Any):
+                 seed: int | None | object = _NOT_GIVEN, **settings: Any):
         if not isinstance(obs_radius, int) or not 1 <= obs_radius <= 20:
             raise ValueError(f"obs_radius={obs_radius!r}: expected an integer in 1..20")
         if not isinstance(copy_obs, bool):
@@ -73,7 +76,11 @@ class BatchedGames(Episodes):
         if settings:
             config = from_dict({**(to_dict(config) if config else {}), **settings},
                                env_keys=VECTOR_KEYWORDS + tuple(interface_keys))
-        super().__init__(num_envs, config, autoreset=autoreset, seed=seed, **episode)
+        super().__init__(num_envs, config, autoreset=autoreset, **episode)
+        if seed is not _NOT_GIVEN:
+            # seeded after Episodes' placeholder games drew from the default streams, so that reset() starts each
+            # slot's first game, as seed(s) then reset() does
+            self.seed(seed)
         self.num_envs = num_envs
         self.render_mode = None
         self.obs_radius = obs_radius

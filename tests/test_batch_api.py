@@ -26,9 +26,6 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.where(mask, rng.gumbel(size=mask.shape), -np.inf).argmax(axis=1)
 
 
-@pytest.mark.xfail(strict=True, reason="Episodes.__init__ draws each slot's first game seed from the stream it is "
-                   "given, so BatchedGames(n, seed=3).reset() starts from the stream's 2nd game, .seed(3) then "
-                   "reset() from its 1st (see the report: re-seed after super().__init__ when seed is given)")
 def test_seed_at_construction_equals_seed_call() -> None:
     a = BatchedGames(N, preset("tiny"), obs_radius=RADIUS, seed=3)
     b = BatchedGames(N, preset("tiny"), obs_radius=RADIUS)

@@ -114,9 +114,6 @@ def test_sample_with_one_legal_action_a_row_always_returns_it() -> None:
 
 
 # ------------------------------------------------------------------------------------------------- learning
-@pytest.mark.xfail(strict=True, reason="training/ppo.py main() calls torch.manual_seed(args.seed) only after "
-                   "Trainer(args) has built the network (Learner -> ActorCritic), so the initial weights follow "
-                   "torch's global generator, not args.seed")
 def test_network_initialisation_follows_args_seed(tmp_path: Path) -> None:
     weights = []
     for global_seed in (1, 2):

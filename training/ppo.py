@@ -269,6 +269,7 @@ class Learner:
     def __init__(self, args: Args, spec: NetSpec):
         self.args = args
         self.device = torch.device(args.device)
+        torch.manual_seed(args.seed)  # the initial weights follow args.seed, whatever drew from torch before
         self.model = ActorCritic(spec).to(self.device)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=args.lr, eps=1e-5)
         self.gen = torch.Generator(device=self.device)
@@ -532,9 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SettingsError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) are fixed by
-    # args.seed; torch's own global generator is seeded too for any layer that draws from it
-    torch.manual_seed(args.seed)
+    # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) follow args.seed
     torch.set_num_threads(args.torch_threads)
     run.mkdir(parents=True, exist_ok=True)
     (run / "config.yaml").write_text(yaml.safe_dump(to_plain(args), sort_keys=False))

@@ -71,6 +71,11 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
             raise SettingsError(f"{key}={value!r}: expected an integer")
         return value
     if tp is float:
+        if isinstance(value, str):  # YAML 1.1 reads 3e-3 (no dot) as a string: a number written that way is meant
+            try:
+                return float(value)
+            except ValueError:
+                pass
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SettingsError(f"{key}={value!r}: expected a number")
         return float(value)

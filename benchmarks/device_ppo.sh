@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The native trainer on a GPU machine (one H100/H200, 16 cores), in one call of at most ~9 minutes: the machine's
+# python3 holds torch, numba and numpy; the pure-Python packages it lacks travel as wheels in .whl/ (gymnasium,
+# pettingzoo, farama-notifications, stable-baselines3, sb3-contrib for the CNN row). Writes under $OUT:
+#   train_sps_4096.json, train_sps_16384.json   benchmarks/train_sps.py rows on cuda
+#   runs.tgz                                   three short training runs (progress, evals, best.pt)
+#   log.txt                                    everything printed
+# Usage (from the repo root): OUT=/tmp/out bash benchmarks/device_ppo.sh [SECONDS_PER_RUN]
+set -uo pipefail
+RUN_SECONDS=${1:-200}
+OUT=${OUT:-/tmp/device_out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1
+export PYTHONUNBUFFERED=1 SUBTERRA_QUIET=0
+if [ -d .whl ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/site:$PWD
+fi
+nvidia-smi -L; nproc
+python3 -c "import torch, numba, numpy; print('torch', torch.__version__, 'numba', numba.__version__, 'numpy', numpy.__version__, 'cuda', torch.cuda.is_available())"
+T0=$(date +%s)
+# Throughput first, alone on the machine (the rules on every core, the network on the GPU).
+timeout 200 python3 benchmarks/train_sps.py --device cuda --num-games 4096 --engine-threads 0 --torch-threads 4 \
+    --seconds 12 --rows native-ego native-ego-shards2 native-ego-mappo native-cnn --json "$OUT/train_sps_4096.json"
+timeout 100 python3 benchmarks/train_sps.py --device cuda --num-games 16384 --engine-threads 0 --torch-threads 4 \
+    --seconds 12 --rows native-ego native-ego-shards2 --json "$OUT/train_sps_16384.json"
+echo "benchmarks done after $(( $(date +%s) - T0 )) s"
+# Three learning runs side by side (the GPU shared, the cores split): tiny IPPO, tiny MAPPO, small IPPO.
+RUNS=/tmp/runs
+COMMON="--config configs/train/ppo_tiny.yaml --set device=cuda --set torch_threads=2 --set engine_threads=4 \
+  --set progress_bar=false --set max_seconds=$RUN_SECONDS --set eval_games=500 --set eval_every=5000000 \
+  --set checkpoint_every=0 --set num_games=4096"
+python3 training/ppo.py $COMMON --set total_steps=60000000 --run-dir $RUNS/tiny_ippo &
+python3 training/ppo.py $COMMON --set total_steps=60000000 --set critic=mappo --run-dir $RUNS/tiny_mappo &
+python3 training/ppo.py $COMMON --set game=small --set total_steps=120000000 --set max_cycles=100 \
+    --run-dir $RUNS/small_ippo &
+wait
+echo "runs done after $(( $(date +%s) - T0 )) s"
+tar czf "$OUT/runs.tgz" --exclude=tb --exclude=last.pt --exclude=final.pt -C $RUNS .
+ls -la "$OUT"
