@@ -15,7 +15,7 @@ Two actor bodies (``network``):
   beside the scalars, then two layers of ``width``. About 0.3 M multiply-adds a sample at width 256: ten times
   cheaper than the CNN, which is what lets PPO keep up with the engine on a CPU.
 - ``cnn``: ``subterra_env.models.SubterraFeaturesExtractor`` (the SB3 runs' network: two stride-2 convolutions over
-  the whole window plus the exact 3 x 3 centre and the scalars), then one layer of ``width``.
+  the whole window plus the exact 3 x 3 centre and the scalars) with ``width`` features.
 
 Critics (``critic``): ``ippo`` puts the value head on the actor's body (one shared network, parameter-shared by
 every caver: independent PPO); ``mappo`` gives the value its own MLP over the env's global state
@@ -93,7 +93,8 @@ class EgoBody(nn.Module):
 
 
 class CnnBody(nn.Module):
-    """``SubterraFeaturesExtractor`` (the SB3 runs' network) then one ReLU layer of ``width``."""
+    """``SubterraFeaturesExtractor`` (the SB3 runs' network) with ``width`` features: the same compute as the SB3
+    runs' features extractor, the heads on top."""
 
     def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
         super().__init__()
@@ -105,10 +106,9 @@ class CnnBody(nn.Module):
             "observation": gymnasium.spaces.Box(0, MAX_VALUE, grid_shape, dtype=np.int8),
             "scalars": gymnasium.spaces.Box(0, MAX_VALUE, (num_scalars,), dtype=np.int8)})
         self.features = SubterraFeaturesExtractor(space, features_dim=width)
-        self.out = nn.Sequential(_layer(width, width), nn.ReLU())
 
     def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
-        return self.out(self.features({"observation": grid, "scalars": scalars}))
+        return self.features({"observation": grid, "scalars": scalars})
 
 
 class ActorCritic(nn.Module):

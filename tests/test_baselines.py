@@ -1,0 +1,45 @@
+"""training/baselines.py end to end at a tiny budget: both critics trained, evaluated beside random on the same
+seeded games, the table, the JSON and the curves written (the figures themselves come from `make baselines`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("matplotlib")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_baselines_at_a_tiny_budget(tmp_path: Path) -> None:
+    out = tmp_path / "baselines"
+    cmd = [sys.executable, "training/baselines.py", "--presets", "tiny", "--seeds", "0", "--steps", "tiny=4096",
+           "--eval-games", "8", "--reference", "random", "--out", str(out), "--set", "num_games=64", "--set",
+           "eval_every=2048", "--set", "eval_games=8", "--set", "width=32", "--set", "torch_threads=1"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads((out / "baselines.json").read_text())
+    cells = data["cells"]
+    assert [(c["preset"], c["critic"], c["seed"]) for c in cells] == [("tiny", "ippo", 0), ("tiny", "mappo", 0)]
+    for cell in cells:
+        assert cell["env_steps"] == 4096  # two iterations of 64 games x 32 decisions
+        assert cell["games"] == 8
+        assert [step for step, _ in cell["curve"]] == [2048, 4096]
+        assert 0.0 <= cell["escaped_mean"] <= 4.0
+    assert [r["team"] for r in data["references"]["tiny"]] == ["random"]
+    table = (out / "baselines.md").read_text()
+    assert "| tiny | random |" in table
+    assert "| tiny | IPPO from scratch | 1 | 4,096 |" in table
+    assert "| tiny | MAPPO from scratch | 1 | 4,096 |" in table
+    assert (out / "curves_tiny.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bad_steps_are_named() -> None:
+    done = subprocess.run([sys.executable, "training/baselines.py", "--steps", "huge=5"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--steps 'huge=5'" in done.stderr

@@ -1,0 +1,169 @@
+"""The baselines table: native PPO from scratch (IPPO and MAPPO, several seeds) on the learnable presets, each final
+team evaluated with ``training/evaluate.py`` beside reference teams, with learning curves.
+
+    python training/baselines.py --out runs/baselines                       # `make baselines`: hours on 2 cores
+    python training/baselines.py --presets tiny --seeds 0 --steps tiny=200000 --eval-games 50 --out /tmp/b  # CI
+
+For each preset x critic x seed: ``training/ppo.py --config configs/train/ppo_tiny.yaml --set game=PRESET --set
+critic=C --set seed=S --set total_steps=N`` (plus ``--set KEY=VALUE`` extras), then ``training/evaluate.py
+--config configs/PRESET.yaml --games G --team policy:RUN/best.pt``: games from seed 0, the same seeds as the
+reference teams' rows (``--reference``, default random and heuristic), so the rows are paired. Writes under
+``--out``: one run directory per cell, ``baselines.json`` (every cell: budget in env-steps and seconds, greedy
+cavers out with its 95% interval and medal rates; the references), ``baselines.md`` (the table) and
+``curves_PRESET.png`` (greedy evaluation during training against env-steps, mean over seeds, min-max band).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+PRESETS = ("tiny", "small", "medium", "full")
+CRITICS = ("ippo", "mappo")
+# env-steps a run: about 10 min (tiny) to an hour (the rest) a run on a quiet 2-core machine at ~20,000 steps/s
+DEFAULT_STEPS = {"tiny": 12_000_000, "small": 60_000_000, "medium": 60_000_000, "full": 60_000_000}
+MAX_CYCLES = {"tiny": 60, "small": 100, "medium": 150, "full": 200}
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--presets", nargs="+", default=list(PRESETS), choices=PRESETS)
+    p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS)
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--steps", nargs="*", default=[], metavar="PRESET=N", help="env-steps a run, per preset")
+    p.add_argument("--eval-games", type=int, default=1000, help="evaluate.py games a cell (seeds 0..G-1)")
+    p.add_argument("--reference", nargs="*", default=["random", "heuristic"],
+                   help="evaluate.py teams evaluated on the same games (search and ceiling: slow on the big caves)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra training/ppo.py setting")
+    p.add_argument("--out", type=Path, default=Path("runs/baselines"))
+    p.add_argument("--resume", action="store_true", help="skip cells whose evaluation is already there")
+    args = p.parse_args(argv)
+    steps = dict(DEFAULT_STEPS)
+    for item in args.steps:
+        name, _, value = item.partition("=")
+        if name not in PRESETS or not value.isdigit() or int(value) < 1:
+            p.error(f"--steps {item!r}: expected PRESET=N with PRESET in {PRESETS} and N a positive integer")
+        steps[name] = int(value)
+    args.steps = steps
+    if args.eval_games < 1:
+        p.error("--eval-games must be at least 1")
+    return args
+
+
+def run(cmd: list[str]) -> None:
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=REPO, check=True)
+
+
+def evaluate(preset: str, teams: list[str], games: int, out: Path) -> list[dict[str, Any]]:
+    cmd = [sys.executable, "training/evaluate.py", "--config", f"configs/{preset}.yaml", "--games", str(games),
+           "--out", str(out)]
+    for team in teams:
+        cmd += ["--team", team]
+    run(cmd)
+    rows = json.loads((out / "results.json").read_text())["results"]
+    return [{k: r[k] for k in ("team", "escaped_mean", "escaped_ci95", "rates", "num_games")} for r in rows]
+
+
+def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int) -> dict[str, Any]:
+    run_dir = args.out / f"{preset}-{critic}-{seed}"
+    result = run_dir / "eval" / "results.json"
+    if not (args.resume and result.exists()):
+        cmd = [sys.executable, "training/ppo.py", "--config", "configs/train/ppo_tiny.yaml", "--run-dir",
+               str(run_dir), "--overwrite", "--set", f"game={preset}", "--set", f"critic={critic}", "--set",
+               f"seed={seed}", "--set", f"total_steps={args.steps[preset]}", "--set",
+               f"max_cycles={MAX_CYCLES[preset]}", "--set", "progress_bar=false"]
+        for extra in args.set:
+            cmd += ["--set", extra]
+        t0 = time.perf_counter()
+        run(cmd)
+        (run_dir / "wall_seconds.txt").write_text(f"{time.perf_counter() - t0:.1f}\n")
+        evaluate(preset, [f"policy:{run_dir / 'best.pt'}"], args.eval_games, run_dir / "eval")
+    row = json.loads(result.read_text())["results"][0]
+    progress = [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
+    curve = [json.loads(line) for line in (run_dir / "eval.jsonl").read_text().splitlines()]
+    return {"preset": preset, "critic": critic, "seed": seed, "env_steps": progress[-1]["step"],
+            "seconds": float((run_dir / "wall_seconds.txt").read_text()),
+            "escaped_mean": row["escaped_mean"], "escaped_ci95": row["escaped_ci95"], "rates": row["rates"],
+            "games": row["num_games"], "curve": [(c["step"], c["escaped_mean"]) for c in curve]}
+
+
+def table(cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]]]) -> str:
+    lines = ["| preset | team | seeds | env-steps | wall-clock | cavers out (95% CI) | gold |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for preset in dict.fromkeys(c["preset"] for c in cells):
+        for ref in references.get(preset, []):
+            lines.append(f"| {preset} | {ref['team']} | - | - | - | {ref['escaped_mean']:.2f} ± "
+                         f"{ref['escaped_ci95']:.2f} | {ref['rates']['gold']:.1%} |")
+        for critic in CRITICS:
+            mine = [c for c in cells if c["preset"] == preset and c["critic"] == critic]
+            if not mine:
+                continue
+            per_seed = ", ".join(f"{c['escaped_mean']:.2f}" for c in mine)
+            mean = sum(c["escaped_mean"] for c in mine) / len(mine)
+            gold = sum(c["rates"]["gold"] for c in mine) / len(mine)
+            lines.append(f"| {preset} | {critic.upper()} from scratch | {len(mine)} | "
+                         f"{mine[0]['env_steps']:,} | {sum(c['seconds'] for c in mine) / len(mine) / 60:.0f} min | "
+                         f"{mean:.2f} (seeds: {per_seed}) | {gold:.1%} |")
+    return "\n".join(lines) + "\n"
+
+
+def curves(cells: list[dict[str, Any]], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    paths = []
+    for preset in dict.fromkeys(c["preset"] for c in cells):
+        fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
+        for critic in CRITICS:
+            mine = [c for c in cells if c["preset"] == preset and c["critic"] == critic and c["curve"]]
+            if not mine:
+                continue
+            n = min(len(c["curve"]) for c in mine)
+            steps = np.array([p[0] for p in mine[0]["curve"][:n]]) / 1e6
+            values = np.array([[p[1] for p in c["curve"][:n]] for c in mine])
+            ax.plot(steps, values.mean(0), marker="o", label=f"{critic.upper()} ({len(mine)} seeds)")
+            ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
+        ax.set_xlabel("env-steps (millions)")
+        ax.set_ylabel("greedy cavers out (of 4)")
+        ax.set_title(f"native PPO from scratch: {preset}")
+        ax.set_ylim(0, 4)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right")
+        fig.tight_layout()
+        path = out / f"curves_{preset}.png"
+        fig.savefig(path)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    references = {}
+    for preset in args.presets:
+        if args.reference:
+            references[preset] = evaluate(preset, args.reference, args.eval_games, args.out / f"reference-{preset}")
+    cells = [train_cell(args, preset, critic, seed)
+             for preset in args.presets for critic in args.critics for seed in args.seeds]
+    (args.out / "baselines.json").write_text(json.dumps({"cells": cells, "references": references,
+                                                         "command": " ".join(sys.argv)}, indent=1))
+    text = table(cells, references)
+    (args.out / "baselines.md").write_text(text)
+    curves(cells, args.out)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
