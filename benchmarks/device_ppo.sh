@@ -3,11 +3,12 @@
 # python3 holds torch, numba and numpy; the pure-Python packages it lacks travel as wheels in .whl/ (gymnasium,
 # pettingzoo, farama-notifications, stable-baselines3, sb3-contrib for the CNN row). Writes under $OUT:
 #   train_sps_4096.json, train_sps_16384.json   benchmarks/train_sps.py rows on cuda
-#   runs.tgz                                   three short training runs (progress, evals, best.pt)
+#   tiny_ippo.tgz, tiny_mappo.tgz, small_ippo.tgz   three short training runs (progress, evals, best.pt), each
+#                                              apart: the tool brings back files of at most 16 MiB
 #   log.txt                                    everything printed
 # Usage (from the repo root): OUT=/tmp/out bash benchmarks/device_ppo.sh [SECONDS_PER_RUN]
 set -uo pipefail
-RUN_SECONDS=${1:-200}
+RUN_SECONDS=${1:-170}   # 190 overran a 590 s call by the final evaluations and exports
 OUT=${OUT:-/tmp/device_out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
@@ -20,21 +21,23 @@ nvidia-smi -L; nproc
 python3 -c "import torch, numba, numpy; print('torch', torch.__version__, 'numba', numba.__version__, 'numpy', numpy.__version__, 'cuda', torch.cuda.is_available())"
 T0=$(date +%s)
 # Throughput first, alone on the machine (the rules on every core, the network on the GPU).
-timeout 200 python3 benchmarks/train_sps.py --device cuda --num-games 4096 --engine-threads 0 --torch-threads 4 \
+timeout 200 python3 benchmarks/train_sps.py --device cuda --num-games 4096 --engine-threads 0 --torch-threads 4 --width 256 \
     --seconds 12 --rows native-ego native-ego-shards2 native-ego-mappo native-cnn --json "$OUT/train_sps_4096.json"
-timeout 100 python3 benchmarks/train_sps.py --device cuda --num-games 16384 --engine-threads 0 --torch-threads 4 \
+timeout 100 python3 benchmarks/train_sps.py --device cuda --num-games 16384 --engine-threads 0 --torch-threads 4 --width 256 \
     --seconds 12 --rows native-ego native-ego-shards2 --json "$OUT/train_sps_16384.json"
 echo "benchmarks done after $(( $(date +%s) - T0 )) s"
 # Three learning runs side by side (the GPU shared, the cores split): tiny IPPO, tiny MAPPO, small IPPO.
 RUNS=/tmp/runs
 COMMON="--config configs/train/ppo_tiny.yaml --set device=cuda --set torch_threads=2 --set engine_threads=4 \
   --set progress_bar=false --set max_seconds=$RUN_SECONDS --set eval_games=500 --set eval_every=5000000 \
-  --set checkpoint_every=0 --set num_games=4096"
+  --set checkpoint_every=0 --set num_games=4096 --set width=256"
 python3 training/ppo.py $COMMON --set total_steps=60000000 --run-dir $RUNS/tiny_ippo &
 python3 training/ppo.py $COMMON --set total_steps=60000000 --set critic=mappo --run-dir $RUNS/tiny_mappo &
 python3 training/ppo.py $COMMON --set game=small --set total_steps=120000000 --set max_cycles=100 \
     --run-dir $RUNS/small_ippo &
 wait
 echo "runs done after $(( $(date +%s) - T0 )) s"
-tar czf "$OUT/runs.tgz" --exclude=tb --exclude=last.pt --exclude=final.pt -C $RUNS .
+for r in tiny_ippo tiny_mappo small_ippo; do
+    tar czf "$OUT/$r.tgz" --exclude=tb --exclude=last.pt --exclude=final.pt --exclude=best.onnx -C $RUNS $r
+done
 ls -la "$OUT"

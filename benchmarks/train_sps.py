@@ -10,7 +10,8 @@ run interleaved, round after round, and each row reports its median):
     sb3            SB3 MaskablePPO with the default network (``SubterraFeaturesExtractor``, obs_radius 7), 16 games,
                    n_steps 128, minibatch 512, 4 epochs: the settings of ``make run``'s former trainer
     native-cnn     ``training/ppo.py`` with the same network (``network=cnn``, obs_radius 7)
-    native-ego     ``training/ppo.py`` with the light egocentric network (``network=ego``, obs_radius 2, width 256)
+    native-ego     ``training/ppo.py`` with the light egocentric network (``network=ego``, obs_radius 2, two layers of
+                   ``--width``, default 128 as ``make run``)
     native-ego-shards2   the same with the engine overlapped with the policy (``shards=2``)
     native-ego-mappo     the same as native-ego with the centralised critic (``critic=mappo``)
 
@@ -53,7 +54,7 @@ def native_row(name: str, opts: argparse.Namespace) -> Callable[[float], dict[st
     if name == "native-cnn":
         settings.update(network="cnn", obs_radius=7)
     else:
-        settings.update(network="ego", obs_radius=2, width=256)
+        settings.update(network="ego", obs_radius=2, width=opts.width)
     if name.endswith("shards2"):
         settings["shards"] = 2
     if name.endswith("mappo"):
@@ -73,7 +74,8 @@ def native_row(name: str, opts: argparse.Namespace) -> Callable[[float], dict[st
         wall = time.perf_counter() - t0
         split = {k: (trainer.timing[k] - before[k]) / wall for k in before}
         split["other"] = max(0.0, 1.0 - sum(split.values()))
-        return {"trainer": "native", "network": args.network, "env_steps_per_s": steps / wall, "split": split,
+        return {"trainer": "native", "network": args.network, "width": args.width,
+                "env_steps_per_s": steps / wall, "split": split,
                 "num_games": args.num_games, "shards": args.shards, "critic": args.critic, "device": args.device}
 
     return timed
@@ -147,6 +149,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     p.add_argument("--num-games", type=int, default=1024, help="games of the native rows")
     p.add_argument("--game", default="tiny", help="preset or GameConfig YAML")
     p.add_argument("--device", default="cpu", help="cpu or cuda")
+    p.add_argument("--width", type=int, default=128, help="hidden width of the ego network's two layers")
     p.add_argument("--torch-threads", type=int, default=2, help="torch's CPU threads")
     p.add_argument("--engine-threads", type=int, default=1,
                    help="numba threads of the rules (0: every core)")

@@ -13,10 +13,10 @@
     python -m subterra_game.play ...                 # the same command ("play" may be left out)
 
 Seats: every caver's seat is ``human`` (optionally ``human:NAME``), ``search``, ``heuristic``, ``random``,
-``policy:PATH`` (a MaskablePPO .zip, needs the ``train`` extra; or its ONNX export, ``agents/shipped/team.onnx``,
-needs only onnxruntime) or ``auto`` (the default of ``--bots``): the
-strongest bot that answers in time. Strongest first: ``search`` (Monte Carlo search over the heuristic,
-``agents.search.SearchAgent``, public information only), ``heuristic``, the shipped team
+``policy:PATH`` (a MaskablePPO .zip, needs the ``train`` extra; a ``.pt`` of the native trainer, needs torch; or
+an ONNX export, ``agents/shipped/team.onnx`` or a native run's ``best.onnx``, needs only onnxruntime) or ``auto``
+(the default of ``--bots``): the strongest bot that answers in time. Strongest first: ``search`` (Monte Carlo
+search over the heuristic, ``agents.search.SearchAgent``, public information only), ``heuristic``, the shipped team
 (``policy:agents/shipped/team.zip``), ``random``. ``auto`` times a few search decisions at the start (on a heuristic
 game of the same deal, never the game itself) and seats ``search`` when its median decision takes at most
 ``SEARCH_LIMIT_S`` (0.5 s) here, else ``heuristic``; one line at the start says which and why. Which cavers sit at the
@@ -302,14 +302,17 @@ class PolicyBot:
                 raise PlayError(f"cannot load policy {path!r}: {e}") from None
             return
         try:
-            import sb3_contrib  # noqa: F401
             import torch  # noqa: F401
+            if not str(path).endswith(".pt"):  # a MaskablePPO .zip; a .pt of training/ppo.py needs torch alone
+                import sb3_contrib  # noqa: F401
         except ImportError as e:
             raise PlayError(f"{TRAIN_EXTRA_HINT} (missing: {e.name})") from None
-        from agents.policy_agent import PolicyAgent
+        from agents.policy_agent import load_policy
 
         try:
-            self.agent = PolicyAgent(path).bind(env)  # an advised checkpoint reads the heuristic's advice
+            agent = load_policy(path)
+            # an advised checkpoint reads the heuristic's advice, so it is bound to this game
+            self.agent = agent.bind(env) if getattr(agent, "advised", False) else agent
         except (OSError, ValueError) as e:
             raise PlayError(f"cannot load policy {path!r}: {e}") from None
 

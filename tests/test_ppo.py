@@ -334,3 +334,14 @@ def test_train_sps_smoke(tmp_path: Path) -> None:
     assert [(r["row"], r["trainer"], r["network"]) for r in saved] == [(r["row"], r["trainer"], r["network"])
                                                                        for r in rows]
     assert all(r["env_steps_per_s"] > 0 for r in saved)
+
+
+def test_a_native_checkpoint_and_its_onnx_export_play_in_the_terminal_game(ippo_run: Path, capsys) -> None:
+    """``subterra play`` seats ``policy:RUN/best.pt`` (torch) and ``policy:RUN/best.onnx`` (onnxruntime)."""
+    from subterra_game.play import main as play_main
+
+    pytest.importorskip("onnxruntime")
+    seats = f"policy:{ippo_run / 'best.pt'},policy:{ippo_run / 'best.onnx'},heuristic,heuristic"
+    assert play_main(["--config", str(ROOT / "configs" / "tiny.yaml"), "--seats", seats, "--watch", "--seed", "3",
+                      "--delay", "0"]) == 0
+    assert "GAME OVER" in capsys.readouterr().out

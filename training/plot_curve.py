@@ -2,10 +2,11 @@
 
     python training/plot_curve.py runs/shipped [runs/other ...] --out runs/shipped/curve.png
     python training/plot_curve.py runs/rllib                      # an RLlib run of training/train_rllib.py
+    python training/plot_curve.py runs/quickstart                 # a run of the native trainer, training/ppo.py
 
 Reads each run's ``eval.jsonl`` (periodic greedy evaluations on fixed seeds) and ``tb/progress.csv`` (the rolling
 statistics of the training games: ``rollout/ep_rew_mean``, ``rollout/ep_escaped_mean``, ``rollout/medal_rate``)
-as train_ppo.py writes them, or ``progress.jsonl`` (one line per iteration) as train_rllib.py writes it. A BC
+as train_ppo.py writes them, or ``progress.jsonl`` (one line per iteration) as train_rllib.py and ppo.py write it. A BC
 warm start's teacher score (``bc.json``) is drawn as a dashed line.
 """
 
@@ -25,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 def read_run(run: Path) -> dict:
     """The curves of one run directory: evaluation rows, training rows (step, escaped, medal rate), teacher."""
     if not (run / "config.yaml").exists():
-        raise FileNotFoundError(f"{run} is not a train_ppo.py or train_rllib.py run directory (no config.yaml)")
+        raise FileNotFoundError(f"{run} is not a train_ppo.py, ppo.py or train_rllib.py run directory (no config.yaml)")
     evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines() if line.strip()] \
         if (run / "eval.jsonl").exists() else []
     train = []
@@ -37,13 +38,21 @@ def read_run(run: Path) -> dict:
                     train.append((float(row["time/total_timesteps"]), float(row["rollout/ep_escaped_mean"]),
                                   float(row.get("rollout/medal_rate") or 0.0),
                                   float(row.get("rollout/ep_rew_mean") or "nan")))
-    rllib = run / "progress.jsonl"  # train_rllib.py: the env runners' statistics per iteration
-    if rllib.exists():
-        for line in rllib.read_text().splitlines():
+    lines = run / "progress.jsonl"  # train_rllib.py's and training/ppo.py's statistics per iteration
+    if lines.exists():
+        for line in lines.read_text().splitlines():
             row = json.loads(line) if line.strip() else {}
-            if row.get("escaped_mean") is not None:
+            if row.get("escaped_mean") is None:
+                continue
+            if "env_steps" in row:  # train_rllib.py
                 train.append((float(row["env_steps"]), float(row["escaped_mean"]), float(row["medal_rate"] or 0.0),
                               float(row["episode_return_mean"])))
+            else:  # training/ppo.py
+                train.append((float(row["step"]), float(row["escaped_mean"]), float(row.get("medal_rate") or 0.0),
+                              float(row["return_mean"])))
+    for e in evals:  # training/ppo.py's evaluations name their figures as evaluate.py does
+        if "escaped_mean" in e and "escaped" not in e:
+            e["escaped"], e["success"] = e["escaped_mean"], 1.0 - e["share_defeat"]
     teacher = json.loads((run / "bc.json").read_text()) if (run / "bc.json").exists() else None
     return {"name": run.name, "evals": evals, "train": train, "teacher": teacher}
 

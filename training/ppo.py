@@ -596,7 +596,8 @@ def main(argv: list[str] | None = None) -> int:
                   "env_steps_per_s": round(per_iter / wall, 1),
                   **{f"time_{k}": round(v / wall, 4) for k, v in split.items()}, **stats,
                   "episodes": len(eps), "return_mean": float(np.mean([e[0] for e in eps])) if eps else None,
-                  "escaped_mean": float(np.mean([e[1] for e in eps])) if eps else None}
+                  "escaped_mean": float(np.mean([e[1] for e in eps])) if eps else None,
+                  "medal_rate": float(np.mean([e[2] >= 1 for e in eps])) if eps else None}
         append_jsonl(run / "progress.jsonl", record)
         for k, v in record.items():
             if isinstance(v, float):
