@@ -13,7 +13,7 @@ from helpers import Game, scene
 from subterra_env.config import ConfigError, GameConfig, preset
 from subterra_env.core.actions import action_id
 from subterra_env.core.catalogue import BIT, T_BOMB, T_CAVE_IN, T_EXIT, build
-from subterra_env.core.invariants import check_invariants, snapshot
+from subterra_env.core.invariants import STATE_CHECKS, check_invariants, snapshot
 from subterra_env.core.rules import Core
 from random_play import random_legal
 
@@ -191,6 +191,23 @@ def test_a_bomb_still_in_the_stack_is_a_defeat():  # R-ANN-9: placed, in the sta
     g = ann_game(EXIT_NORTH, "bomb:E:B  start:NESW  bomb:W:B", cavers="diver@1,1 medic@1,1", stack="bomb")
     g.play("move N", "end turn", "move N")
     assert g.result() == "defeat"
+
+
+@pytest.mark.parametrize("row, stack, result", [
+    ("bomb:E:B  start:NESW  .", "", "gold"),
+    ("bomb:E:B  start:NESW  bomb:W:B", "", "gold"),
+    (".  start:NESW  .", "", "gold"),
+    ("bomb:E:B  start:NESW  .", "bomb", "defeat"),
+    ("bomb:E  start:NESW  .", "", "defeat"),
+])
+def test_a_map_with_fewer_than_three_bomb_tiles_counts_its_own(row, stack, result):  # R-ANN-9
+    """The rule counts bomb tiles, not tokens against the dealt game's 3: a map with one or two bomb tiles (or
+    none), each with its token, ends in medals; a bare one, placed or in the stack, is a defeat."""
+    g = ann_game(EXIT_NORTH, row, cavers="diver@1,1 medic@1,1 scout@1,1", **({"stack": stack} if stack else {}))
+    g.play("move N", "end turn", "move N", "end turn", "move N")
+    assert g.result() == result
+    results = dict((name, check) for name, _, check in STATE_CHECKS)["results"]  # the checker agrees
+    assert not results(g.core.cfg, g.st, g.core.legal_mask(g.st)).any()
 
 
 NEAR_BOMBS = scene(EXIT_NORTH, "bomb:ES:x  start:NESW  bomb:WS:x", ".  bomb:N  .",

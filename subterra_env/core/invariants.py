@@ -208,8 +208,8 @@ def _results(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:
     running = st.result == RUNNING
     left_behind = (~on_exit(st, np.arange(st.batch_size))).sum(1)
     medal = np.maximum(3 - left_behind, 0)
-    if cfg.scenario == "annihilation":  # R-ANN-9: defeat while a bomb tile lacks its token
-        medal = np.where(st.t_bomb.sum(1) < BOMBS, 0, medal)
+    if cfg.scenario == "annihilation":  # R-ANN-9: defeat while a bomb tile (anywhere) lacks its token
+        medal = np.where(st.t_bomb.sum(1) < _bomb_tiles(cfg, st), 0, medal)
     if cfg.scenario == "extraction" and cfg.biosamples:  # R-EXT-9: defeat unless every biosample is out
         out = on_exit(st, np.arange(st.batch_size))
         medal = np.where((st.c_samples * out).sum(1) < BIOSAMPLES, 0, medal)
@@ -231,12 +231,19 @@ def _bomb_tiles_kept(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray
     """R-ANN-4: every bomb tile is placed, held (drawn, set aside) or still in the stack."""
     if cfg.scenario != "annihilation":
         return np.zeros(st.batch_size, dtype=bool)
+    return _bomb_tiles(cfg, st) != BOMBS
+
+
+def _bomb_tiles(cfg: GameConfig, st: State) -> np.ndarray:
+    """Bomb tiles placed, drawn, set aside or still in the stack, per game (3 in a dealt game, R-ANN-3)."""
     cat = build(cfg)
+    inside = np.arange(st.t_type.shape[1])[None, :] < st.n_tiles[:, None]
     later = np.arange(st.stack.shape[1])[None, :] >= st.stack_pos[:, None]
-    kept = (st.t_type == T_BOMB).sum(1) + ((cat.tile_type[np.maximum(st.stack, 0)] == T_BOMB) & later).sum(1)
+    kept = ((st.t_type == T_BOMB) & inside).sum(1)
+    kept += ((cat.tile_type[np.maximum(st.stack, 0)] == T_BOMB) & later).sum(1)
     kept += (st.pend_tile >= 0) & (cat.tile_type[np.maximum(st.pend_tile, 0)] == T_BOMB)
     kept += (st.aside_tile >= 0) & (cat.tile_type[np.maximum(st.aside_tile, 0)] == T_BOMB)
-    return kept != BOMBS
+    return kept
 
 
 def _zone_empty(cfg: GameConfig, st: State, mask: np.ndarray) -> np.ndarray:

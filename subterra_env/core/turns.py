@@ -19,7 +19,7 @@ from .actions import (EXERT_BONUS, K_BANDAGE, K_DEMOLISH, K_DIG, K_DIRECT, K_DIV
                       K_ROTATE, K_RUN, K_SPRINT, K_SQUEEZE, K_STEP, K_STOP, K_SURFACE, K_SWIM, K_PLACE_BOMB, K_GIVE,
                       K_TAKE, K_SHOVEL, K_GAS_MASK)
 from .board import actor_tile
-from .catalogue import BIOSAMPLES, BOMBS, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
+from .catalogue import BIOSAMPLES, SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION, T_BOMB
 from .effects import HAZARD_SLOT, check_one, damage, enter_tile, gas_damage, on_exit, resync_dice
 from .monsters import monster_contact, move_monsters
 from .hazards import end_phase, hazard_end, hazard_phase
@@ -144,6 +144,23 @@ def bombs_placed(g):
         if g.t_bomb[t]:
             n += 1
     return n
+
+
+@jit
+def bomb_tile_bare(g, P):
+    """R-ANN-9: a bomb tile (placed, in the stack, drawn or set aside) without a bomb token. Tokens lie only on
+    placed bomb tiles, one each (R-ANN-6); a dealt game keeps its 3 bomb tiles (R-ANN-4), so this is "fewer than 3
+    tokens" there, and a scenario map counts the bomb tiles it has."""
+    for t in range(g.n_tiles):
+        if g.t_type[t] == T_BOMB and not g.t_bomb[t]:
+            return True
+    for i in range(g.stack_pos, P.stack_size):
+        if P.tile_type[g.stack[i]] == T_BOMB:
+            return True
+    for t in (g.pend_tile, g.aside_tile):
+        if t >= 0 and P.tile_type[t] == T_BOMB:
+            return True
+    return False
 
 
 @jit
@@ -308,7 +325,7 @@ def check_end(g, P):
     if over:
         g.result = max(3 - left_behind, 0)
         why = R_RESULT
-        if P.scenario == SC_ANNIHILATION and bombs_placed(g) < BOMBS:  # R-ANN-9: a bomb tile without a token
+        if P.scenario == SC_ANNIHILATION and bomb_tile_bare(g, P):  # R-ANN-9: a bomb tile without a token
             g.result = 0
             why = R_ANN_RESULT
         if P.scenario == SC_EXTRACTION and P.biosamples and samples_out(g) < BIOSAMPLES:  # R-EXT-9
