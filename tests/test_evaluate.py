@@ -213,7 +213,8 @@ class FakePolicy:
 def test_policy_entries_load_once_and_see_their_radius(tmp_path, monkeypatch, capsys):
     import types
 
-    monkeypatch.setitem(sys.modules, "agents.policy_agent", types.SimpleNamespace(PolicyAgent=FakePolicy))
+    monkeypatch.setitem(sys.modules, "agents.policy_agent",
+                        types.SimpleNamespace(PolicyAgent=FakePolicy, load_policy=FakePolicy))
     FakePolicy.loads = []
     a, b = tmp_path / "a.zip", tmp_path / "b.zip"
     a.write_bytes(b"")

@@ -42,7 +42,7 @@ def test_plot_curve_reads_a_run_and_writes_a_png(tmp_path: Path) -> None:
 def test_plot_curve_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(tmp_path)],
                           capture_output=True, text=True)
-    assert done.returncode == 2 and "not a train_ppo.py or train_rllib.py run directory" in done.stderr
+    assert done.returncode == 2 and "not a train_ppo.py, ppo.py or train_rllib.py run directory" in done.stderr
 
 
 def test_plot_curve_reads_an_rllib_run(tmp_path: Path) -> None:
