@@ -520,112 +520,139 @@ def prepare_run(cli: argparse.Namespace) -> tuple[Args, Path, dict | None]:
     return args, run, None
 
 
-def main(argv: list[str] | None = None) -> int:
-    cli = parse_cli(argv)
-    try:
-        args, run, resumed = prepare_run(cli)
+class Run:
+    """A run directory being written: the step counters, the best evaluation, the logs and the checkpoints."""
+
+    def __init__(self, args: Args, path: Path, trainer: Trainer, resumed: dict | None):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.args, self.path, self.trainer, self.learner = args, path, trainer, trainer.learner
+        self.step, self.iteration, self.best, self.last_eval = 0, 0, -1.0, -1
         if resumed is not None:
-            _, data = load_checkpoint(Path(cli.resume) / "last.pt")
-            spec = dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"]))
-            trainer = Trainer(args, NetSpec(**spec))
-        else:
-            trainer = Trainer(args)
-    except (SettingsError, FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) follow args.seed
-    torch.set_num_threads(args.torch_threads)
-    run.mkdir(parents=True, exist_ok=True)
-    (run / "config.yaml").write_text(yaml.safe_dump(to_plain(args), sort_keys=False))
-    (run / "versions.json").write_text(json.dumps(versions(), indent=1))
-    learner = trainer.learner
-    step, iteration, best = 0, 0, -1.0
-    if resumed is not None:
+            self.restore(resumed)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "config.yaml").write_text(yaml.safe_dump(to_plain(args), sort_keys=False))
+        (path / "versions.json").write_text(json.dumps(versions(), indent=1))
+        self.writer = SummaryWriter(str(path / "tb"))
+        self.bar = None
+        if args.progress_bar:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=args.total_steps, initial=self.step, unit="step", unit_scale=True,
+                            dynamic_ncols=True)
+        self.start = time.perf_counter()
+
+    def restore(self, resumed: dict) -> None:
+        """The network, optimiser, random streams and counters of ``last.pt``; the games get new seed streams."""
+        learner = self.learner
         learner.model.load_state_dict(resumed["model"])
         learner.opt.load_state_dict(resumed["optimizer"])
         learner.gen.set_state(resumed["gen"].to(learner.gen.device) if learner.device.type == "cpu"
                               else resumed["gen"])
         learner.cpu_gen.set_state(resumed["cpu_gen"])
-        step, iteration, best = resumed["step"], resumed["iteration"], resumed["best"]
-        trainer.reseed(iteration)
-    trainer.reset()
-    from torch.utils.tensorboard import SummaryWriter
+        self.step, self.iteration, self.best = resumed["step"], resumed["iteration"], resumed["best"]
+        self.trainer.reseed(self.iteration)
 
-    writer = SummaryWriter(str(run / "tb"))
-    per_iter = args.num_games * args.rollout
-    bar = None
-    if args.progress_bar:
-        from tqdm import tqdm
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
 
-        bar = tqdm(total=args.total_steps, initial=step, unit="step", unit_scale=True, dynamic_ncols=True)
-    start, next_eval = time.perf_counter(), (step // args.eval_every + 1) * args.eval_every if args.eval_every else 0
-    next_ckpt = (step // args.checkpoint_every + 1) * args.checkpoint_every if args.checkpoint_every else 0
-
-    def checkpoint(path: Path) -> Path:
-        return save_checkpoint(path, learner.model, trainer.config_dict, {
-            "args": to_plain(args), "step": step, "iteration": iteration, "best": best,
+    def checkpoint(self, name: str) -> Path:
+        learner = self.learner
+        return save_checkpoint(self.path / name, learner.model, self.trainer.config_dict, {
+            "args": to_plain(self.args), "step": self.step, "iteration": self.iteration, "best": self.best,
             "optimizer": learner.opt.state_dict(), "gen": learner.gen.get_state(),
             "cpu_gen": learner.cpu_gen.get_state()})
 
-    def evaluate() -> None:
-        nonlocal best
-        res = evaluate_greedy(learner.model, trainer.config, args.obs_radius, args.eval_games, args.eval_seed,
-                              args.max_cycles, learner.device)
-        res.update(step=step, seconds=round(time.perf_counter() - start, 1))
-        append_jsonl(run / "eval.jsonl", res)
-        writer.add_scalar("eval/escaped_mean", res["escaped_mean"], step)
-        if res["escaped_mean"] > best:
-            best = res["escaped_mean"]
-            checkpoint(run / "best.pt")
-        if bar is not None:
-            bar.write(f"step {step:,}: greedy {res['escaped_mean']:.2f} ± {res['escaped_ci95']:.2f} cavers out "
-                      f"(best {best:.2f})")
+    def evaluate(self) -> None:
+        """A greedy evaluation of the current policy; the best one so far is kept as best.pt."""
+        a = self.args
+        res = evaluate_greedy(self.learner.model, self.trainer.config, a.obs_radius, a.eval_games, a.eval_seed,
+                              a.max_cycles, self.learner.device)
+        res.update(step=self.step, seconds=round(self.seconds(), 1))
+        append_jsonl(self.path / "eval.jsonl", res)
+        self.writer.add_scalar("eval/escaped_mean", res["escaped_mean"], self.step)
+        self.last_eval = self.step
+        if res["escaped_mean"] > self.best:
+            self.best = res["escaped_mean"]
+            self.checkpoint("best.pt")
+        if self.bar is not None:
+            self.bar.write(f"step {self.step:,}: greedy {res['escaped_mean']:.2f} ± {res['escaped_ci95']:.2f} "
+                           f"cavers out (best {self.best:.2f})")
 
-    while step < args.total_steps:
-        frac = 1.0 - step / args.total_steps
-        t0 = time.perf_counter()
-        before = dict(trainer.timing)
-        stats = trainer.iterate(args.lr * frac if args.anneal_lr else args.lr)
-        step += per_iter
-        iteration += 1
+    def iterate(self) -> dict[str, Any]:
+        """One PPO iteration, logged (progress.jsonl, TensorBoard, the bar) and saved as last.pt."""
+        a, trainer = self.args, self.trainer
+        lr = a.lr * (1.0 - self.step / a.total_steps) if a.anneal_lr else a.lr
+        t0, before = time.perf_counter(), dict(trainer.timing)
+        stats = trainer.iterate(lr)
         wall = time.perf_counter() - t0
+        per_iter = a.num_games * a.rollout
+        self.step += per_iter
+        self.iteration += 1
         split = {k: trainer.timing[k] - before[k] for k in before}
         split["other"] = max(0.0, wall - sum(split.values()))
         eps = list(trainer.episodes)
-        record = {"step": step, "iteration": iteration, "seconds": round(time.perf_counter() - start, 2),
+        record = {"step": self.step, "iteration": self.iteration, "seconds": round(self.seconds(), 2),
                   "env_steps_per_s": round(per_iter / wall, 1),
                   **{f"time_{k}": round(v / wall, 4) for k, v in split.items()}, **stats,
                   "episodes": len(eps), "return_mean": float(np.mean([e[0] for e in eps])) if eps else None,
                   "escaped_mean": float(np.mean([e[1] for e in eps])) if eps else None,
                   "medal_rate": float(np.mean([e[2] >= 1 for e in eps])) if eps else None}
-        append_jsonl(run / "progress.jsonl", record)
+        append_jsonl(self.path / "progress.jsonl", record)
         for k, v in record.items():
             if isinstance(v, float):
-                writer.add_scalar(f"train/{k}", v, step)
-        checkpoint(run / "last.pt")
-        if bar is not None:
-            bar.update(per_iter)
-            bar.set_postfix(sps=f"{record['env_steps_per_s']:,.0f}",
-                            out=f"{record['escaped_mean'] or 0:.2f}", refresh=False)
-        out_of_time = args.max_seconds and time.perf_counter() - start >= args.max_seconds
-        if args.checkpoint_every and step >= next_ckpt:
-            (run / "checkpoints").mkdir(exist_ok=True)
-            shutil.copyfile(run / "last.pt", run / "checkpoints" / f"step_{step}.pt")
-            next_ckpt += args.checkpoint_every
-        if args.eval_every and step >= next_eval and not out_of_time:
-            evaluate()
-            next_eval += args.eval_every
+                self.writer.add_scalar(f"train/{k}", v, self.step)
+        self.checkpoint("last.pt")
+        if self.bar is not None:
+            self.bar.update(per_iter)
+            self.bar.set_postfix(sps=f"{record['env_steps_per_s']:,.0f}", out=f"{record['escaped_mean'] or 0:.2f}",
+                                 refresh=False)
+        return record
+
+    def crossed(self, every: int) -> bool:
+        """The last iteration crossed a multiple of ``every`` env-steps (0: never)."""
+        per_iter = self.args.num_games * self.args.rollout
+        return bool(every) and self.step // every > (self.step - per_iter) // every
+
+    def finish(self) -> None:
+        if self.last_eval != self.step:  # the final policy is always evaluated
+            self.evaluate()
+        self.checkpoint("final.pt")
+        export_onnx(self.path / "best.pt", self.path / "best.onnx")
+        self.writer.close()
+        if self.bar is not None:
+            self.bar.close()
+        print(f"{self.path}: {self.step:,} env-steps in {self.seconds():.0f} s; best greedy {self.best:.2f} cavers "
+              f"out ({self.args.eval_games} games); policy: {self.path / 'best.pt'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    cli = parse_cli(argv)
+    try:
+        args, path, resumed = prepare_run(cli)
+        spec = None
+        if resumed is not None:
+            _, data = load_checkpoint(path / "last.pt")
+            spec = NetSpec(**dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"])))
+        trainer = Trainer(args, spec)
+    except (SettingsError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) follow args.seed
+    torch.set_num_threads(args.torch_threads)
+    run = Run(args, path, trainer, resumed)
+    trainer.reset()
+    while run.step < args.total_steps:
+        run.iterate()
+        out_of_time = args.max_seconds and run.seconds() >= args.max_seconds
+        if run.crossed(args.checkpoint_every):
+            (path / "checkpoints").mkdir(exist_ok=True)
+            shutil.copyfile(path / "last.pt", path / "checkpoints" / f"step_{run.step}.pt")
+        if run.crossed(args.eval_every) and not out_of_time:
+            run.evaluate()
         if out_of_time:
             break
-    if not args.eval_every or step < next_eval - args.eval_every or best < 0:  # not evaluated at this step yet
-        evaluate()
-    checkpoint(run / "final.pt")
-    export_onnx(run / "best.pt", run / "best.onnx")
-    writer.close()
-    if bar is not None:
-        bar.close()
-    print(f"{run}: {step:,} env-steps in {time.perf_counter() - start:.0f} s; best greedy {best:.2f} cavers out "
-          f"({args.eval_games} games); policy: {run / 'best.pt'}")
+    run.finish()
     return 0
 
 
