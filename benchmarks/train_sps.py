@@ -19,7 +19,8 @@ The native rows take ``--num-games`` games (default 1024), 32 decisions each per
 minibatches (the CNN row: of 1,024 samples). Columns: env-steps/s, then the split of the wall time (engine = the
 rules and observations, inference = the policy choosing actions, update = the PPO update, other = the rest). The
 JSON (``--json PATH``) is a list of rows, each with ``trainer`` (``sb3`` or ``native``), ``network``,
-``env_steps_per_s``, the split and the machine. Wall clock on a shared machine: quote rows from the same run, and
+``env_steps_per_s``, the split and the machine, then the reference rows (``trainer`` ``reference``: PettingZoo's
+connect_four_v3 and hanabi_v5 timed in the same run, with the bench extra; ``--no-reference`` skips them). Wall clock on a shared machine: quote rows from the same run, and
 only rows that agree across runs.
 """
 
@@ -136,6 +137,24 @@ def sb3_row(opts: argparse.Namespace) -> Callable[[float], dict[str, Any]]:
     return timed
 
 
+def reference_rows(seconds: float, repeats: int) -> list[dict[str, Any]]:
+    """PettingZoo's connect_four_v3 and hanabi_v5 stepped at random (``benchmarks/sps.py``'s reference rows), so
+    that a run's figures can be compared across machines through them; "not installed" without the bench extra."""
+    from functools import partial
+
+    from benchmarks import sps
+
+    rows = []
+    for module, env_id, kwargs in sps.REFERENCES:
+        label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
+        row = sps.measure("reference", label, 1, partial(sps.aec_stepper, sps.pettingzoo_classic(module, env_id,
+                                                                                                 **kwargs), 0),
+                          seconds, repeats)
+        rows.append({"row": label, "trainer": "reference", "env_steps_per_s": row.env_steps_per_s,
+                     "status": row.status})
+    return rows
+
+
 def machine() -> dict[str, Any]:
     info = {"python": platform.python_version(), "torch": torch.__version__, "cpus": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "platform": platform.platform()}
@@ -157,6 +176,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     p.add_argument("--engine-threads", type=int, default=1,
                    help="numba threads of the rules (0: every core)")
     p.add_argument("--json", type=Path, help="write the rows as a JSON list")
+    p.add_argument("--no-reference", action="store_true",
+                   help="skip the reference rows (connect_four_v3, hanabi_v5; need pip install -e .[bench])")
     opts = p.parse_args(argv)
     if opts.seconds <= 0 or opts.repeats < 1:
         p.error("--seconds must be positive and --repeats at least 1")
@@ -187,9 +208,13 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         split = ", ".join(f"{k} {v:.0%}" for k, v in r["split"].items())
         spread = f" (runs {min(r['repeats']):,.0f}..{max(r['repeats']):,.0f})" if len(r["repeats"]) > 1 else ""
         print(f"{r['row']:22s} {r['env_steps_per_s']:12,.0f} {ratio}  {split}{spread}")
+    references = [] if opts.no_reference else reference_rows(min(opts.seconds, 2.0), max(3, opts.repeats))
+    for r in references:
+        shown = f"{r['env_steps_per_s']:12,.0f}" if r["status"] == "ok" else f"  {r['status'][:70]}"
+        print(f"{r['row']:22s} {shown}  (reference: PettingZoo, random play, one game)")
     if opts.json:
         opts.json.parent.mkdir(parents=True, exist_ok=True)
-        opts.json.write_text(json.dumps(rows, indent=1))
+        opts.json.write_text(json.dumps(rows + references, indent=1))
     return rows
 
 
