@@ -35,7 +35,7 @@ $(RLLIB_STAMP): pyproject.toml
 	$(RLLIB_VENV)/bin/pip install -q -e ".[dev,distributed]"
 	touch $(RLLIB_STAMP)
 
-# About 6 minutes on 2 CPU cores: the native trainer (training/ppo.py) from scratch on the tiny cave, no behaviour
+# 7-9 minutes on 2 CPU cores: the native trainer (training/ppo.py) from scratch on the tiny cave, no behaviour
 # cloning and no heuristic advice, then the evaluation beside the random, heuristic, search and shipped teams.
 run: $(STAMP)
 	$(BIN)/python training/ppo.py --config configs/train/ppo_tiny.yaml --run-dir $(RUN_DIR) --overwrite

@@ -30,7 +30,8 @@ echo "benchmarks done after $(( $(date +%s) - T0 )) s"
 RUNS=/tmp/runs
 COMMON="--config configs/train/ppo_tiny.yaml --set device=cuda --set torch_threads=2 --set engine_threads=4 \
   --set progress_bar=false --set max_seconds=$RUN_SECONDS --set eval_games=500 --set eval_every=5000000 \
-  --set checkpoint_every=0 --set num_games=4096 --set width=256"
+  --set checkpoint_every=0 --set num_games=4096 --set width=256 --set minibatches=4 --set lr=0.001 \
+  --set ent_coef=0.01 --set clip=0.2"  # the settings of ppo_tiny.yaml when these runs were made
 python3 training/ppo.py $COMMON --set total_steps=60000000 --run-dir $RUNS/tiny_ippo &
 python3 training/ppo.py $COMMON --set total_steps=60000000 --set critic=mappo --run-dir $RUNS/tiny_mappo &
 python3 training/ppo.py $COMMON --set game=small --set total_steps=120000000 --set max_cycles=100 \

@@ -9,8 +9,9 @@ games stepped together (the batch), minibatches and the network's width; the res
 ``--set``. The learning rate is not annealed (the steps a trial reaches are not known in advance). A trial's score
 is the greedy evaluation at its end (``--eval-games`` seeded games, seeds from 1,000,000, never the seeds of the
 reported tables). The study lives in ``OUT/study.db`` (SQLite: ``--out`` again resumes it and adds trials);
-``OUT/trials.md`` is the table of every trial, best first, and ``OUT/best.yaml`` the best trial's settings as a
-``training/ppo.py`` config. Needs the ``tune`` extra (``pip install -e .[tune]``).
+``OUT/trials.md`` is the table of every trial, best first, and ``OUT/best.yaml`` the best trial's drawn settings on
+top of ``--config`` and ``--set`` as a ``training/ppo.py`` config (the trials' own budget settings, no annealing, a
+time limit and one final evaluation, are not copied: the config trains for its ``total_steps``). Needs the ``tune`` extra (``pip install -e .[tune]``).
 """
 
 from __future__ import annotations
