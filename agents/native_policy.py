@@ -6,8 +6,8 @@
 
 ``agents.policy_agent.load_policy(path)`` picks this class for a ``.pt`` file and ``PolicyAgent`` for a
 MaskablePPO ``.zip``, so ``policy:PATH`` works with either in ``training/evaluate.py``, ``subterra play`` and the
-browser table; ``export_onnx`` writes the actor as the same ONNX graph that ``agents.onnx_policy.OnnxPolicyAgent``
-plays (inputs ``observation``, ``scalars`` as float32; output ``logits``).
+browser table; ``agents.onnx_policy.export_onnx`` writes a ``.pt``'s actor as the same ONNX graph that
+``OnnxPolicyAgent`` plays (inputs ``observation``, ``scalars`` as float32; output ``logits``).
 
 Two actor bodies (``network``):
 
@@ -235,31 +235,3 @@ class NativePolicyAgent(ObservationAgent):
         if not self.deterministic:  # Gumbel-max: a sample from softmax(logits) with this agent's own stream
             scores = scores + self.rng.gumbel(size=scores.shape)
         return np.where(masks, scores, -np.inf).argmax(axis=1)
-
-
-def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Path:
-    """The actor as ONNX with ``agents.onnx_policy``'s inputs and output (dynamic batch axis); returns ``out``."""
-    import warnings
-
-    from .onnx_policy import INPUTS, OUTPUT
-
-    model, _ = load_checkpoint(checkpoint)
-
-    class Actor(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, observation: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
-            return self.model.logits(observation, scalars)
-
-    spec = model.spec
-    args = (torch.zeros(1, *spec.grid_shape), torch.zeros(1, spec.num_scalars))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter, as agents.onnx_policy
-        torch.onnx.export(Actor().eval(), args, str(out), input_names=list(INPUTS), output_names=[OUTPUT],
-                          dynamic_axes={**{n: {0: "batch"} for n in INPUTS}, OUTPUT: {0: "batch"}},
-                          opset_version=opset, dynamo=False)
-    return out

@@ -35,9 +35,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
     """Write the checkpoint's actor as ONNX (dynamic batch axis); returns the path. Needs the train extra. A ``.pt``
     checkpoint of the native trainer (``training/ppo.py``) exports through ``agents.native_policy``."""
     if Path(checkpoint).suffix == ".pt":
-        from .native_policy import export_onnx as export_native
-
-        return export_native(checkpoint, out, opset)
+        return _export_native(checkpoint, out, opset)
     import torch
 
     from .policy_agent import PolicyAgent
@@ -72,6 +70,34 @@ def export_onnx(checkpoint: str | Path, out: str | Path, opset: int = 17) -> Pat
         args = (grid, scal) + ((torch.zeros(1, *space[ADVICE].shape),) if agent.advised else ())
         torch.onnx.export(Actor().eval(), args, str(out), input_names=names, output_names=[OUTPUT],
                           dynamic_axes={**{n: {0: "batch"} for n in names}, OUTPUT: {0: "batch"}},
+                          opset_version=opset, dynamo=False)
+    return out
+
+
+def _export_native(checkpoint: str | Path, out: str | Path, opset: int) -> Path:
+    """A ``training/ppo.py`` checkpoint's actor, with the same inputs and output as the MaskablePPO export."""
+    import torch
+
+    from .native_policy import load_checkpoint
+
+    model, _ = load_checkpoint(checkpoint)
+
+    class Actor(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, observation: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+            return self.model.logits(observation, scalars)
+
+    spec = model.spec
+    args = (torch.zeros(1, *spec.grid_shape), torch.zeros(1, spec.num_scalars))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter, as for the MaskablePPO graph
+        torch.onnx.export(Actor().eval(), args, str(out), input_names=list(INPUTS), output_names=[OUTPUT],
+                          dynamic_axes={**{n: {0: "batch"} for n in INPUTS}, OUTPUT: {0: "batch"}},
                           opset_version=opset, dynamo=False)
     return out
 

@@ -55,14 +55,19 @@ def bot_decision(session: Any, seat: int) -> tuple[int, str]:
     return action, words
 
 
+def search_refuses(scenario: str) -> str:
+    """Why the search bot cannot sit at a table of ``scenario`` ("" when it can): it plans the base game only."""
+    from agents.search import SearchAgent
+
+    return "" if SearchAgent.plays(scenario) else f"the search bot does not play {scenario} yet"
+
+
 def hint(session: Any, seat: int) -> dict[str, Any]:
     """What the strongest bot that plays this table would do in ``seat``'s place now, and why (blocking: a search
     takes about a tenth of a second; call it off the event loop)."""
     env = session.env
     if not _heuristic_plays(session):
         raise ValueError(f"no bot here plays {env.config.scenario}: no hint")
-    from .play import search_refuses
-
     h_action, words = plan_words(session)
     if search_refuses(env.config.scenario):
         return {"action": h_action, "name": ACTION_NAMES[h_action], "bot": "heuristic", "why": words}

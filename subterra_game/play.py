@@ -46,6 +46,7 @@ from subterra_env.core.observe import observe
 from subterra_env.env import raw_env
 from subterra_env.episode import ended
 from subterra_env.info import game_info, result_name
+from .explain import search_refuses
 from .narrate import Event, narrate
 from .records import (GameRecord, RecordError, add_replay_options, load_record, record_config, replay_record,
                       save_record, seat_labels, write_gif, write_pngs)
@@ -329,13 +330,6 @@ class ObsFreeBot:
 
     def act(self, env: raw_env, seat: int) -> int:
         return int(self.agent.act(None, env.legal_mask))
-
-
-def search_refuses(scenario: str) -> str:
-    """Why the search bot cannot sit at a table of ``scenario`` ("" when it can): it plans the base game only."""
-    from agents.search import SearchAgent
-
-    return "" if SearchAgent.plays(scenario) else f"the search bot does not play {scenario} yet"
 
 
 def check_plays(env: raw_env, seats: list[Seat]) -> None:

@@ -39,18 +39,15 @@ POLL = 0.05  # seconds between looks at the page while waiting for the server's 
 FLAKY_DOM = (StaleElementReferenceException, ElementClickInterceptedException, ElementNotInteractableException)
 
 
-@pytest.fixture
-def browser():
+def open_chromium():
+    """Headless Chromium through its chromedriver, the window at 1280 x 900 (tests resize it); the ``browser``
+    fixture (tests/conftest.py) quits it after the test."""
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1280,900"):
         opts.add_argument(arg)
-    drv = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    try:
-        yield drv
-    finally:
-        drv.quit()
+    return webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
 
 
 def decisions(drv) -> int:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 # first: it skips this module where chromium, chromedriver or selenium are missing (its own checks)
-from test_web_browser import (ARTIFACTS, CHROMEDRIVER, CHROMIUM, FLAKY_DOM, POLL, decisions, one_click, result_shown,
-                              wait_for_the_click, webdriver)
+from test_web_browser import ARTIFACTS, FLAKY_DOM, POLL, decisions, one_click, result_shown, wait_for_the_click
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -22,21 +21,6 @@ from subterra_game.records import load_record
 from subterra_game.web.server import STORE
 
 aiohttp = pytest.importorskip("aiohttp")
-
-
-@pytest.fixture
-def browser():
-    """Headless Chromium, as test_web_browser's (the window starts at 1280 x 900; tests resize it)."""
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,900"):
-        opts.add_argument(arg)
-    drv = webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    try:
-        yield drv
-    finally:
-        drv.quit()
 
 
 def make_table(drv, base: str, body: dict, open_it: bool = True) -> str:

@@ -47,8 +47,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script: make training/ and agents/ importable from the repo root
     sys.path.insert(0, str(REPO))
-from agents.native_policy import (ActorCritic, NetSpec, export_onnx, load_checkpoint,  # noqa: E402
-                                  masked_log_probs, save_checkpoint)
+from agents.native_policy import (ActorCritic, NetSpec, load_checkpoint, masked_log_probs,  # noqa: E402
+                                  save_checkpoint)
+from agents.onnx_policy import export_onnx  # noqa: E402
 from training.run_files import append_jsonl, build_game, versions  # noqa: E402
 from training.schema import SettingsError, apply_override, from_mapping, to_plain  # noqa: E402
 
