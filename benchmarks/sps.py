@@ -1,12 +1,20 @@
 """Steps per second of every interface to the Sub Terra rules, with reference PettingZoo games, in one run.
 
-    python benchmarks/sps.py                       # full run: about 3 min on a 2-core machine
-    python benchmarks/sps.py --quick               # seconds: B up to 256, 0.2 s, 1 repeat (the smoke test)
-    python benchmarks/sps.py --batches 1 64 4096 --seconds 5 --repeats 5 --out /tmp/sps.json
-    python benchmarks/sps.py --kinds aec core itc reference --batches 1 4096   # only some kinds of rows
+    python -m benchmarks.sps                       # full run: about 12 min on a 2-core machine
+    python -m benchmarks.sps --quick               # seconds: B up to 256, 0.2 s, 1 repeat (the smoke test)
+    python -m benchmarks.sps --batches 1 64 4096 --seconds 5 --repeats 7 --out /tmp/sps.json
+    python -m benchmarks.sps --kinds aec core itc reference --batches 1 4096   # only some kinds of rows
+    python -m benchmarks.sps_compare run1.json run2.json ...   # how far the rows of several runs agree
 
-Rows (every one timed by the same loop, median of ``--repeats`` runs; all but the heuristic's under random legal
-play):
+How a row is timed (so that runs agree: the machines are shared and noisy): its stepper is warmed up for
+``--warmup`` seconds, then timed ``--repeats`` times for ``--seconds`` each; before every timed run the machine
+rests ``--rest`` seconds (the OpenMP workers of a threaded row spin on after it and slowed the next rows) and
+Python collects its garbage; after every timed run the reference game (``--reference``, connect_four_v3) is
+timed the same way, so each repeat gives the row's ratio to it under the same conditions. The table reports the
+median rate, the spread of the repeats ((max - min) / median: above 15% the row is not a figure yet) and "x ref",
+the median of the ratios, which cancels the drift of the machine's load between rows and between runs.
+
+Rows (every one timed by the same loop; all but the heuristic's under random legal play):
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
     core       the compiled ``Core`` at each batch size B: "step+mask" (legal_mask + step) and "step+mask+obs"
@@ -52,6 +60,7 @@ benchmarks/results/sps.json) also records the machine. Timings are wall clock on
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -112,6 +121,8 @@ class Row:
     us_per_call: float = 0.0
     games_per_s: float = 0.0
     samples: list[float] = field(default_factory=list)  # env-steps/s of every repeat, sorted
+    spread: float = 0.0  # (max - min) / median of the samples: above 0.15 the row is not a figure yet
+    x_reference: float = 0.0  # median over the repeats of env-steps/s / the interleaved reference's (0: none)
 
 
 # ---------------------------------------------------------------------------------------------- timing
@@ -132,23 +143,61 @@ def timed_run(step: Step, seconds: float) -> tuple[float, float, float]:
     return steps / elapsed, calls / elapsed, games / elapsed
 
 
-def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], seconds: float, repeats: int,
+def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], timing: "Timing",
             timer: str = "wall") -> Row:
-    """The row of one benchmark: warm up, then the median (by env-steps/s) of ``repeats`` timed runs.
+    """The row of one benchmark: warm up, then the median (by env-steps/s) of ``timing.repeats`` timed runs,
+    each followed by a run of the interleaved reference game (``timing.reference``) under the same conditions,
+    so the row's ratio to it (``x_reference``, the median of the per-repeat ratios) cancels the machine's drift.
 
+    Before every timed run the machine rests (``timing.rest`` seconds: numba's OpenMP workers of a threaded row
+    spin on after it, and the kernel's page cache and frequency settle) and Python's garbage is collected.
     An ImportError while building the stepper gives a "not installed" row instead of an exception."""
     try:
         step = make_step()
     except ImportError as e:
         return Row(kind, name, batch, status=f"not installed ({type(e).__name__}: {e})", timer=timer)
-    for _ in range(WARMUP_CALLS):
-        step()
-    runs = sorted(timed_run(step, seconds) for _ in range(repeats))
+    warm_up(step, timing.warmup)
+    runs, ratios = [], []
+    for _ in range(timing.repeats):
+        runs.append(timing.run(step))
+        if timing.reference is not None:
+            ratios.append(runs[-1][0] / timing.run(timing.reference)[0])
+    runs.sort()
     sps, cps, gps = runs[len(runs) // 2]
     if timer != "wall":
         gps = 0.0  # games finished per second of the agent's part alone would mean nothing: not reported
+    samples = [r[0] for r in runs]
     return Row(kind, name, batch, timer=timer, env_steps_per_s=sps, calls_per_s=cps,
-               us_per_call=1e6 / cps if cps else 0.0, games_per_s=gps, samples=[r[0] for r in runs])
+               us_per_call=1e6 / cps if cps else 0.0, games_per_s=gps, samples=samples,
+               spread=(samples[-1] - samples[0]) / sps if sps else 0.0,
+               x_reference=float(np.median(ratios)) if ratios else 0.0)
+
+
+def warm_up(step: Step, seconds: float) -> None:
+    """Call ``step`` for at least WARMUP_CALLS calls and ``seconds`` (caches, branch predictors, lazily compiled
+    code and the allocator reach their steady state before the timer starts)."""
+    start, calls = time.perf_counter(), 0
+    while calls < WARMUP_CALLS or time.perf_counter() - start < seconds:
+        step()
+        calls += 1
+
+
+@dataclass
+class Timing:
+    """How every row is timed: ``repeats`` runs of ``seconds``, each after ``rest`` seconds of rest, warmed up for
+    ``warmup`` seconds; ``reference`` is the stepper of the game each run is interleaved with (None: none)."""
+
+    seconds: float
+    repeats: int
+    warmup: float
+    rest: float
+    reference: Step | None = None
+    reference_name: str = ""
+
+    def run(self, step: Step) -> tuple[float, float, float]:
+        gc.collect()
+        time.sleep(self.rest)
+        return timed_run(step, self.seconds)
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -460,19 +509,32 @@ def pettingzoo_classic(module: str, env_id: str, **kwargs: Any) -> Callable[[], 
     return make
 
 
+def reference_stepper(module: str, seed: int) -> Step | None:
+    """The warmed-up stepper of the reference game every row is interleaved with; None (with a note) where
+    PettingZoo's classic games are not installed."""
+    env_id, kwargs = next((i, k) for m, i, k in REFERENCES if m == module)
+    try:
+        step = aec_stepper(pettingzoo_classic(module, env_id, **kwargs), seed)
+    except ImportError as e:
+        print(f"no interleaved reference: {module} is not installed ({e})")
+        return None
+    warm_up(step, 0.2)
+    return step
+
+
 # ---------------------------------------------------------------------------------------------- rows
 KINDS = ("aec", "core", "heuristic", "vector", "torchrl", "scenarios", "itc", "reference")
 SCENARIO_ROWS = ("annihilation", "extraction", "investigation")  # the built scenarios (config.BUILT_SCENARIOS but "base")
 
 
-def run_rows(batches: list[int], num_envs: int, seconds: float, repeats: int, seed: int,
+def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
              kinds: tuple[str, ...] = KINDS) -> list[Row]:
     def row(kind: str, name: str, batch: int, make_step: Callable[[], Step], timer: str = "wall") -> Row:
-        r = measure(kind, name, batch, make_step, seconds, repeats, timer=timer)
+        r = measure(kind, name, batch, make_step, timing, timer=timer)
         print_row(r, flush=True)
         return r
 
-    print_header()
+    print_header(timing.reference_name)
     rows = []
     if "aec" in kinds:
         rows.append(row("aec", "subterra AEC env (PettingZoo)", 1, partial(aec_stepper, subterra_env.env, seed)))
@@ -547,11 +609,14 @@ def memory_per_game(batch: int, seed: int) -> dict[str, float]:
 
 # ---------------------------------------------------------------------------------------------- output
 COLUMNS = (("benchmark", 32, "<"), ("B", 6, ">"), ("env-steps/s", 13, ">"), ("calls/s", 11, ">"),
-           ("µs/call", 11, ">"), ("games/s", 10, ">"))
+           ("µs/call", 11, ">"), ("games/s", 10, ">"), ("spread", 8, ">"), ("x ref", 9, ">"))
 STATUS_WIDTH = 100  # a "not installed (reason)" is cut to this in the table (the JSON keeps all of it)
 
 
-def print_header() -> None:
+def print_header(reference: str = "") -> None:
+    if reference:
+        print(f"x ref: the row's rate over {reference}'s, timed alternately with it (median of the repeats' "
+              "ratios); spread: (max - min) / median of the repeats")
     print("".join(f"{title:{align}{width}}" for title, width, align in COLUMNS))
     print("-" * sum(width for _, width, _ in COLUMNS))
 
@@ -563,7 +628,9 @@ def print_row(r: Row, flush: bool = False) -> None:
         print(f"{head}  {status}", flush=flush)
         return
     games = f"{r.games_per_s:>10,.1f}" if r.timer == "wall" else f"{'-':>10}"
-    print(f"{head}{r.env_steps_per_s:>13,.0f}{r.calls_per_s:>11,.1f}{r.us_per_call:>11,.0f}{games}", flush=flush)
+    ratio = f"{r.x_reference:>8.2f}x" if r.x_reference else f"{'-':>9}"
+    print(f"{head}{r.env_steps_per_s:>13,.0f}{r.calls_per_s:>11,.1f}{r.us_per_call:>11,.0f}{games}"
+          f"{r.spread:>8.0%}{ratio}", flush=flush)
 
 
 def load_average() -> list[float] | None:
@@ -590,7 +657,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=None,
                    help="length of one timed run [default: 2; 0.2 with --quick]")
     p.add_argument("--repeats", type=int, default=None,
-                   help="timed runs per row, the median is reported [default: 3; 1 with --quick]")
+                   help="timed runs per row, the median is reported [default: 5; 1 with --quick]")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="seconds of untimed calls before a row's first timed run [default: 1; 0.05 with --quick]")
+    p.add_argument("--rest", type=float, default=None,
+                   help="seconds of rest before every timed run [default: 0.3; 0 with --quick]")
+    p.add_argument("--reference", default="connect_four_v3", choices=[m for m, _, _ in REFERENCES] + ["none"],
+                   help="the game every timed run is interleaved with, for the 'x ref' column "
+                        "[default: connect_four_v3; 'none' to time the rows alone]")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the games and of the random policies [default: 0]")
     p.add_argument("--quick", action="store_true",
@@ -602,9 +676,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.batches = args.batches or list(QUICK_BATCHES if args.quick else DEFAULT_BATCHES)
     args.seconds = args.seconds if args.seconds is not None else (0.2 if args.quick else 2.0)
-    args.repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
+    args.repeats = args.repeats if args.repeats is not None else (1 if args.quick else 5)
+    args.warmup = args.warmup if args.warmup is not None else (0.05 if args.quick else 1.0)
+    args.rest = args.rest if args.rest is not None else (0.0 if args.quick else 0.3)
     if min(args.batches) < 1 or args.num_envs < 1 or args.seconds <= 0 or args.repeats < 1:
         p.error("batch sizes, --num-envs and --repeats must be >= 1 and --seconds > 0")
+    if args.warmup < 0 or args.rest < 0:
+        p.error("--warmup and --rest must be >= 0")
     return args
 
 
@@ -615,7 +693,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"{args.repeats} x {args.seconds:g} s per row (median reported); {os.cpu_count()} CPUs, "
           f"{numba.get_num_threads()} numba threads, Python {platform.python_version()}, numpy {np.__version__}, "
           f"numba {numba.__version__}\n")
-    rows = run_rows(args.batches, args.num_envs, args.seconds, args.repeats, args.seed, tuple(args.kinds))
+    timing = Timing(args.seconds, args.repeats, args.warmup, args.rest)
+    if args.reference != "none" and (reference := reference_stepper(args.reference, args.seed)) is not None:
+        timing.reference, timing.reference_name = reference, args.reference
+    rows = run_rows(args.batches, args.num_envs, timing, args.seed, tuple(args.kinds))
     memory = memory_per_game(max(args.batches), args.seed)
     print(f"\nmemory: state {memory['state_bytes_per_game']:,} B/game; tracemalloc peak "
           f"{memory['peak_traced_bytes_per_game']:,.0f} B/game (init + {MEMORY_CALLS} step+mask+obs calls "

@@ -69,6 +69,13 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         if r["timer"] == "decide":
             assert r["games_per_s"] == 0
 
+    # every run is interleaved with connect_four_v3 (when installed): each row has its ratio to it
+    interleaved = rows[("connect_four_v3", 1)]["status"] == "ok"
+    for r in rows.values():
+        if r["status"] == "ok":
+            assert (r["x_reference"] > 0) == interleaved, r
+            assert r["spread"] == 0.0  # one repeat with --quick
+
     memory = data["memory"]
     assert memory["batch"] == max(sps.QUICK_BATCHES)
     assert memory["state_bytes_per_game"] > 0 and memory["peak_traced_bytes_per_game"] > 0
@@ -81,3 +88,33 @@ def test_kinds_pick_the_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert rows == {("in_the_cave AEC env (PettingZoo)", 1), ("in_the_cave core step+mask", 1),
                     ("in_the_cave core step+mask", 16)}
     assert all(r["kind"] == "itc" and r["status"] == "ok" for r in data["rows"])
+
+
+def _run_file(path: Path, rows: list[tuple[str, int, float, float]]) -> Path:
+    path.write_text(json.dumps({"rows": [{"name": n, "batch": b, "status": "ok", "env_steps_per_s": v,
+                                          "x_reference": x} for n, b, v, x in rows]}))
+    return path
+
+
+def test_compare_names_the_rows_whose_runs_disagree(tmp_path: Path) -> None:
+    from benchmarks.sps_compare import compare, load_runs
+
+    a = _run_file(tmp_path / "a.json", [("aec", 1, 30_000.0, 2.0), ("core", 4096, 1_000_000.0, 60.0)])
+    b = _run_file(tmp_path / "b.json", [("aec", 1, 33_000.0, 2.1), ("core", 4096, 800_000.0, 59.0)])
+    c = _run_file(tmp_path / "c.json", [("aec", 1, 31_000.0, 2.0), ("core", 4096, 900_000.0, 61.0)])
+    table = {(e["name"], e["batch"]): e for e in compare(load_runs([a, b, c]))}
+    aec, core = table[("aec", 1)], table[("core", 4096)]
+    assert aec["median_env_steps_per_s"] == 31_000.0 and aec["spread"] == pytest.approx(3_000 / 31_000)
+    assert aec["median_x_reference"] == 2.0 and aec["x_reference_spread"] == pytest.approx(0.05)
+    assert aec["verdict"] == "ok"
+    assert core["spread"] == pytest.approx(200_000 / 900_000)  # 22%: the rate moved, the ratio did not
+    assert core["verdict"] == "spread of env-steps/s > 15%"
+
+
+def test_compare_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:
+    from benchmarks.sps_compare import load_runs
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(SystemExit, match="bad.json: not a benchmarks/sps.py result"):
+        load_runs([bad])
