@@ -129,24 +129,35 @@ def episode_flags(result: np.ndarray, rounds: np.ndarray, max_cycles: int, termi
 
 
 @jit
+def episode_slot(i, reward, by_result, fill, stepped, ep_return, ep_length, result, rounds, max_cycles, terminated,
+                 truncated, over, done):
+    """The episode bookkeeping of slot i after the core stepped it (``result`` and ``rounds``: its game's now):
+    its reward (with ``fill``, the end-of-game reward ``by_result[result + 1]``; else as given), episode return
+    and length, flags, and ``done[i]`` (the episode ended in this step, also returned). A slot whose episode was
+    over before the step (waiting for reset: the core skipped it) or that did not step gets reward 0 and keeps
+    its flags."""
+    done[i] = False
+    if over[i] or not stepped[i]:
+        reward[i] = 0.0
+        return False
+    if fill:
+        reward[i] = by_result[result + 1]
+    ep_return[i] += reward[i]
+    ep_length[i] += 1
+    te, tr = episode_end(result, rounds, max_cycles)
+    terminated[i], truncated[i], over[i], done[i] = te, tr, te or tr, te or tr
+    return te or tr
+
+
+@jit
 def after_step(reward: np.ndarray, by_result: np.ndarray, fill: bool, stepped: np.ndarray, ep_return: np.ndarray,
                ep_length: np.ndarray, result: np.ndarray, rounds: np.ndarray, max_cycles: int,
                terminated: np.ndarray, truncated: np.ndarray, over: np.ndarray, done: np.ndarray) -> int:
-    """After the core stepped the slots marked in ``stepped``: their reward (with ``fill``, the end-of-game reward
-    ``by_result[result + 1]``; else as given), episode return and length, flags, and ``done`` (the episode ended
-    in this step); returns how many are done. A slot whose episode was over before the step (waiting for reset:
-    the core skipped it) or that did not step gets reward 0 and keeps its flags."""
+    """``episode_slot`` for every slot after the core stepped those marked in ``stepped``; returns how many
+    episodes ended in this step."""
     n_done = 0
     for i in range(result.shape[0]):
-        done[i] = False
-        if over[i] or not stepped[i]:
-            reward[i] = 0.0
-            continue
-        if fill:
-            reward[i] = by_result[result[i] + 1]
-        ep_return[i] += reward[i]
-        ep_length[i] += 1
-        te, tr = episode_end(result[i], rounds[i], max_cycles)
-        terminated[i], truncated[i], over[i], done[i] = te, tr, te or tr, te or tr
-        n_done += te or tr
+        if episode_slot(i, reward, by_result, fill, stepped, ep_return, ep_length, result[i], rounds[i], max_cycles,
+                        terminated, truncated, over, done):
+            n_done += 1
     return n_done

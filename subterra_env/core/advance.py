@@ -1,0 +1,107 @@
+"""One trip into the compiled rules per decision: step, episode bookkeeping, legal mask, info counts and the
+acting caver's observation of every game, in one call.
+
+Before this, a decision of the AEC env paid five compiled calls (the step, ``after_step``, ``legal_mask``, the
+info counts and ``observe`` from ``last()``), each with numba's argument checks and the Python around it; at
+large batches each call also walked every game's record anew. ``advance_serial`` / ``advance_parallel`` do a
+game's whole decision while its record is in cache: step it (``turns.step_game``), book the episode
+(``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an episode ends), write its
+new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting caver. The episode layer
+(``subterra_env/episode.py``) calls it through ``Core.advance``.
+
+The arrays, per game b of the batch (B,) unless said:
+    actions int64, stepped bool (the slot takes part in this step), reward float32 (in: the shaped reward where
+    ``fill`` is False; out: the step's reward), by_result float32 (5,) end rewards by result + 1, ep_return
+    float64, ep_length int64, terminated / truncated / over / done bool, mask_out bool (B, A),
+    counts_out int64 (5, B) (``info.INFO_KEYS`` rows), grid_out int8 (B, C, W, W) and scalars_out int8 (B, K):
+    written for the running games' acting cavers when ``observe`` (else they may be (0, ...) arrays).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import prange
+
+from .jit import jit, parallel_section
+from .kernels import episode_slot, game_counts
+from .moves import legal_mask
+from .observe import _tables, observe_game
+from .state import RUNNING, State
+from .turns import step_game
+
+if TYPE_CHECKING:
+    from .rules import Core
+
+
+@jit
+def advance_game(states, b, P, action, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
+                 terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
+                 grid_out, scalars_out, observe):
+    """Game b's whole decision; True if its episode ended."""
+    g = states[b]
+    if stepped[b] and g.result == RUNNING:
+        step_game(g, P, action)
+    ended = episode_slot(b, reward, by_result, fill, stepped, ep_return, ep_length, g.result, g.round, max_cycles,
+                         terminated, truncated, over, done)
+    legal_mask(g, P, mask_out[b])
+    counts_out[0, b], counts_out[1, b], counts_out[2, b], counts_out[3, b], counts_out[4, b] = \
+        game_counts(states, b, stack_size)
+    if observe and g.result == RUNNING and g.actor >= 0:
+        observe_game(g, tables, stack_size, scenario, g.actor, -1, radius, grid_out[b], scalars_out[b])
+    return ended
+
+
+@jit
+def advance_serial(states, params, actions, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
+                   terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
+                   grid_out, scalars_out, observe):
+    """Every game's decision, one after the other; returns how many episodes ended."""
+    P = params[0]
+    n_done = 0
+    for b in range(states.shape[0]):
+        if advance_game(states, b, P, actions[b], stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
+                        terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
+                        grid_out, scalars_out, observe):
+            n_done += 1
+    return n_done
+
+
+@jit(parallel=True)
+def advance_parallel(states, params, actions, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
+                     terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
+                     grid_out, scalars_out, observe):
+    """advance_serial with the games spread over numba's threads (games share nothing)."""
+    n_done = 0
+    for b in prange(states.shape[0]):
+        # params[0] is read inside the prange body: numba cannot pass a record variable into a parallel loop.
+        if advance_game(states, b, params[0], actions[b], stepped, reward, by_result, fill, ep_return, ep_length,
+                        max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables,
+                        scenario, radius, grid_out, scalars_out, observe):
+            n_done += 1
+    return n_done
+
+
+_NO_GRID = np.zeros((0, 1, 1, 1), dtype=np.int8)
+_NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
+
+
+def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
+            by_result: np.ndarray, fill: bool, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
+            flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
+            counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
+    """Every game's decision in one compiled call (see the module docstring); returns how many episodes ended.
+
+    ``flags``: (terminated, truncated, over, done). ``obs``: (grid_out, scalars_out) to write the running games'
+    acting cavers' observations into (radius ``radius``), or None. The caller owns every array and checked the
+    actions (an illegal one corrupts its game, as ``Core.step(check=False)``)."""
+    terminated, truncated, over, done = flags
+    grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
+    args = (st.packed, core.params, actions, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
+            terminated, truncated, over, done, mask_out, counts_out, st.stack.shape[1], _tables(core.cat),
+            core.cat.scenario, radius, grid, scalars, obs is not None)
+    if core._parallel(st.batch_size):
+        with parallel_section(core.threads):
+            return advance_parallel(*args)
+    return advance_serial(*args)

@@ -1,0 +1,96 @@
+"""The one-trip decision (``core/advance.py``) writes exactly what the separate calls write: the step, the
+episode bookkeeping (``kernels.after_step``), the legal masks, the info counts and the acting cavers'
+observations, serial and threaded, base game and a scenario."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from subterra_env.config import GameConfig
+from subterra_env.core.advance import advance
+from subterra_env.core.kernels import after_step, counts_batch
+from subterra_env.core.observe import observe
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RUNNING
+from subterra_env.rewards import DEFAULT_RESULT
+
+BY_RESULT = np.array((0.0, *DEFAULT_RESULT), dtype=np.float32)
+MAX_CYCLES = 12  # short: some episodes end truncated, most by the rules
+
+
+class Slots:
+    """The per-slot arrays of the episode layer, for one batch."""
+
+    def __init__(self, b: int, num_actions: int):
+        self.reward = np.zeros(b, dtype=np.float32)
+        self.ep_return, self.ep_length = np.zeros(b), np.zeros(b, dtype=np.int64)
+        self.flags = tuple(np.zeros(b, dtype=bool) for _ in range(4))  # terminated, truncated, over, done
+        self.mask = np.zeros((b, num_actions), dtype=bool)
+        self.counts = np.zeros((5, b), dtype=np.int64)
+
+    def arrays(self) -> list[np.ndarray]:
+        return [self.reward, self.ep_return, self.ep_length, *self.flags, self.mask, self.counts]
+
+
+def separate_calls(core: Core, st, actions, slots: Slots, stepped) -> tuple[int, np.ndarray, np.ndarray]:
+    core.step(st, actions, check=False)
+    te, tr, over, done = slots.flags
+    n = after_step(slots.reward, BY_RESULT, True, stepped, slots.ep_return, slots.ep_length, st.result, st.round,
+                   MAX_CYCLES, te, tr, over, done)
+    core.legal_mask(st, out=slots.mask)
+    counts_batch(st.packed, st.stack.shape[1], slots.counts)
+    grid, scalars = observe(core.cat, st, np.maximum(st.actor, 0), 7)
+    return n, grid, scalars
+
+
+@pytest.mark.parametrize("batch", [5, 70])  # 70: the threaded kernel (PARALLEL_MIN_BATCH is 64)
+@pytest.mark.parametrize("scenario", ["base", "investigation"])
+def test_one_trip_writes_what_the_separate_calls_write(batch: int, scenario: str) -> None:
+    core = Core(GameConfig(scenario=scenario))
+    st_a, st_b = core.init(np.arange(batch)), core.init(np.arange(batch))
+    a, b = Slots(batch, core.num_actions), Slots(batch, core.num_actions)
+    core.legal_mask(st_a, out=a.mask)
+    rng = np.random.default_rng(7)
+    grid = np.zeros((batch, *observe(core.cat, st_a.take([0]), np.zeros(1, np.int64), 7)[0].shape[1:]), np.int8)
+    scalars = np.zeros((batch, observe(core.cat, st_a.take([0]), np.zeros(1, np.int64), 7)[1].shape[1]), np.int8)
+    ended_total = 0
+    everyone = np.ones(batch, dtype=bool)
+    for step in range(400):
+        noise = rng.random(a.mask.shape) * a.mask
+        actions = noise.argmax(axis=1).astype(np.int64)
+        n_b, grid_b, scalars_b = separate_calls(core, st_b, actions, b, everyone)
+        n_a = advance(core, st_a, actions, everyone, a.reward, BY_RESULT, True, a.ep_return, a.ep_length, MAX_CYCLES,
+                      a.flags, a.mask, a.counts, (grid, scalars), 7)
+        assert n_a == n_b
+        for x, y in zip(a.arrays(), b.arrays()):
+            np.testing.assert_array_equal(x, y)
+        assert st_a.packed.tobytes() == st_b.packed.tobytes()
+        running = (st_a.result == RUNNING) & (st_a.actor >= 0)
+        np.testing.assert_array_equal(grid[running], grid_b[running])
+        np.testing.assert_array_equal(scalars[running], scalars_b[running])
+        done = np.flatnonzero(a.flags[2])
+        ended_total += len(np.flatnonzero(a.flags[3]))
+        if len(done):  # autoreset, as the vector envs do
+            seeds = 1000 + step * batch + done
+            for st, s in ((st_a, a), (st_b, b)):
+                core.reset(st, done, seeds)
+                for f in s.flags[:3]:
+                    f[done] = False
+                s.ep_return[done], s.ep_length[done] = 0.0, 0
+            core.legal_mask(st_a, out=a.mask)
+            core.legal_mask(st_b, out=b.mask)
+    assert ended_total > 0  # episodes ended on the way (by the rules or truncated), so the bookkeeping was tested
+
+
+def test_without_observations_nothing_is_observed() -> None:
+    core = Core()
+    st = core.init(np.arange(3))
+    s = Slots(3, core.num_actions)
+    core.legal_mask(st, out=s.mask)
+    actions = s.mask.argmax(axis=1).astype(np.int64)
+    assert advance(core, st, actions, np.ones(3, dtype=bool), s.reward, BY_RESULT, True, s.ep_return, s.ep_length,
+                   MAX_CYCLES, s.flags, s.mask, s.counts) == 0
+    assert s.ep_length.tolist() == [1, 1, 1]
+    assert s.counts[0].tolist() == [-1, -1, -1]  # result: running
+    assert s.counts[2].tolist() == [1, 1, 1]  # round 1
