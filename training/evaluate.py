@@ -90,8 +90,8 @@ from subterra_env.rewards import escaped  # noqa: E402
 from training import eval_report  # noqa: E402
 from training.eval_losses import LossTally, losses_markdown  # noqa: E402
 from training.eval_agents import (DEFAULT_OBS_RADIUS, AgentCache, EvalError, SeededRandomAgent,  # noqa: E402,F401
-                                  GamesHolder, as_entry, entry_label, needs_observation, observations, parse_team,
-                                  team_label)
+                                  GamesHolder, as_entry, check_team_size, entry_label, needs_observation,
+                                  observations, parse_team, seat_groups, team_label)
 
 STATUS = ("ended", "truncated", "illegal")
 
@@ -216,8 +216,7 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
         raise EvalError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
     entries = parse_team(team)
     n_seats = cfg.num_cavers
-    if len(entries) > n_seats:
-        raise EvalError(f"team {team!r} has {len(entries)} entries but the game has {n_seats} seats")
+    check_team_size(entries, team, n_seats)
     cache = cache or AgentCache(seed=seed)
     core = Core(cfg)
     games = GamesHolder(core)
@@ -244,16 +243,7 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
         eps.reset(seeds=seeds[lo:hi])
         st = eps.state
         if groups is None:  # build once; game-bound agents follow games.state
-            first: dict[Any, Any] = {}  # equal specs are one agent: 'random,random' plays as 'random'
-            for i, e in enumerate(entries):
-                key = e if isinstance(e, str) else id(e)
-                if key not in first:
-                    first[key] = cache.build(e, games, salt=i)
-            built = [first[e if isinstance(e, str) else id(e)] for e in entries]
-            seat_agent = [built[s % len(entries)] for s in range(n_seats)]
-            uniq = list({id(a): a for a in seat_agent}.values())
-            groups = [(a, np.array([s for s in range(n_seats) if seat_agent[s] is a]),
-                       entry_label(entries[seat_agent.index(a) % len(entries)])) for a in uniq]
+            groups = seat_groups(entries, cache, games, n_seats)
         stopped = np.zeros(hi - lo, bool)  # an agent played an illegal action here: the game stops
         done_before = 0
         while True:
