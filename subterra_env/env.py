@@ -380,7 +380,8 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
-        from .render import render_ansi, render_rgb
+        from .frames import render_rgb
+        from .render import render_ansi
 
         if self.render_mode == "human":  # text to the terminal, as PettingZoo's text games do
             print(render_ansi(self.state_, cfg=self.config))

@@ -67,7 +67,8 @@ class SubterraSingleAgentEnv(gymnasium.Env):
         return games.slot_observation(0), float(s.reward[0]), bool(s.terminated[0]), bool(s.truncated[0]), self._info()
 
     def render(self):
-        from .render import render_ansi, render_rgb
+        from .frames import render_rgb
+        from .render import render_ansi
 
         if self.render_mode == "ansi":
             return render_ansi(self.games.state, cfg=self.games.config)

@@ -31,8 +31,8 @@ from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PICK, P_PLACE, RESULT_NAMES, RUNNING, State
 from subterra_env.events import Event as RuleEvent
 from subterra_env.events import decode, set_logging
-from subterra_env.render import catalogue_tile_name
-from subterra_env.render import pending_text as render_pending_text
+from subterra_env.words import catalogue_tile_name
+from subterra_env.words import pending_text as render_pending_text
 
 DIR_WORDS = ("north", "east", "south", "west")
 
@@ -80,7 +80,7 @@ assert set(ACTION_HELP) == set(range(A.NUM_ACTIONS_ALL)), "the action table in c
 
 
 def status_words(lines: list[str]) -> list[str]:
-    """The abilities' status phrases (``render.ability_status``) in words a player reads at a glance: "leader
+    """The abilities' status phrases (``words.ability_status``) in words a player reads at a glance: "leader
     directed no" says nothing to someone new."""
     words = {"leader directed no": "Leader: may still direct one caver this turn",
              "leader directed yes": "Leader: has directed a caver this turn"}
@@ -279,7 +279,7 @@ def short_action(st: State, action: int, g: int = 0) -> str:
 
 
 def pending_text(core: Core, st: State, g: int = 0) -> str:
-    """What the acting caver is in the middle of, in words ('' when nothing): ``subterra_env.render``'s, with the
+    """What the acting caver is in the middle of, in words ('' when nothing): ``subterra_env.words``'s, with the
     game's tiles named."""
     return render_pending_text(st, g, core.cat)
 

@@ -421,7 +421,7 @@ def frames(doc: dict[str, Any], cell: int | None = None, replay: Replay | None =
     """The record's pictures (``render_rgb`` with status strip and legend), all the same size: the start, then
     the game after every decision (decisions + 1 frames), each captioned with the step."""
     from .narrate import short_action
-    from subterra_env.render import FRAME_CELL, render_rgb
+    from subterra_env.frames import FRAME_CELL, render_rgb
 
     replay = replay or replay_record(doc)
     cfg = replay.env.config

@@ -32,8 +32,9 @@ from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from .narrate import (ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text,
                       status_words)
-from subterra_env.render import (BLOCK_H, BLOCK_W, CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES,
-                                 _tile_block, ability_status, caver_flags)
+from subterra_env.palette import CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES
+from subterra_env.render import BLOCK_H, BLOCK_W, tile_block
+from subterra_env.words import ability_status, caver_flags
 from subterra_env.info import game_info
 
 EVENT_STYLES = {"action": "bold", "tile": "cyan", "move": "", "damage": "bold red", "heal": "green",
@@ -43,7 +44,7 @@ MEDAL_STYLES = {"gold": "bold black on rgb(255,205,40)", "silver": "bold black o
                 "bronze": "bold black on rgb(215,135,65)", "defeat": "bold white on red"}
 WALL_RGB = (138, 138, 138)
 # Tile backgrounds in the terminal: colours of xterm's 256-colour palette, so that 256-colour and true-colour
-# terminals show the same (the PNG frames use render.TYPE_COLOURS).
+# terminals show the same (the PNG frames use palette.TYPE_COLOURS).
 TERM_BG: dict[str, tuple[int, int, int]] = {
     "start": (108, 108, 108), "exit": (0, 135, 0), "normal": (68, 68, 68), "water": (0, 95, 175),
     "gas": (95, 135, 0), "cave-in": (135, 95, 0), "horror": (95, 0, 95), "squeeze": (95, 95, 135),
@@ -121,7 +122,7 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
         if not (x0 <= tx <= x1 and y0 <= ty <= y1):
             continue
         cx, cy = (tx - x0) * BLOCK_W, (ty - y0) * BLOCK_H
-        block = [list(r) for r in _tile_block(st, b, int(t))]
+        block = [list(r) for r in tile_block(st, b, int(t))]
         bg = f"on {_rgb(_bg(st, b, int(t)))}"
         here = [s for s in range(st.num_seats) if not st.c_dead[b, s] and st.c_tile[b, s] == t]
         if st.gas_active[b] and _type_name(st, b, int(t)) == "gas":

@@ -10,8 +10,9 @@ from subterra_env import scenario
 from subterra_env.config import TILE_TYPES, GameConfig
 from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RUNNING
-from subterra_env.render import (BACKGROUND, CAVER_COLOURS, FRAME_CELL, HORROR_COLOUR, MEDAL_COLOURS, TYPE_CODES,
-                                 TYPE_COLOURS, WALL_COLOUR, render_ansi, render_rgb)
+from subterra_env.frames import FRAME_CELL, MEDAL_COLOURS, render_rgb
+from subterra_env.palette import BACKGROUND, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, TYPE_COLOURS, WALL_COLOUR
+from subterra_env.render import render_ansi
 
 SCENE = """
 map:

@@ -296,11 +296,11 @@ def _with_status(g: np.ndarray, seats: int, mapimg: np.ndarray, marks: list[tupl
                  labels: list[str] | None, caption: str | None = None) -> np.ndarray:
     from PIL import Image, ImageDraw
 
-    from ..render import _font, _ink
+    from ..drawing import default_font, ink_for
     from .observe import vp
 
-    font, small = _font(14), _font(max(9, q))
-    tiny = _font(max(7, q - 3))
+    font, small = default_font(14), default_font(max(9, q))
+    tiny = default_font(max(7, q - 3))
     lh = 19
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     legend_w = sum(30 + int(probe.textlength(name, font=small)) for name in L.KIND_NAMES + ("unexplored exit",))
@@ -311,7 +311,7 @@ def _with_status(g: np.ndarray, seats: int, mapimg: np.ndarray, marks: list[tupl
     img.paste(Image.fromarray(mapimg), (ox, 0))
     draw = ImageDraw.Draw(img)
     for px, py, size, s in marks:
-        draw.text((ox + px + size // 2, py + size // 2), str(s), fill=_ink(TEAM_COLOURS[s]),
+        draw.text((ox + px + size // 2, py + size // 2), str(s), fill=ink_for(TEAM_COLOURS[s]),
                   font=small if size >= q else tiny, anchor="mm")
     y = mapimg.shape[0] + 6
     if caption:
@@ -332,7 +332,7 @@ def _with_status(g: np.ndarray, seats: int, mapimg: np.ndarray, marks: list[tupl
     for s in range(seats):
         yy = y + (2 + s) * lh
         draw.rectangle((10, yy + 2, 24, yy + 15), fill=TEAM_COLOURS[s], outline=(0, 0, 0))
-        draw.text((17, yy + 9), str(s), fill=_ink(TEAM_COLOURS[s]), font=small, anchor="mm")
+        draw.text((17, yy + 9), str(s), fill=ink_for(TEAM_COLOURS[s]), font=small, anchor="mm")
         tk = tokens(g, s)
         pos = int(g[L.POS + s])
         who = f" ({labels[s]})" if labels else ""

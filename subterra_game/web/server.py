@@ -27,7 +27,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from subterra_env.config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
 from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
 from ..records import RecordError
-from subterra_env.render import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
+from subterra_env.palette import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
 from .itc_view import palette as itc_palette
 from .protocol import (BOT_KINDS, GAMES, ITC_BOT_KINDS, MAX_MESSAGE_BYTES, ClientError, check_record_name, loads,
                        parse_message, parse_table_request)

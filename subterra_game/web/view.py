@@ -20,7 +20,7 @@ from subterra_env.core.rules import Core
 from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from ..narrate import action_cost, action_detail, frontier_cells, pending_text, status_words, where
 from subterra_env.info import game_info
-from subterra_env.render import ability_status
+from subterra_env.words import ability_status
 
 # The tile types in a line each, for the page's legend and its tooltips (RULES.md R-TILE-*, R-HZ-*, R-VAR-*).
 TILE_RULES = {
