@@ -53,6 +53,15 @@ def _assert_scalars(scalars: np.ndarray, expected: dict[str, int]) -> None:
     assert got == {name: expected.get(name, 0) for name in SCALARS}
 
 
+def test_the_docstring_table_is_the_layout() -> None:
+    from subterra_env.core import observation_layout
+
+    table = observation_layout.layout_text()
+    assert table in observation_layout.__doc__
+    assert "    base           scalars  turn               18  0..17" in table.splitlines()
+    assert table.splitlines()[-1] == "    investigation  scalars  gas mask            2  158..159"
+
+
 def test_layout_sizes() -> None:
     assert (NUM_GRID_CHANNELS, NUM_SCALARS) == (34, 49)
     assert GRID_CHANNELS[:5] == ("tile", "open N", "open E", "open S", "open W")

@@ -1,24 +1,12 @@
-"""Observation v1: an int8 grid (C, 2R+1, 2R+1) centred on the observing caver, and an int8 scalar vector.
+"""Observation v1, written by compiled code: an int8 grid (C, 2R+1, 2R+1) centred on the observing caver and an
+int8 scalar vector, per game of a batch (``observe``; ``observe_game`` for one game inside other compiled code).
 
-Cells are relative to the observer (row 0 = north). Seats are relative too: "caver k" is the caver k seats
-after the observer in seating order (k = 0 is the observer). Hidden information (the stack order and the
-hazard deck order) never enters: only counts do.
-
-The grid holds what differs from cell to cell (tiles, markers, horrors, cavers); the scalars hold the rest (the
-turn, counts, who is who), once each rather than as constant planes. ``GRID_CHANNELS`` and ``SCALARS`` name every
-entry; their order is the tensor order. Each section below writes one block and the offsets are asserted.
-Version history: v0 (env ``subterra_v0``) put the 49 scalars into constant planes of the grid: (83, W, W).
-
-A scenario's observation is the base one with that scenario's planes and scalars after it (``grid_channels``,
-``scalars_of``): Annihilation adds ``ANNIHILATION_CHANNELS`` and ``ANNIHILATION_SCALARS`` (RULES_VAR.md's public
-information: the zone, bomb tiles and tokens, the unstable tiles' third number, bomb cards per caver, bomb tiles
-not yet placed). In the base planes a bomb tile shows as a normal tile and zone cells are never revealable.
-Extraction adds ``EXTRACTION_CHANNELS`` and ``EXTRACTION_SCALARS`` (leapers per tile, the sanctuary, each tile's
-oldest monster's place in the move order, biosamples per caver, leapers in the cave, biosamples on the exit); its
-sanctuary shows as a normal tile in the base type planes. Investigation adds ``INVESTIGATION_CHANNELS`` and
-``INVESTIGATION_SCALARS`` (R-INV: item tiles and tokens, doom pending, the item deck's size, each caver's items by
-name, the items out of the game, the Spare Batteries active, a Flare or a Transfer under way, a Gas Mask decision
-pending with the health at stake); its item tiles show as normal tiles in the base type planes. The item deck's order is hidden (only its size is seen).
+The layout (the sections, their sizes and offsets, what each entry means) is ``observation_layout``'s table; the
+offsets below are derived from it at import, and one compiled writer fills each section: ``observe_tiles`` (tile,
+revealable, explosives), ``observe_horrors``, ``observe_cavers``, ``observe_turn``, ``observe_seats``,
+``observe_abilities`` and one per scenario (``observe_annihilation``, ``observe_extraction``,
+``observe_investigation``). Hidden information (the stack order and the hazard deck order) never enters: only
+counts do.
 """
 
 from __future__ import annotations
@@ -32,100 +20,63 @@ from .catalogue import (BIT, BOMBS, DX, DY, ITEM_NAMES, NUM_ITEMS, SC_ANNIHILATI
                         T_ITEM, T_NORMAL, T_SANCTUARY, Catalogue)
 from .hazards import cards_left
 from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
+from .observation_layout import (ABILITY_SCALARS, ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS,
+                                 EXTRACTION_SCALARS, GRID_CHANNELS, GRID_SECTIONS, INVESTIGATION_CHANNELS,
+                                 INVESTIGATION_SCALARS, MAX_SEATS, NUM_GRID_CHANNELS, NUM_SCALARS, SCALAR_SECTIONS,
+                                 SCALARS, SCENARIO_SECTIONS, SEAT_SCALARS, TILE_CHANNELS, TURN_SCALARS,
+                                 grid_channels, layout_text, scalars_of, section_index)
 from .state import State
 
-MAX_SEATS = 6
-
-TILE_CHANNELS: tuple[str, ...] = (
-    ("tile", "open N", "open E", "open S", "open W")
-    + tuple(f"type {t}" for t in TILE_TYPES)
-    + ("flooded", "rubble", "rope", "arrow N", "arrow E", "arrow S", "arrow W", "cave-in die a", "cave-in die b")
-)
-GRID_CHANNELS: tuple[str, ...] = (
-    TILE_CHANNELS
-    + ("horrors", "revealable cell", "explosives sides (bits N=1 E=2 S=4 W=8)")
-    + tuple(f"caver {k} health+1" for k in range(MAX_SEATS))
-)
-TURN_SCALARS: tuple[str, ...] = (
-    "AP left", "exerted", "pending decision", "run steps left", "run steps taken", "pending tile type+1",
-    "pending tile shape+1", "pending direction+1", "hazard cards left", "tiles left", "out of time",
-    "gas active", "round", "horrors in cave", "ropes left", "last hazard card+1", "exit placed",
-    "starting caver offset",
-)
-SEAT_SCALARS: tuple[str, ...] = (
-    tuple(f"caver {k} rank" for k in range(MAX_SEATS))
-    + tuple(f"caver {k} hidden" for k in range(MAX_SEATS))
-    + tuple(f"caver {k} devoured" for k in range(MAX_SEATS))
-)
-ABILITY_SCALARS: tuple[str, ...] = (
-    ("Leader has directed this turn", "acting under Direct")
-    + tuple(f"caver {k} under water" for k in range(MAX_SEATS))
-    + ("set-aside tile type+1", "set-aside tile shape+1", "Scout redraws left", "explosives left",
-       "Scout redrew this placement")
-)
-SCALARS: tuple[str, ...] = TURN_SCALARS + SEAT_SCALARS + ABILITY_SCALARS
-NUM_GRID_CHANNELS, NUM_SCALARS = len(GRID_CHANNELS), len(SCALARS)
-_C = {name: i for i, name in enumerate(GRID_CHANNELS)}
-_S = {name: i for i, name in enumerate(SCALARS)}
-_TILE_PLANES = len(TILE_CHANNELS)  # planes 0.._TILE_PLANES-1 describe the tile in a cell
-_CAVER0 = _C["caver 0 health+1"]
-assert (NUM_GRID_CHANNELS, NUM_SCALARS) == (34, 49) and _TILE_PLANES == _C["horrors"]
-assert _S["caver 0 rank"] == len(TURN_SCALARS) and _S["Leader has directed this turn"] == len(TURN_SCALARS) + 18
-
-
-_PENDING_TILE, _DECK_LEFT, _TILES_LEFT = _S["pending tile type+1"], _S["hazard cards left"], _S["tiles left"]
-_ROUND, _START_OFFSET = _S["round"], _S["starting caver offset"]
-_RANK0, _HIDDEN0, _DEVOURED0 = _S["caver 0 rank"], _S["caver 0 hidden"], _S["caver 0 devoured"]
-_UNDER0, _ASIDE = _S["caver 0 under water"], _S["set-aside tile type+1"]
-_DIRECTED, _UNDER_DIRECT = _S["Leader has directed this turn"], _S["acting under Direct"]
-_TYPE0, _FLOODED, _ARROW0, _DIE_A = _C["type start"], _C["flooded"], _C["arrow N"], _C["cave-in die a"]
+# The offsets the compiled writers use (numba freezes module-level integers into the machine code).
+_C, _S = section_index(GRID_SECTIONS), section_index(SCALAR_SECTIONS)
+_TILE, _OPEN0, _TYPE0, _FLOODED, _RUBBLE, _ROPE = (
+    _C["tile"], _C["open N"], _C["type start"], _C["flooded"], _C["rubble"], _C["rope"])
+_ARROW0, _DIE_A, _DIE_B = _C["arrow N"], _C["cave-in die a"], _C["cave-in die b"]
 _HORRORS, _REVEALABLE = _C["horrors"], _C["revealable cell"]
-_BLAST = _C["explosives sides (bits N=1 E=2 S=4 W=8)"]
+_BLAST, _CAVER0 = _C["explosives sides (bits N=1 E=2 S=4 W=8)"], _C["caver 0 health+1"]
+_AP, _EXERTED, _PENDING, _RUN_LEFT, _RUN_TAKEN = (
+    _S["AP left"], _S["exerted"], _S["pending decision"], _S["run steps left"], _S["run steps taken"])
+_PENDING_TYPE, _PENDING_SHAPE, _PENDING_DIR = (
+    _S["pending tile type+1"], _S["pending tile shape+1"], _S["pending direction+1"])
+_DECK_LEFT, _TILES_LEFT, _OUT_OF_TIME, _GAS = (
+    _S["hazard cards left"], _S["tiles left"], _S["out of time"], _S["gas active"])
+_ROUND, _HORRORS_IN_CAVE, _ROPES_LEFT, _LAST_CARD = (
+    _S["round"], _S["horrors in cave"], _S["ropes left"], _S["last hazard card+1"])
+_EXIT_PLACED, _START_OFFSET = _S["exit placed"], _S["starting caver offset"]
+_RANK0, _HIDDEN0, _DEVOURED0 = _S["caver 0 rank"], _S["caver 0 hidden"], _S["caver 0 devoured"]
+_DIRECTED, _UNDER_DIRECT, _UNDER0 = (
+    _S["Leader has directed this turn"], _S["acting under Direct"], _S["caver 0 under water"])
+_ASIDE_TYPE, _ASIDE_SHAPE, _REDRAWS, _EXPLOSIVES, _REDREW = (
+    _S["set-aside tile type+1"], _S["set-aside tile shape+1"], _S["Scout redraws left"], _S["explosives left"],
+    _S["Scout redrew this placement"])
 _N_TYPES = len(TILE_TYPES)
 
-# Annihilation (R-ANN), after the base entries.
-ANNIHILATION_CHANNELS: tuple[str, ...] = ("bomb tile", "bomb token", "no-placement zone", "cave-in die c")
-ANNIHILATION_SCALARS: tuple[str, ...] = (
-    tuple(f"caver {k} bomb cards" for k in range(MAX_SEATS)) + ("bomb tiles not placed", "bomb tokens placed"))
-_BOMB_PLANE = NUM_GRID_CHANNELS
-_BOMB_CARDS0 = NUM_SCALARS
+# Each scenario's offsets: its own sections, after the base ones.
+_C = section_index(SCENARIO_SECTIONS["annihilation"][0], NUM_GRID_CHANNELS)
+_S = section_index(SCENARIO_SECTIONS["annihilation"][1], NUM_SCALARS)
+_BOMB_TILE, _BOMB_TOKEN, _ZONE, _DIE_C = (
+    _C["bomb tile"], _C["bomb token"], _C["no-placement zone"], _C["cave-in die c"])
+_BOMB_CARDS0, _BOMBS_LEFT, _BOMB_TOKENS = (
+    _S["caver 0 bomb cards"], _S["bomb tiles not placed"], _S["bomb tokens placed"])
 
-# Extraction (R-EXT), after the base entries.
-EXTRACTION_CHANNELS: tuple[str, ...] = ("leapers", "sanctuary", "oldest monster here: place in the move order")
-EXTRACTION_SCALARS: tuple[str, ...] = (
-    tuple(f"caver {k} biosamples" for k in range(MAX_SEATS)) + ("leapers in cave", "biosamples on the exit"))
-_LEAPER_PLANE = NUM_GRID_CHANNELS
-_SAMPLES0 = NUM_SCALARS
+_C = section_index(SCENARIO_SECTIONS["extraction"][0], NUM_GRID_CHANNELS)
+_S = section_index(SCENARIO_SECTIONS["extraction"][1], NUM_SCALARS)
+_LEAPERS, _SANCTUARY, _OLDEST = _C["leapers"], _C["sanctuary"], _C["oldest monster here: place in the move order"]
+_SAMPLES0, _LEAPERS_IN_CAVE, _SAMPLES_ON_EXIT = (
+    _S["caver 0 biosamples"], _S["leapers in cave"], _S["biosamples on the exit"])
 
-# Investigation (R-INV), after the base entries.
-INVESTIGATION_CHANNELS: tuple[str, ...] = ("item tile", "item token")
-INVESTIGATION_SCALARS: tuple[str, ...] = (
-    ("doom pending", "item deck size", "flare under way", "transfer giver offset+1", "transfer receiver offset+1")
-    + tuple(f"caver {k} holds {name}" for k in range(MAX_SEATS) for name in ITEM_NAMES)
-    + tuple(f"{name} out of the game" for name in ITEM_NAMES)
-    + tuple(f"caver {k} spare battery active" for k in range(MAX_SEATS))
-    + ("gas mask decision: asked offset+1", "gas mask decision: health at stake"))
-_ITEM_PLANE = NUM_GRID_CHANNELS
-_INV0 = NUM_SCALARS
-_HOLDS0 = NUM_SCALARS + 5
-_ITEM_OUT0 = _HOLDS0 + MAX_SEATS * NUM_ITEMS
-_BATTERY0 = _ITEM_OUT0 + NUM_ITEMS
-_REACT0 = _BATTERY0 + MAX_SEATS  # the Gas Mask decision (explicit_reactions, R-INV-18)
-assert len(INVESTIGATION_SCALARS) == _REACT0 + 2 - NUM_SCALARS == 111
-_SCENARIO_ENTRIES = {"annihilation": (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS),
-                     "extraction": (EXTRACTION_CHANNELS, EXTRACTION_SCALARS),
-                     "investigation": (INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS)}
+_C = section_index(SCENARIO_SECTIONS["investigation"][0], NUM_GRID_CHANNELS)
+_S = section_index(SCENARIO_SECTIONS["investigation"][1], NUM_SCALARS)
+_ITEM_TILE, _ITEM_TOKEN = _C["item tile"], _C["item token"]
+_DOOM, _ITEM_DECK, _FLARE, _GIVER, _RECEIVER = (
+    _S["doom pending"], _S["item deck size"], _S["flare under way"], _S["transfer giver offset+1"],
+    _S["transfer receiver offset+1"])
+_HOLDS0, _ITEM_OUT0, _BATTERY0 = (
+    _S[f"caver 0 holds {ITEM_NAMES[0]}"], _S[f"{ITEM_NAMES[0]} out of the game"], _S["caver 0 spare battery active"])
+_MASK_ASKED, _MASK_STAKE = _S["gas mask decision: asked offset+1"], _S["gas mask decision: health at stake"]
+del _C, _S
+
 _SCENARIO_CODES = {SC_ANNIHILATION: "annihilation", SC_EXTRACTION: "extraction", SC_INVESTIGATION: "investigation"}
-
-
-def grid_channels(scenario: str = "base") -> tuple[str, ...]:
-    """Names of a scenario's grid planes, in tensor order."""
-    return GRID_CHANNELS + _SCENARIO_ENTRIES.get(scenario, ((), ()))[0]
-
-
-def scalars_of(scenario: str = "base") -> tuple[str, ...]:
-    """Names of a scenario's scalars, in tensor order."""
-    return SCALARS + _SCENARIO_ENTRIES.get(scenario, ((), ()))[1]
 
 
 def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out: np.ndarray | None = None,
@@ -238,29 +189,48 @@ def observe_parallel(states, tables, stack_size, scenario, seats, centres, radiu
 
 @jit
 def observe_game(g, tables, stack_size, scenario, seat, centre, radius, out, sc):
-    """One game's observation by ``seat`` into out (C, W, W) and sc (49,; a scenario's own entries after them)."""
+    """One game's observation by ``seat`` into out (C, W, W) and sc (49,; a scenario's own entries after them),
+    one writer per section (the layout table of the module docstring)."""
     out[:] = 0
+    sc[:] = 0
     w = 2 * radius + 1
     me = max(g.c_tile[seat], 0) if centre < 0 else centre
     x0, y0 = g.t_x[me] - radius, g.t_y[me] - radius
-    n = g.n_seats
+    observe_tiles(g, tables, x0, y0, w, out)
+    observe_horrors(g, x0, y0, w, out)
+    observe_cavers(g, seat, x0, y0, w, out)
+    observe_turn(g, tables, stack_size, seat, sc)
+    observe_seats(g, seat, sc)
+    observe_abilities(g, tables, seat, sc)
+    if scenario == SC_ANNIHILATION:  # a scenario's arrays (observe() sizes them by the catalogue)
+        observe_annihilation(g, tables, seat, x0, y0, w, out, sc)
+    elif scenario == SC_EXTRACTION:
+        observe_extraction(g, seat, x0, y0, w, out, sc)
+    elif scenario == SC_INVESTIGATION:
+        observe_investigation(g, seat, x0, y0, w, out, sc)
+
+
+@jit
+def observe_tiles(g, tables, x0, y0, w, out):
+    """Grid sections "tile", "revealable" and "explosives": every tile in the window (x0, y0, w) and the empty
+    cells beyond its open sides."""
     for t in range(g.n_tiles):
         x, y = g.t_x[t] - x0, g.t_y[t] - y0
         if x < 0 or x >= w or y < 0 or y >= w:
             continue
         opened, c = g.t_open[t], g.t_cat[t]
-        out[0, y, x] = 1
+        out[_TILE, y, x] = 1
         for d in range(4):
             if opened & BIT[d]:
-                out[1 + d, y, x] = 1
+                out[_OPEN0 + d, y, x] = 1
         out[_TYPE0 + (g.t_type[t] if g.t_type[t] < _N_TYPES else T_NORMAL), y, x] = 1  # a bomb: a normal tile
         out[_FLOODED, y, x] = g.t_flood[t]
-        out[_FLOODED + 1, y, x] = g.t_rubble[t]
-        out[_FLOODED + 2, y, x] = g.t_rope[t]
+        out[_RUBBLE, y, x] = g.t_rubble[t]
+        out[_ROPE, y, x] = g.t_rope[t]
         if g.t_arrow[t] >= 0:
             out[_ARROW0 + g.t_arrow[t], y, x] = 1
         out[_DIE_A, y, x] = tables[2, c]
-        out[_DIE_A + 1, y, x] = tables[3, c]
+        out[_DIE_B, y, x] = tables[3, c]
         out[_BLAST, y, x] = g.t_blast[t]
     # Revealable cells: beyond an open side, empty (R-CON-4). Inside the window a cell is empty exactly when the
     # "tile" plane written above is 0 there, which spares a lookup in the game's grid.
@@ -271,52 +241,73 @@ def observe_game(g, tables, stack_size, scenario, seat, centre, radius, out, sc)
         for d in range(4):
             if g.t_open[t] & BIT[d] and g.t_nbr[t, d] < 0:
                 fx, fy = x + DX[d], y + DY[d]
-                if 0 <= fx < w and 0 <= fy < w and out[0, fy, fx] == 0:
+                if 0 <= fx < w and 0 <= fy < w and out[_TILE, fy, fx] == 0:
                     out[_REVEALABLE, fy, fx] = 1
-    for h in range(3):  # the number of horrors on each visible tile
+
+
+@jit
+def observe_horrors(g, x0, y0, w, out):
+    """Grid section "horrors": the number of horrors on each visible tile."""
+    for h in range(3):
         t = g.h_tile[h]
         if t >= 0 and 0 <= g.t_x[t] - x0 < w and 0 <= g.t_y[t] - y0 < w:
             out[_HORRORS, g.t_y[t] - y0, g.t_x[t] - x0] += 1
-    for k in range(n):  # caver k seats after the observer stands here, with this health + 1
+
+
+@jit
+def observe_cavers(g, seat, x0, y0, w, out):
+    """Grid section "cavers": plane k holds the health + 1 of the caver k seats after the observer where it stands."""
+    n = g.n_seats
+    for k in range(n):
         s = (seat + k) % n
         t = g.c_tile[s]
         if t >= 0 and 0 <= g.t_x[t] - x0 < w and 0 <= g.t_y[t] - y0 < w:
             out[_CAVER0 + k, g.t_y[t] - y0, g.t_x[t] - x0] = g.c_hp[s] + 1
-    # Turn scalars ("AP left" .. "starting caver offset").
-    sc[:] = 0
-    sc[0], sc[1], sc[2], sc[3], sc[4] = g.ap, g.exerted, g.pend, g.run_left, g.run_taken
+
+
+@jit
+def observe_turn(g, tables, stack_size, seat, sc):
+    """Scalar section "turn": the acting caver's AP and decision under way, the counts, the round."""
+    sc[_AP], sc[_EXERTED], sc[_PENDING], sc[_RUN_LEFT], sc[_RUN_TAKEN] = (
+        g.ap, g.exerted, g.pend, g.run_left, g.run_taken)
     if g.pend_tile >= 0:
-        sc[_PENDING_TILE] = tables[0, g.pend_tile] + 1
-        sc[_PENDING_TILE + 1] = tables[1, g.pend_tile] + 1
-    sc[_PENDING_TILE + 2] = g.pend_dir + 1
+        sc[_PENDING_TYPE] = tables[0, g.pend_tile] + 1
+        sc[_PENDING_SHAPE] = tables[1, g.pend_tile] + 1
+    sc[_PENDING_DIR] = g.pend_dir + 1
     horrors = 0
     for h in range(3):
         if g.h_tile[h] >= 0:
             horrors += 1
     sc[_DECK_LEFT] = cards_left(g)
     sc[_TILES_LEFT] = tiles_left(g, stack_size)
-    sc[_TILES_LEFT + 1], sc[_TILES_LEFT + 2] = g.out_of_time, g.gas_active
+    sc[_OUT_OF_TIME], sc[_GAS] = g.out_of_time, g.gas_active
     sc[_ROUND] = min(g.round, 127)
-    sc[_ROUND + 1], sc[_ROUND + 2], sc[_ROUND + 3] = horrors, g.ropes_left, g.last_card + 1
-    sc[_ROUND + 4] = g.exit_tile >= 0
-    sc[_START_OFFSET] = (g.start_seat - seat) % n
-    # Seat scalars, relative to the observer; 0 where the table has no seat k.
+    sc[_HORRORS_IN_CAVE], sc[_ROPES_LEFT], sc[_LAST_CARD] = horrors, g.ropes_left, g.last_card + 1
+    sc[_EXIT_PLACED] = g.exit_tile >= 0
+    sc[_START_OFFSET] = (g.start_seat - seat) % g.n_seats
+
+
+@jit
+def observe_seats(g, seat, sc):
+    """Scalar section "seats": who is who, relative to the observer; 0 where the table has no seat k."""
+    n = g.n_seats
     for k in range(n):
         s = (seat + k) % n
         sc[_RANK0 + k], sc[_HIDDEN0 + k], sc[_DEVOURED0 + k] = g.c_rank[s], g.c_hidden[s], g.c_dead[s]
-        sc[_UNDER0 + k] = g.c_under[s]
-    # Ability scalars.
+
+
+@jit
+def observe_abilities(g, tables, seat, sc):
+    """Scalar section "abilities": the Leader's Direct, the Diver's dives (per caver, relative to the observer),
+    the Geologist's set-aside tile, the Scout's redraws, the Engineer's explosives."""
     sc[_DIRECTED], sc[_UNDER_DIRECT] = g.direct_used, g.directing >= 0
+    n = g.n_seats
+    for k in range(n):
+        sc[_UNDER0 + k] = g.c_under[(seat + k) % n]
     if g.aside_tile >= 0:
-        sc[_ASIDE] = tables[0, g.aside_tile] + 1
-        sc[_ASIDE + 1] = tables[1, g.aside_tile] + 1
-    sc[_ASIDE + 2], sc[_ASIDE + 3], sc[_ASIDE + 4] = g.scout_redraws, g.explosives, g.pend_redrawn
-    if scenario == SC_ANNIHILATION:  # a scenario's arrays (observe() sizes them by the catalogue)
-        observe_annihilation(g, tables, seat, x0, y0, w, out, sc)
-    elif scenario == SC_EXTRACTION:
-        observe_extraction(g, seat, x0, y0, w, out, sc)
-    elif scenario == SC_INVESTIGATION:
-        observe_investigation(g, seat, x0, y0, w, out, sc)
+        sc[_ASIDE_TYPE] = tables[0, g.aside_tile] + 1
+        sc[_ASIDE_SHAPE] = tables[1, g.aside_tile] + 1
+    sc[_REDRAWS], sc[_EXPLOSIVES], sc[_REDREW] = g.scout_redraws, g.explosives, g.pend_redrawn
 
 
 @jit
@@ -328,15 +319,15 @@ def observe_investigation(g, seat, x0, y0, w, out, sc):
     for t in range(g.n_tiles):
         x, y = g.t_x[t] - x0, g.t_y[t] - y0
         if 0 <= x < w and 0 <= y < w:
-            out[_ITEM_PLANE, y, x] = g.t_type[t] == T_ITEM
-            out[_ITEM_PLANE + 1, y, x] = g.t_item[t]
+            out[_ITEM_TILE, y, x] = g.t_type[t] == T_ITEM
+            out[_ITEM_TOKEN, y, x] = g.t_item[t]
     n = g.n_seats
-    sc[_INV0] = g.doom
-    sc[_INV0 + 1] = NUM_ITEMS - g.i_pos
-    sc[_INV0 + 2] = g.flare
+    sc[_DOOM] = g.doom
+    sc[_ITEM_DECK] = NUM_ITEMS - g.i_pos
+    sc[_FLARE] = g.flare
     if g.x_from >= 0:
-        sc[_INV0 + 3] = (g.x_from - seat) % n + 1
-        sc[_INV0 + 4] = (g.x_to - seat) % n + 1
+        sc[_GIVER] = (g.x_from - seat) % n + 1
+        sc[_RECEIVER] = (g.x_to - seat) % n + 1
     for k in range(n):
         s = (seat + k) % n
         for i in range(NUM_ITEMS):
@@ -345,8 +336,8 @@ def observe_investigation(g, seat, x0, y0, w, out, sc):
     for i in range(NUM_ITEMS):
         sc[_ITEM_OUT0 + i] = (g.i_out >> i) & 1
     if g.r_seat >= 0:
-        sc[_REACT0] = (g.r_seat - seat) % n + 1
-        sc[_REACT0 + 1] = g.r_lose
+        sc[_MASK_ASKED] = (g.r_seat - seat) % n + 1
+        sc[_MASK_STAKE] = g.r_lose
 
 
 @jit
@@ -356,7 +347,7 @@ def observe_extraction(g, seat, x0, y0, w, out, sc):
     for t in range(g.n_tiles):
         x, y = g.t_x[t] - x0, g.t_y[t] - y0
         if 0 <= x < w and 0 <= y < w:
-            out[_LEAPER_PLANE + 1, y, x] = g.t_type[t] == T_SANCTUARY
+            out[_SANCTUARY, y, x] = g.t_type[t] == T_SANCTUARY
     leapers = 0
     for k in range(6):
         t = g.h_tile[k] if k < 3 else g.l_tile[k - 3]
@@ -373,10 +364,10 @@ def observe_extraction(g, seat, x0, y0, w, out, sc):
         x, y = g.t_x[t] - x0, g.t_y[t] - y0
         if 0 <= x < w and 0 <= y < w:
             if k >= 3:
-                out[_LEAPER_PLANE, y, x] += 1
-            here = out[_LEAPER_PLANE + 2, y, x]
+                out[_LEAPERS, y, x] += 1
+            here = out[_OLDEST, y, x]
             if here == 0 or place < here:
-                out[_LEAPER_PLANE + 2, y, x] = place
+                out[_OLDEST, y, x] = place
     n = g.n_seats
     on_exit_samples = 0
     for k in range(n):
@@ -384,8 +375,8 @@ def observe_extraction(g, seat, x0, y0, w, out, sc):
         sc[_SAMPLES0 + k] = g.c_samples[s]
         if g.exit_tile >= 0 and g.c_tile[s] == g.exit_tile:
             on_exit_samples += g.c_samples[s]
-    sc[_SAMPLES0 + MAX_SEATS] = leapers
-    sc[_SAMPLES0 + MAX_SEATS + 1] = on_exit_samples
+    sc[_LEAPERS_IN_CAVE] = leapers
+    sc[_SAMPLES_ON_EXIT] = on_exit_samples
 
 
 @jit
@@ -398,22 +389,22 @@ def observe_annihilation(g, tables, seat, x0, y0, w, out, sc):
         tokens += g.t_bomb[t]
         x, y = g.t_x[t] - x0, g.t_y[t] - y0
         if 0 <= x < w and 0 <= y < w:
-            out[_BOMB_PLANE, y, x] = is_bomb
-            out[_BOMB_PLANE + 1, y, x] = g.t_bomb[t]
-            out[_BOMB_PLANE + 3, y, x] = tables[4, g.t_cat[t]]
+            out[_BOMB_TILE, y, x] = is_bomb
+            out[_BOMB_TOKEN, y, x] = g.t_bomb[t]
+            out[_DIE_C, y, x] = tables[4, g.t_cat[t]]
     e = g.exit_tile
     if e >= 0:
         for dy in range(-1, 2):
             for dx in range(-1, 2):
                 x, y = g.t_x[e] + dx - x0, g.t_y[e] + dy - y0
-                if 0 <= x < w and 0 <= y < w and out[0, y, x] == 0 and not open_beside_start(g, x + x0, y + y0):
-                    out[_BOMB_PLANE + 2, y, x] = 1
+                if 0 <= x < w and 0 <= y < w and out[_TILE, y, x] == 0 and not open_beside_start(g, x + x0, y + y0):
+                    out[_ZONE, y, x] = 1
                     out[_REVEALABLE, y, x] = 0
     n = g.n_seats
     for k in range(n):
         sc[_BOMB_CARDS0 + k] = g.c_bombs[(seat + k) % n]
-    sc[_BOMB_CARDS0 + MAX_SEATS] = BOMBS - bombs_on_table
-    sc[_BOMB_CARDS0 + MAX_SEATS + 1] = tokens
+    sc[_BOMBS_LEFT] = BOMBS - bombs_on_table
+    sc[_BOMB_TOKENS] = tokens
 
 
 def split_state(flat: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
@@ -422,3 +413,9 @@ def split_state(flat: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
     n = NUM_GRID_CHANNELS * w * w
     flat = np.asarray(flat)
     return flat[..., :n].reshape(*flat.shape[:-1], NUM_GRID_CHANNELS, w, w), flat[..., n:]
+
+__all__ = ["ABILITY_SCALARS", "ANNIHILATION_CHANNELS", "ANNIHILATION_SCALARS", "EXTRACTION_CHANNELS",
+           "EXTRACTION_SCALARS", "GRID_CHANNELS", "INVESTIGATION_CHANNELS", "INVESTIGATION_SCALARS", "MAX_SEATS",
+           "NUM_GRID_CHANNELS", "NUM_SCALARS", "SCALARS", "SEAT_SCALARS", "TILE_CHANNELS", "TURN_SCALARS",
+           "grid_channels", "layout_text", "observe", "observe_batch", "observe_game", "observe_parallel",
+           "scalars_of", "split_state"]
