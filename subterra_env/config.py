@@ -285,6 +285,12 @@ def _validate(c: GameConfig) -> None:
         _fail("horror_path_tiebreak", c.horror_path_tiebreak, "'NESW'")
     if c.spawn_tiebreak not in ("placement",):
         _fail("spawn_tiebreak", c.spawn_tiebreak, "'placement'")
+    _validate_tiles(c)
+    _validate_hazards(c)
+
+
+def _validate_tiles(c: GameConfig) -> None:
+    """The cave tiles: known types and shapes, counts, the water tiles' limit, the cave-in numbers, the exit."""
     total = 0
     for ttype, shapes in c.tiles.items():
         if ttype not in TILE_TYPES[2:]:
@@ -307,6 +313,10 @@ def _validate(c: GameConfig) -> None:
         _fail("cave_in_numbers", c.cave_in_numbers, f"{n_cave_in} pairs of die faces 1..6")
     if c.exit_in_last > total + 1:
         _fail("exit_in_last", c.exit_in_last, f"at most the stack size {total + 1}")
+
+
+def _validate_hazards(c: GameConfig) -> None:
+    """The hazard decks, each difficulty's removals and the deal (sizes the compiled core can hold)."""
     for deck_key, deck in (("hazard_deck", c.hazard_deck), ("severe_deck", c.severe_deck)):
         for k, n in deck.items():
             if k not in HAZARDS or not isinstance(n, int) or n < 0:

@@ -224,7 +224,6 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     mask = np.asarray(mask, dtype=bool)
     legal = np.flatnonzero(mask)
     end = A.A_END if mask[A.A_END] else int(legal[0])
-    s = int(g[L.ACTOR])
     pend = int(g[L.PEND])
     if pend == L.P_PLACE:
         return _place(g, P, mask)
@@ -233,80 +232,98 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
     for a in (A.A_PHOTO, A.A_EXPLORE):
         if mask[a]:
             return a
-    pos = int(g[L.POS + s])
-    cells = _cells(g)
-    bp = g[L.BP + s * L.NK:L.BP + (s + 1) * L.NK]
-    kit = {"raft": bp[L.E_RAFT] > 0, "oxygen": bp[L.E_OX2] + bp[L.E_OX1] > 0, "ropes": int(bp[L.E_ROPE])}
-    if pend != L.P_NONE:  # packing: plan for the full kit
-        kit = {"raft": True, "oxygen": False, "ropes": 1}
-    r = g.tolist()  # the searches read plain ints: a list index is about 10x faster than a numpy scalar read
-    dist, first = _bfs(r, cells, pos, **kit)
-    home_dist, _ = _bfs(r, cells, 0, **kit)
-    if 0 not in dist:  # cut off from home with this kit: any way back (crawling where it must)
-        dist, first = _bfs(r, cells, pos)
-    ap = int(P[L.PR_AP])
-    ap_full = int(g[L.AP]) == ap
-    camp = int(g[L.CAMP + s])
-    camp_cons = int(g[L.CAMPC + s * L.NK + L.E_CONS]) if camp == L.CAMP_PACKED else 0
-    cons = int(bp[L.E_CONS]) + camp_cons  # the packed camp's consumables count: they come out on the way
+    return _Trip(g, P, pend).choose(mask, end, why)
 
-    def turns(cost: int) -> int:  # turns to spend ``cost`` AP walking, with SPEED tenths of slack
-        return -(-cost * SPEED_TENTHS // (10 * ap))
 
-    rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
-    tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
-    cam = bp[L.E_CAMERA] > 0  # packed only while photographs pay (PHOTO_PLAN)
-    # an emptied camp placed away from home is fetched (repacked) so the next camp trip can load it
-    stranded_camp = camp if camp > 0 and not g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK].any() else -1
-    oxy = bp[L.E_OX2] + bp[L.E_OX1] > 0
+class _Trip:
+    """The actor's situation, worked out once per decision: where it can walk and at what cost, its supplies, the
+    rounds and tiles left, the exits kept for the end; ``choose`` picks the action from it."""
 
-    ap_now = int(g[L.AP])
-    if pos == 0 and (pend != L.P_NONE or ap_now < 3):  # packing, or a turn it ends at home: it sets out with all AP
-        ap_now = ap
+    def __init__(self, g: np.ndarray, P: np.ndarray, pend: int) -> None:
+        self.g, self.P, self.pend = g, P, pend
+        s = self.s = int(g[L.ACTOR])
+        pos = self.pos = int(g[L.POS + s])
+        cells = self.cells = _cells(g)
+        bp = self.bp = g[L.BP + s * L.NK:L.BP + (s + 1) * L.NK]
+        kit = {"raft": bp[L.E_RAFT] > 0, "oxygen": bp[L.E_OX2] + bp[L.E_OX1] > 0, "ropes": int(bp[L.E_ROPE])}
+        if pend != L.P_NONE:  # packing: plan for the full kit
+            kit = {"raft": True, "oxygen": False, "ropes": 1}
+        r = self.r = g.tolist()  # the searches read plain ints: a list index is about 10x faster than a numpy read
+        self.dist, self.first = _bfs(r, cells, pos, **kit)
+        self.home_dist, _ = _bfs(r, cells, 0, **kit)
+        if 0 not in self.dist:  # cut off from home with this kit: any way back (crawling where it must)
+            self.dist, self.first = _bfs(r, cells, pos)
+        ap = self.ap = int(P[L.PR_AP])
+        self.ap_full = int(g[L.AP]) == ap
+        camp = self.camp = int(g[L.CAMP + s])
+        self.camp_cons = int(g[L.CAMPC + s * L.NK + L.E_CONS]) if camp == L.CAMP_PACKED else 0
+        self.cons = int(bp[L.E_CONS]) + self.camp_cons  # the packed camp's consumables come out on the way
+        self.rounds_left = int(g[L.END_LEFT]) + 1 if g[L.END_TRIG] else 99
+        self.tiles_left = int(g[L.STACK_N]) - int(g[L.STACK_POS])
+        self.cam = bp[L.E_CAMERA] > 0  # packed only while photographs pay (PHOTO_PLAN)
+        # an emptied camp placed away from home is fetched (repacked) so the next camp trip can load it
+        self.stranded_camp = camp if camp > 0 and not self.camp_load().any() else -1
+        self.oxy = bp[L.E_OX2] + bp[L.E_OX1] > 0
+        self.ap_now = int(g[L.AP])
+        if pos == 0 and (pend != L.P_NONE or self.ap_now < 3):  # packing, or a turn ending at home: sets out full
+            self.ap_now = ap
+        # the next tile drawn is the last (R-ITC-END-1): it is revealed only within the final rounds' walk of home,
+        # or the team would be out when the game ends (R-ITC-SCORE-3)
+        self.last_tile = self.tiles_left == 1 and not g[L.END_TRIG]
+        self.final_turns = int(P[L.PR_END_ROUNDS])
+        self.final_ap = (ap - 1) * self.final_turns + FINAL_SLACK  # an exit this near home (AP) can draw the last tile
+        self._plan_the_end()
+        # tokens are detours: sought only while the lead is small (exits end the game, and a lead is what wins it)
+        self.need_points = vp(g, s) < max(vp(g, o) for o in range(int(P[L.PR_SEATS])) if o != s) + TOKEN_LEAD
 
-    def reach(budget: int) -> int:
+    def _plan_the_end(self) -> None:
+        """The exit kept for the last tile, and whether the next exits lie beyond every trip."""
+        g, cells, home_dist = self.g, self.cells, self.home_dist
+        # spaces with an unexplored exit, nearest home first. The nearest, when within final_ap of home, is kept for
+        # the last tile while others are left: exits near home are otherwise used up early, and the game could only
+        # end with the team far out (eliminated) or not at all (truncated)
+        frontier = sorted((home_dist[t], t) for (x, y), t in cells.items()
+                          if t in home_dist and _open_exits(g, cells, t, x, y))
+        self.reserved = frontier[0][1] if (1 < self.tiles_left <= RESERVE_TILES and len(frontier) > 1
+                                           and frontier[0][0] <= self.final_ap) else -1
+        others = [d for d, t in frontier if t != self.reserved]
+        # beyond every trip: the nearest unexplored exit is farther than even a camp trip's consumables reach (the
+        # cave grows away from home, and the random team hardly explores). Left alone the game runs to truncation,
+        # so the team goes anyway: it walks while its consumables last, then crawls home exhausted (R-ITC-TURN-3)
+        # the last tile: when no exit is within final_ap of home, the game can end only by revealing it farther out
+        # (or run to truncation, as good as a loss): the team goes and reveals it at the start of a turn, the most
+        # AP for the way home
+        self.far_finish = self.last_tile and bool(others) and others[0] > self.final_ap
+        self.beyond = self.far_finish or (self.tiles_left > 1 and not g[L.END_TRIG] and bool(others)
+                                          and 2 * others[0] + 1 > self.ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
+
+    def camp_load(self) -> np.ndarray:
+        """What the actor's camp holds, by kind."""
+        s = self.s
+        return self.g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK]
+
+    def turns(self, cost: int) -> int:
+        """Turns to spend ``cost`` AP walking, with SPEED tenths of slack."""
+        return -(-cost * SPEED_TENTHS // (10 * self.ap))
+
+    def reach(self, budget: int) -> int:
         """AP a trip may still spend with ``budget`` consumables: this turn's AP and TURN_AP a further turn (each
         paid for by one consumable's upkeep); one AP of this turn is slack for a step dearer than the AP left."""
-        return ap_now - 1 + TURN_AP * budget
+        return self.ap_now - 1 + TURN_AP * budget
 
-    # the next tile drawn is the last (R-ITC-END-1): it is revealed only within the final rounds' walk of home, or
-    # the team would be out when the game ends (R-ITC-SCORE-3)
-    last_tile = tiles_left == 1 and not g[L.END_TRIG]
-    final_turns = int(P[L.PR_END_ROUNDS])
-    final_ap = (ap - 1) * final_turns + FINAL_SLACK  # an exit this near home (AP) can draw the last tile
+    def finish_reach(self, budget: int) -> int:
+        """AP it can walk home in once the end is triggered: this turn's and the final rounds' (while upkeep
+        lasts), one AP a turn of slack."""
+        return self.ap_now - 1 + (self.ap - 1) * min(budget, self.final_turns)
 
-    def finish_reach(budget: int) -> int:
-        """AP it can walk home in once the end is triggered: this turn's and the final rounds' (while upkeep lasts),
-        one AP a turn of slack."""
-        return ap_now - 1 + (ap - 1) * min(budget, final_turns)
-
-    # spaces with an unexplored exit, nearest home first. The nearest, when within final_ap of home, is kept for the
-    # last tile while others are left: exits near home are otherwise used up early, and the game could only end
-    # with the team far out (eliminated) or not at all (truncated)
-    frontier = sorted((home_dist[t], t) for (x, y), t in cells.items()
-                      if t in home_dist and _open_exits(g, cells, t, x, y))
-    reserved = frontier[0][1] if (1 < tiles_left <= RESERVE_TILES and len(frontier) > 1 and frontier[0][0] <= final_ap) else -1
-    others = [d for d, t in frontier if t != reserved]
-    # beyond every trip: the nearest unexplored exit is farther than even a camp trip's consumables reach (the cave
-    # grows away from home, and the random team hardly explores). Left alone the game runs to truncation, so the
-    # team goes anyway: it walks while its consumables last, then crawls home exhausted (R-ITC-TURN-3)
-    # the last tile: when no exit is within final_ap of home, the game can end only by revealing it farther out
-    # (or run to truncation, as good as a loss): the team goes and reveals it at the start of a turn, the most AP
-    # for the way home
-    far_finish = last_tile and bool(others) and others[0] > final_ap
-    beyond = far_finish or (tiles_left > 1 and not g[L.END_TRIG] and bool(others)
-                            and 2 * others[0] + 1 > ap - 1 + TURN_AP * CAMP_TRIP_CONS - 2)
-
-    # tokens are detours: sought only while the lead is small (exits end the game, and a lead is what wins it)
-    seats = int(P[L.PR_SEATS])
-    need_points = vp(g, s) < max(vp(g, o) for o in range(seats) if o != s) + TOKEN_LEAD
-
-    def goal(budget: int, fetch_camp: bool = False) -> int:
+    def goal(self, budget: int, fetch_camp: bool = False) -> int:
         """The nearest space worth going to whose trip there, its action and back fits ``reach(budget)`` and the
         rounds left (the same test all the way: walking spends AP off both sides, so no flip-flop): an unexplored
         exit (tiles left), a token it can take, or (``fetch_camp``) its own emptied camp left away from home."""
+        g, cells, dist, home_dist, pos = self.g, self.cells, self.dist, self.home_dist, self.pos
+        stranded_camp, need_points, tiles_left = self.stranded_camp, self.need_points, self.tiles_left
         best, best_d = -1, 99
-        fits = reach(budget) if not beyond else 10 ** 6
+        fits = self.reach(budget) if not self.beyond else 10 ** 6
         for (x, y), t in cells.items():
             if t not in dist or t == pos or dist[t] >= best_d:
                 continue
@@ -315,50 +332,61 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             # cheapest path from home to it: no flip-flop): without it no camp trip reaches the far exits, and the
             # game would run to truncation
             far_ok = fetch_camp and t == stranded_camp and dist[t] + home_dist.get(pos, 99) <= home_dist.get(t, 0)
-            if (trip > fits and not far_ok) or turns(trip) + 1 >= rounds_left:
+            if (trip > fits and not far_ok) or self.turns(trip) + 1 >= self.rounds_left:
                 continue
             kind = int(g[L.TKIND + t])
             token = need_points and g[L.TTOKEN + t] and (
-                (kind == L.K_WONDER and cam) or (kind == L.K_WATER and oxy) or kind == L.K_SQUEEZE)
-            exits = tiles_left > 0 and t != reserved and _open_exits(g, cells, t, x, y) and (
-                not last_tile or far_finish or home_dist.get(t, 99) <= final_ap)
+                (kind == L.K_WONDER and self.cam) or (kind == L.K_WATER and self.oxy) or kind == L.K_SQUEEZE)
+            exits = tiles_left > 0 and t != self.reserved and _open_exits(g, cells, t, x, y) and (
+                not self.last_tile or self.far_finish or home_dist.get(t, 99) <= self.final_ap)
             if token or exits or (fetch_camp and t == stranded_camp):
                 best, best_d = t, dist[t]
         return best
 
-    # a camp trip when nothing is in reach of one backpack but would be with the camp's load, and for the last tile
-    # far out (the camp's load is what leaves the final rounds' upkeep in hand there)
-    # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game would
-    # run to truncation)
-    camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG] and (far_finish or goal(PACK_CONS - need_points) < 0)
-                 and goal(CAMP_TRIP_CONS) >= 0)
-    if pend in (L.P_SETUP, L.P_PACK):
-        return _pack(g, s, mask, camp_trip and pend == L.P_PACK, need_points)
-    if camp == L.CAMP_PACKED and int(bp[L.E_CONS]) <= 1 and pos != 0 and camp_cons > 0:
-        return A.A_CAMP_PLACE if mask[A.A_CAMP_PLACE] else end  # unload the camp here
-    if camp == pos and pos != 0 and mask[A.A_FROM_CAMP + L.E_CONS]:
-        return A.A_FROM_CAMP + L.E_CONS
-    if camp == pos and pos != 0 and not g[L.CAMPC + s * L.NK:L.CAMPC + (s + 1) * L.NK].any() \
-            and mask[A.A_CAMP_REPACK]:
-        return A.A_CAMP_REPACK  # the emptied camp comes back home for the next trip
-    need_home = turns(home_dist.get(pos, 99))
-    # a goal passed the test there + back <= reach(cons), so on arrival back <= reach(cons) holds; this fires only
-    # when a turn wasted more than its slack
-    going_home = pos != 0 and ((home_dist.get(pos, 99) > reach(cons) + 1 and not beyond)
-                               or rounds_left <= need_home + 1
-                               or bool(g[L.EXHAUSTED])
-                               # the last tile far out: revealed only with the final rounds' upkeep in hand, or the
-                               # team is eliminated on its way home; it refills at home first
-                               or (far_finish and cons < final_turns))
-    if g[L.EXHAUSTED] and pos != 0:
-        return _crawl_home(g, r, cells, pos, mask, end)
-    if going_home:
-        a = _step_toward(mask, first[0], ap_full) if 0 in first else None
-        return a if a is not None else end
-    if pos == 0:
-        if g[L.END_TRIG] and rounds_left <= 2:
+    def choose(self, mask: np.ndarray, end: int, why: dict | None) -> int:
+        """The action: pack, handle the camp, go home, refill at home, reveal, or walk to the goal."""
+        g, s, pos, camp, cons, home_dist = self.g, self.s, self.pos, self.camp, self.cons, self.home_dist
+        # a camp trip when nothing is in reach of one backpack but would be with the camp's load, and for the last
+        # tile far out (the camp's load is what leaves the final rounds' upkeep in hand there)
+        # (without goal()'s turn of slack: the farthest exits are reachable only so, and left unexplored the game
+        # would run to truncation)
+        camp_trip = (pos == 0 and camp == 0 and not g[L.END_TRIG]
+                     and (self.far_finish or self.goal(PACK_CONS - self.need_points) < 0)
+                     and self.goal(CAMP_TRIP_CONS) >= 0)
+        if self.pend in (L.P_SETUP, L.P_PACK):
+            return _pack(g, s, mask, camp_trip and self.pend == L.P_PACK, self.need_points)
+        if camp == L.CAMP_PACKED and int(self.bp[L.E_CONS]) <= 1 and pos != 0 and self.camp_cons > 0:
+            return A.A_CAMP_PLACE if mask[A.A_CAMP_PLACE] else end  # unload the camp here
+        if camp == pos and pos != 0 and mask[A.A_FROM_CAMP + L.E_CONS]:
+            return A.A_FROM_CAMP + L.E_CONS
+        if camp == pos and pos != 0 and not self.camp_load().any() and mask[A.A_CAMP_REPACK]:
+            return A.A_CAMP_REPACK  # the emptied camp comes back home for the next trip
+        need_home = self.turns(home_dist.get(pos, 99))
+        # a goal passed the test there + back <= reach(cons), so on arrival back <= reach(cons) holds; this fires
+        # only when a turn wasted more than its slack
+        going_home = pos != 0 and ((home_dist.get(pos, 99) > self.reach(cons) + 1 and not self.beyond)
+                                   or self.rounds_left <= need_home + 1
+                                   or bool(g[L.EXHAUSTED])
+                                   # the last tile far out: revealed only with the final rounds' upkeep in hand, or
+                                   # the team is eliminated on its way home; it refills at home first
+                                   or (self.far_finish and cons < self.final_turns))
+        if g[L.EXHAUSTED] and pos != 0:
+            return _crawl_home(g, self.r, self.cells, pos, mask, end)
+        if going_home:
+            a = _step_toward(mask, self.first[0], self.ap_full) if 0 in self.first else None
+            return a if a is not None else end
+        if pos == 0:
+            a = self._at_home(mask, end, camp_trip)
+            if a is not None:
+                return a
+        return self._go_out(mask, end, need_home, why)
+
+    def _at_home(self, mask: np.ndarray, end: int, camp_trip: bool) -> int | None:
+        """At home: end the game's last turns, set the camp down, pack for the trip; None to go on out."""
+        g, s, camp, cons, need_points = self.g, self.s, self.camp, self.cons, self.need_points
+        if g[L.END_TRIG] and self.rounds_left <= 2:
             return end
-        if camp == L.CAMP_PACKED and (goal(cons) < 0 or cons < PACK_CONS - need_points) and mask[A.A_CAMP_PLACE]:
+        if camp == L.CAMP_PACKED and (self.goal(cons) < 0 or cons < PACK_CONS - need_points) and mask[A.A_CAMP_PLACE]:
             return A.A_CAMP_PLACE  # back from a trip: the camp goes down at home, to be refilled
         if camp_trip:
             if (g[L.CAMPC + s * L.NK + L.E_CONS] < CAMP_LOAD or _wants(g, s, CAMP_PLAN)) and mask[A.A_PACK]:
@@ -366,28 +394,34 @@ def heuristic_action(g: np.ndarray, P: np.ndarray, mask: np.ndarray, why: dict |
             if mask[A.A_CAMP_REPACK]:
                 return A.A_CAMP_REPACK
         elif camp != L.CAMP_PACKED and _wants(g, s, _trip_plan(need_points)) and mask[A.A_PACK] and \
-                _pack_helps(g, P, s, _trip_plan(need_points)):
+                _pack_helps(g, self.P, s, _trip_plan(need_points)):
             return A.A_PACK
         if int(g[L.AP]) < 3:  # a turn that starts at home costs no upkeep: set out with full AP
             return end
-    if mask[A.A_REVEAL] and pos != reserved and (not last_tile or home_dist.get(pos, 99) + 1 <= finish_reach(cons)
-                                                 or (far_finish and ap_full)):
-        return A.A_REVEAL
-    if far_finish and mask[A.A_REVEAL] and mask[A.A_END]:
-        return A.A_END  # waits here for a full turn's AP to reveal the last tile with
-    best = goal(cons)
-    if best < 0:  # nothing else in reach: fetch an emptied camp left away from home, for the next camp trip
-        best = goal(cons, fetch_camp=True)
-    if why is not None:
-        why.update(goal=best, cons=cons, dist=dist.get(best), home=home_dist.get(best), need_home=need_home)
-    if best >= 0:  # a step it cannot afford now waits for the next turn's AP (crawling if it never can)
-        a = _step_toward(mask, first[best], ap_full)
-        return a if a is not None else end
-    if pos != 0 and pos in home_dist and 0 in first:  # nothing in reach: head home
-        a = _step_toward(mask, first[0], ap_full)
-        if a is not None:
-            return a
-    return end
+        return None
+
+    def _go_out(self, mask: np.ndarray, end: int, need_home: int, why: dict | None) -> int:
+        """Out in the cave with supplies to spare: reveal here, or walk toward the goal (home when there is none)."""
+        pos, cons, home_dist = self.pos, self.cons, self.home_dist
+        if mask[A.A_REVEAL] and pos != self.reserved and (
+                not self.last_tile or home_dist.get(pos, 99) + 1 <= self.finish_reach(cons)
+                or (self.far_finish and self.ap_full)):
+            return A.A_REVEAL
+        if self.far_finish and mask[A.A_REVEAL] and mask[A.A_END]:
+            return A.A_END  # waits here for a full turn's AP to reveal the last tile with
+        best = self.goal(cons)
+        if best < 0:  # nothing else in reach: fetch an emptied camp left away from home, for the next camp trip
+            best = self.goal(cons, fetch_camp=True)
+        if why is not None:
+            why.update(goal=best, cons=cons, dist=self.dist.get(best), home=home_dist.get(best), need_home=need_home)
+        if best >= 0:  # a step it cannot afford now waits for the next turn's AP (crawling if it never can)
+            a = _step_toward(mask, self.first[best], self.ap_full)
+            return a if a is not None else end
+        if pos != 0 and pos in home_dist and 0 in self.first:  # nothing in reach: head home
+            a = _step_toward(mask, self.first[0], self.ap_full)
+            if a is not None:
+                return a
+        return end
 
 
 class HeuristicTeam:
