@@ -17,12 +17,15 @@ the median of the ratios, which cancels the drift of the machine's load between 
 Rows (every one timed by the same loop; all but the heuristic's under random legal play):
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
-    core       the compiled ``Core`` at each batch size B: "step+mask" (legal_mask + step) and "step+mask+obs"
-               (also the acting cavers' observations, radius 7, into preallocated arrays); finished games are
-               re-initialised in place, so every call steps B live games. The actions come from the mask, so
-               the step runs unchecked (``check=False``, as the vector envs do); at B = 4096 (or the largest B)
-               two more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core), and the
-               default checked step (each action tested against a freshly computed mask)
+    core       the compiled ``Core`` at each batch size B, driven as the episode layer drives it: one
+               ``core.advance`` call per decision of every game (step, episode bookkeeping, legal masks, info
+               counts: "step+mask"; and the acting cavers' observations, radius 7, into preallocated arrays:
+               "step+mask+obs"); finished games are re-initialised in place, so every call steps B live games.
+               The actions come from the mask, so the step runs unchecked (as the vector envs do); at B = 4096
+               (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
+               "separate" (legal_mask, observe and step as three calls, as before the one-trip entry) and
+               "checked" (separate calls with the default checked step, each action tested against a freshly
+               computed mask)
     heuristic  the compiled heuristic team (``agents.heuristic.HeuristicAgent``) on the same games, at B = 4096 (or
                the largest B): "heuristic decide" times ``decide`` alone (decisions per second of the team's
                choices; the rules' legal_mask + step between calls run outside the timer), at numba's default
@@ -78,6 +81,7 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig
+from subterra_env.core.advance import advance
 from subterra_env.core.observe import observe
 from subterra_env.core.jit import PARALLEL_MIN_BATCH
 from subterra_env.core.rules import Core
@@ -265,34 +269,66 @@ def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
 
 
 def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None,
-                 threads: int | None = None, checked: bool = False) -> Step:
-    """One batched call of the core: legal_mask (+ observe) + step; finished games re-initialised in place.
-
-    The actions come from the mask just computed, so the step skips its own legality check (``check=False``, as
-    the vector envs do) unless ``checked``."""
+                 threads: int | None = None, checked: bool = False, separate: bool = False) -> Step:
+    """One decision of every game of a batch as the episode layer takes it: ``core.advance`` (step, episode
+    bookkeeping, legal masks, info counts and, ``with_obs``, the acting cavers' observations in one compiled
+    call); finished games re-initialised in place. ``separate``: the same work as separate calls (legal_mask,
+    observe, step), as before the one-trip entry. ``checked``: separate calls with the default checked step (each
+    action tested against a freshly computed mask)."""
     core = Core(config or GameConfig(), threads=threads)
     next_seed = seed << 32  # game seeds seed<<32, seed<<32 + 1, ...: a fresh game for every reset
     st = core.init(np.arange(next_seed, next_seed + batch))
     next_seed += batch
     policy = RandomLegal(np.random.default_rng(seed), batch)
     scenario = core.cfg.scenario  # a scenario's observation has more planes and scalars
-    grid = np.zeros((batch, *grid_shape(OBS_RADIUS, scenario)), dtype=np.int8) if with_obs else None
+    grid = np.zeros((batch, *grid_shape(OBS_RADIUS, scenario)), dtype=np.int8)
     scalars = np.zeros((batch, num_scalars(scenario)), dtype=np.int8)
-    mask = np.zeros((batch, core.num_actions), dtype=bool)
+    mask = core.legal_mask(st)
+    slots = EpisodeArrays(batch)
 
-    def step() -> tuple[int, int]:
+    def restart(done: np.ndarray) -> None:
         nonlocal next_seed
+        core.reset(st, done, np.arange(next_seed, next_seed + len(done)))
+        next_seed += len(done)
+
+    def one_trip() -> tuple[int, int]:
+        slots.advance(core, st, policy(mask), mask, (grid, scalars) if with_obs else None)
+        done = np.flatnonzero(slots.over)
+        if len(done):
+            restart(done)
+            slots.over[done] = False
+            core.legal_mask(st, out=mask)
+        return batch, len(done)
+
+    def separate_calls() -> tuple[int, int]:
         core.legal_mask(st, out=mask)
-        if grid is not None:  # every game runs (finished ones are replaced below), so every actor is a seat
+        if with_obs:  # every game runs (finished ones are replaced below), so every actor is a seat
             observe(core.cat, st, st.actor, OBS_RADIUS, grid, scalars)
         core.step(st, policy(mask), check=checked)
         done = np.flatnonzero(st.result != RUNNING)
         if len(done):
-            core.reset(st, done, np.arange(next_seed, next_seed + len(done)))
-            next_seed += len(done)
+            restart(done)
         return batch, len(done)
 
-    return step
+    return separate_calls if separate or checked else one_trip
+
+
+class EpisodeArrays:
+    """The per-slot arrays ``core.advance`` books episodes into (the episode layer's own, for the core rows)."""
+
+    BY_RESULT = np.zeros(5, dtype=np.float32)
+
+    def __init__(self, batch: int):
+        self.reward, self.ep_return = np.zeros(batch, dtype=np.float32), np.zeros(batch)
+        self.ep_length, self.counts = np.zeros(batch, dtype=np.int64), np.zeros((5, batch), dtype=np.int64)
+        self.everyone = np.ones(batch, dtype=bool)
+        self.flags = tuple(np.zeros(batch, dtype=bool) for _ in range(4))  # terminated, truncated, over, done
+        self.over = self.flags[2]
+
+    def advance(self, core: Core, st: Any, actions: np.ndarray, mask: np.ndarray,
+                obs: tuple[np.ndarray, np.ndarray] | None) -> int:
+        return advance(core, st, actions, self.everyone, self.reward, self.BY_RESULT, True, self.ep_return,
+                       self.ep_length, MAX_ROUND, self.flags, mask, self.counts, obs, OBS_RADIUS)
 
 
 def itc_core_stepper(batch: int, seed: int, num_players: int = 2) -> Step:
@@ -550,6 +586,9 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
                                                                                  threads=1)))
             rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
                                                                                 checked=True)))
+        b = 4096 if 4096 in batches else max(batches)
+        rows.append(row("core", "core step+mask+obs, separate", b, partial(core_stepper, b, True, seed,
+                                                                            separate=True)))
     if "heuristic" in kinds:
         rows += heuristic_rows(batches, seed, row)
     if "vector" in kinds:
