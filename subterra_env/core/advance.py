@@ -14,7 +14,7 @@ The arrays, per game b of the batch (B,) unless said:
     ``fill`` is False; out: the step's reward), by_result float32 (5,) end rewards by result + 1, ep_return
     float64, ep_length int64, terminated / truncated / over / done bool, mask_out bool (B, A),
     counts_out int64 (5, B) (``info.INFO_KEYS`` rows), grid_out int8 (B, C, W, W) and scalars_out int8 (B, K):
-    written for the running games' acting cavers when ``observe`` (else they may be (0, ...) arrays).
+    the view of each game's acting caver (``max(actor, 0)``, as the vector envs observe) when ``observe`` (else they may be (0, ...) arrays).
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def advance_game(states, b, P, action, stepped, reward, by_result, fill, ep_retu
     legal_mask(g, P, mask_out[b])
     counts_out[0, b], counts_out[1, b], counts_out[2, b], counts_out[3, b], counts_out[4, b] = \
         game_counts(states, b, stack_size)
-    if observe and g.result == RUNNING and g.actor >= 0:
-        observe_game(g, tables, stack_size, scenario, g.actor, -1, radius, grid_out[b], scalars_out[b])
+    if observe:  # the acting caver's view; once the game has ended, the caver who acted last (or seat 0)
+        observe_game(g, tables, stack_size, scenario, max(g.actor, 0), -1, radius, grid_out[b], scalars_out[b])
     return ended
 
 
@@ -93,8 +93,8 @@ def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, rew
             counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
     """Every game's decision in one compiled call (see the module docstring); returns how many episodes ended.
 
-    ``flags``: (terminated, truncated, over, done). ``obs``: (grid_out, scalars_out) to write the running games'
-    acting cavers' observations into (radius ``radius``), or None. The caller owns every array and checked the
+    ``flags``: (terminated, truncated, over, done). ``obs``: (grid_out, scalars_out) to write every game's acting
+    caver's observation into (radius ``radius``), or None. The caller owns every array and checked the
     actions (an illegal one corrupts its game, as ``Core.step(check=False)``)."""
     terminated, truncated, over, done = flags
     grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
