@@ -28,7 +28,8 @@ from agents.onnx_policy import OnnxPolicyAgent
 from agents.policy_agent import PolicyAgent
 from subterra_env.config import preset
 from subterra_env.core.observe import observe
-from subterra_game.play import Seat, SeatPlan, Session
+from subterra_game.seats import Seat, SeatPlan
+from subterra_game.session import Session
 
 
 def main(argv: list[str] | None = None) -> int:

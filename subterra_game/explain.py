@@ -4,7 +4,7 @@ The words come from the bots' own reckoning, never a guess made afterwards: the 
 (``agents.heuristic.intent``: its goal tile, its path, the kind of action it chose) and, for a search seat, the
 search's values of its best two actions (``agents.search.explain``). Reading them changes no decision: the
 heuristic's plan is read by a second run of the same compiled decision on its own scratch, and the search's values
-are the array it keeps after deciding. The terminal game (``play.Session``) and the browser tables share this.
+are the array it keeps after deciding. The terminal game and the browser tables (``session.Session``) share this.
 """
 
 from __future__ import annotations

@@ -352,27 +352,16 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
     """One line of narration for one event (or a run of checks, floods or rubble)."""
     e = run[0]
     name = _caver(a, e.seat, g) if e.seat >= 0 else ""
-    k = e.kind
+    teller = _TELLERS.get(e.kind)
+    return teller(core, a, run, g, name) if teller is not None else None
+
+
+def _tell_tiles(core: Core, a: State, run: list[RuleEvent], g: int, name: str) -> Event | None:
+    """The line of an event about the cave's tiles: drawn, discarded, placed, changed by ropes, rubble and blasts,
+    floods and cave-ins."""
+    e, k = run[0], run[0].kind
     if k == "draw":
         return Event("tile", f"{name} draws a {catalogue_tile(core, e.value)}")
-    if k == "item_draw":
-        got = f"draws the {ITEM_NAMES[e.value].upper()}" if e.value >= 0 else "finds the item deck empty"
-        return Event("action", f"{name} takes the item token on {where(a, e.tile, g)} and {got} (R-INV-4)")
-    if k == "item_use":
-        if e.rule == "R-INV-6":
-            return Event("info", f"{name}'s {ITEM_NAMES[e.value]} is lost (R-INV-6)")
-        if e.rule == "R-INV-18" and e.die == 1:
-            return Event("info", f"{name}'s gas mask filters the gas: 1 health lost, the mask kept (R-INV-18)")
-        return Event("action", f"{name} uses the {ITEM_NAMES[e.value].upper()} ({e.rule})")
-    if k == "reaction":  # explicit_reactions (R-INV-18): the mask itself is told by its item_use line
-        if e.value:
-            return Event("action", f"{name} puts on the GAS MASK against {e.die} gas damage (R-INV-18)")
-        return Event("info", f"{name} keeps the gas mask and braves {e.die} gas damage (R-INV-18)")
-    if k == "doom":
-        if e.value == 1 and e.die == 0:
-            return Event("hazard", "DOOM is pending: the next hazard card resolves as its x2 version (R-INV-3)")
-        return Event("hazard", "DOOM strikes: " + (f"the card resolves as {CARD_NAMES[e.value].upper()}"
-                                                   if e.value >= 0 else "Out of Time clears it") + " (R-INV-3)")
     if k == "discard":  # drawn and discarded (one row)
         if e.rule == "R-INV-16":
             return Event("tile", f"the {catalogue_tile(core, e.value)} is discarded: the Scrawled Map (R-INV-16)")
@@ -385,6 +374,24 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
             return Event("result", f"THE EXIT is found at {where(a, e.tile, g)}! Get every caver onto it.")
         return Event("tile", f"a {CORE_TILE_TYPES[a.t_type[g, e.tile]]} tile is placed at {where(a, e.tile, g)} "
                              f"(open {_sides(int(a.t_open[g, e.tile]))})")
+    if k == "rope":
+        return Event("info", f"a rope is fixed on {tile_name(a, e.tile, g)}")
+    if k == "clear":
+        return Event("info", f"rubble cleared on {tile_name(a, e.tile, g)}")
+    if k == "blast":
+        return Event("hazard", f"{name} blasts the {DIR_WORDS[e.value]} wall of {tile_name(a, e.tile, g)}")
+    if k == "flood":
+        return Event("hazard", "flooded: " + ", ".join(where(a, r.tile, g) for r in run))
+    if k == "rubble":
+        return Event("hazard", "cave-in: rubble falls on " + ", ".join(where(a, r.tile, g) for r in run))
+    if k == "roll":
+        return Event("hazard", f"the cave-in die shows {e.value}")
+    return None
+
+
+def _tell_cavers(core: Core, a: State, run: list[RuleEvent], g: int, name: str) -> Event | None:
+    """The line of an event about a caver: moves, checks, damage and healing, hiding, being directed."""
+    e, k = run[0], run[0].kind
     if k == "move":
         if int(a.exit_tile[g]) == e.tile:
             return Event("result", f"{name} reaches THE EXIT")
@@ -415,16 +422,45 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
         return Event("heal", f"{name} regains {e.value} health ({e.die - e.value} -> {e.die}){wake}")
     if k == "hidden":
         return Event("info", f"{name} hides: no horror will pick {name} as a victim this round")
-    if k == "rope":
-        return Event("info", f"a rope is fixed on {tile_name(a, e.tile, g)}")
-    if k == "clear":
-        return Event("info", f"rubble cleared on {tile_name(a, e.tile, g)}")
-    if k == "blast":
-        return Event("hazard", f"{name} blasts the {DIR_WORDS[e.value]} wall of {tile_name(a, e.tile, g)}")
     if k == "direct":
         if e.rule == "R-INV-8":
             return Event("turn", f"{name} may take one free 1-AP action: the Signal Booster (end turn declines)")
         return Event("turn", f"{name} may take one 1-AP action for the leader (end turn declines)")
+    if k == "devoured":
+        return Event("damage", f"{name} fails the Out of Time check and is DEVOURED")
+    return None
+
+
+def _tell_items(core: Core, a: State, run: list[RuleEvent], g: int, name: str) -> Event | None:
+    """The line of an event about items and the scenarios' tokens: drawn, used, reacted with, passed on, bombs
+    placed."""
+    e, k = run[0], run[0].kind
+    if k == "item_draw":
+        got = f"draws the {ITEM_NAMES[e.value].upper()}" if e.value >= 0 else "finds the item deck empty"
+        return Event("action", f"{name} takes the item token on {where(a, e.tile, g)} and {got} (R-INV-4)")
+    if k == "item_use":
+        if e.rule == "R-INV-6":
+            return Event("info", f"{name}'s {ITEM_NAMES[e.value]} is lost (R-INV-6)")
+        if e.rule == "R-INV-18" and e.die == 1:
+            return Event("info", f"{name}'s gas mask filters the gas: 1 health lost, the mask kept (R-INV-18)")
+        return Event("action", f"{name} uses the {ITEM_NAMES[e.value].upper()} ({e.rule})")
+    if k == "reaction":  # explicit_reactions (R-INV-18): the mask itself is told by its item_use line
+        if e.value:
+            return Event("action", f"{name} puts on the GAS MASK against {e.die} gas damage (R-INV-18)")
+        return Event("info", f"{name} keeps the gas mask and braves {e.die} gas damage (R-INV-18)")
+    if k == "transfer":
+        what = "a biosample" if core.cfg.scenario == "extraction" else "a bomb card"
+        if core.cfg.scenario == "investigation":  # R-INV-6: die holds the item
+            what = f"the {ITEM_NAMES[e.die]}"
+        return Event("info", f"{name} passes {what} to {_caver(a, e.value, g)}")
+    if k == "bomb":
+        return Event("result", f"{name} places a BOMB on {where(a, e.tile, g)} ({e.value} of 3 placed)")
+    return None
+
+
+def _tell_horrors(core: Core, a: State, run: list[RuleEvent], g: int, name: str) -> Event | None:
+    """The line of an event about horrors and leapers: moving, spawning, leaving, slashing."""
+    e, k = run[0], run[0].kind
     if k == "horror_move":
         return Event("horror", f"a horror moves from {where(a, e.value, g)} to {where(a, e.tile, g)}")
     if k == "horror_spawn":
@@ -442,16 +478,19 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
         return Event("horror", f"the leaper at {where(a, e.tile, g)} leaves the cave ({why})")
     if k == "slash":
         return Event("damage", f"a leaper SLASHES {name} at {where(a, e.tile, g)} and is gone (R-EXT-6)")
+    return None
+
+
+def _tell_game(core: Core, a: State, run: list[RuleEvent], g: int, name: str) -> Event | None:
+    """The line of an event about the game's course: hazard cards and doom, turns, rounds, the result."""
+    e, k = run[0], run[0].kind
+    if k == "doom":
+        if e.value == 1 and e.die == 0:
+            return Event("hazard", "DOOM is pending: the next hazard card resolves as its x2 version (R-INV-3)")
+        return Event("hazard", "DOOM strikes: " + (f"the card resolves as {CARD_NAMES[e.value].upper()}"
+                                                   if e.value >= 0 else "Out of Time clears it") + " (R-INV-3)")
     if k == "card":
         return _card_event(e.value)
-    if k == "roll":
-        return Event("hazard", f"the cave-in die shows {e.value}")
-    if k == "flood":
-        return Event("hazard", "flooded: " + ", ".join(where(a, r.tile, g) for r in run))
-    if k == "rubble":
-        return Event("hazard", "cave-in: rubble falls on " + ", ".join(where(a, r.tile, g) for r in run))
-    if k == "devoured":
-        return Event("damage", f"{name} fails the Out of Time check and is DEVOURED")
     if k == "turn":
         return Event("turn", f"{name}'s turn ({e.value} AP)")
     if k == "round":
@@ -462,14 +501,17 @@ def _line(core: Core, a: State, run: list[RuleEvent], g: int) -> Event | None:
         kind = "defeat" if RESULT_NAMES[e.value] == "defeat" else "result"  # told in red, not a medal's green
         return Event(kind, f"GAME OVER: {RESULT_NAMES[e.value].upper()} ({e.die} of {a.num_seats} cavers "
                                f"escaped{bombs})")
-    if k == "bomb":
-        return Event("result", f"{name} places a BOMB on {where(a, e.tile, g)} ({e.value} of 3 placed)")
-    if k == "transfer":
-        what = "a biosample" if core.cfg.scenario == "extraction" else "a bomb card"
-        if core.cfg.scenario == "investigation":  # R-INV-6: die holds the item
-            what = f"the {ITEM_NAMES[e.die]}"
-        return Event("info", f"{name} passes {what} to {_caver(a, e.value, g)}")
     return None
+
+_TELLERS = {kind: teller for teller, kinds in (  # rule event kind -> the function that tells it
+    (_tell_tiles, ("draw", "discard", "place", "rope", "clear", "blast", "flood", "rubble", "roll")),
+    (_tell_cavers, ("move", "dive", "surface", "check", "damage", "protected", "heal", "hidden", "direct",
+                    "devoured")),
+    (_tell_items, ("item_draw", "item_use", "reaction", "transfer", "bomb")),
+    (_tell_horrors, ("horror_move", "horror_spawn", "horror_leave", "leaper_move", "leaper_spawn", "leaper_leave",
+                     "slash")),
+    (_tell_game, ("doom", "card", "turn", "round", "result")),
+) for kind in kinds}
 
 
 def _card_event(card: int) -> Event:

@@ -189,6 +189,13 @@ def save_record(record: GameRecord | dict[str, Any], path: str | Path) -> Path:
 
 
 # ---------------------------------------------------------------------------------------------- reading
+def default_record_name(seed: int, finished: bool = True, prefix: str = "subterra") -> str:
+    """A file name for a record saved without one: ``subterra-20261127-233500-seed7[-unfinished].json`` (the
+    local time; ``prefix`` "itc" for In the Cave's)."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{prefix}-{stamp}-seed{seed}{'' if finished else '-unfinished'}.json"
+
+
 def _need(doc: dict, key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in doc:
         raise RecordError(f"{where}: missing key {key!r}")

@@ -96,10 +96,31 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
     if not len(tiles):
         return Text("(no tiles placed)")
     front = frontier_cells(st, b, core)
+    box, cropped = _view_box(st, b, tiles, front, max_cols, max_rows, focus)
+    x0, x1, y0, y1 = box
+    w, h = (x1 - x0 + 1) * BLOCK_W, (y1 - y0 + 1) * BLOCK_H
+    chars = [[" "] * w for _ in range(h)]
+    styles: list[list[str | None]] = [[None] * w for _ in range(h)]
+    for t in tiles:
+        tx, ty = int(st.t_x[b, t]), int(st.t_y[b, t])
+        if x0 <= tx <= x1 and y0 <= ty <= y1:
+            _draw_tile(st, b, int(t), (tx - x0) * BLOCK_W, (ty - y0) * BLOCK_H, chars, styles, colour)
+    for fxc, fyc in front:
+        if x0 <= fxc <= x1 and y0 <= fyc <= y1:
+            cx, cy = (fxc - x0) * BLOCK_W + BLOCK_W // 2, (fyc - y0) * BLOCK_H + BLOCK_H // 2
+            chars[cy][cx] = "?"
+            styles[cy][cx] = "dim" if colour else None
+    _draw_pending_tile(st, b, core, box, chars, styles, colour)
+    return _canvas_text(st, b, box, chars, styles, cropped)
+
+
+def _view_box(st: State, b: int, tiles: np.ndarray, front: Sequence[tuple[int, int]], max_cols: int | None,
+              max_rows: int | None, focus: int | None) -> tuple[tuple[int, int, int, int], bool]:
+    """The cells shown, (x0, x1, y0, y1), and whether that is less than the whole cave: every placed tile and
+    frontier cell, or as many as fit in ``max_cols`` x ``max_rows`` characters around caver seat ``focus``."""
     xs = [int(st.t_x[b, t]) for t in tiles] + [c[0] for c in front]
     ys = [int(st.t_y[b, t]) for t in tiles] + [c[1] for c in front]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    sx, sy = int(st.t_x[b, 0]), int(st.t_y[b, 0])  # the start tile: rulers count from it
     cols_fit = max(1, ((max_cols or 10**6) - GUTTER) // BLOCK_W)
     rows_fit = max(1, ((max_rows or 10**6) - 1) // BLOCK_H)
     focus = int(st.actor[b]) if focus is None or focus < 0 else focus
@@ -112,71 +133,86 @@ def cave_text(st: State, b: int = 0, max_cols: int | None = None, max_rows: int 
     if y1 - y0 + 1 > rows_fit:
         y0 = min(max(fy - rows_fit // 2, y0), y1 - rows_fit + 1)
         y1, cropped = y0 + rows_fit - 1, True
-    w, h = (x1 - x0 + 1) * BLOCK_W, (y1 - y0 + 1) * BLOCK_H
-    chars = [[" "] * w for _ in range(h)]
-    styles: list[list[str | None]] = [[None] * w for _ in range(h)]
+    return (x0, x1, y0, y1), cropped
+
+
+def _draw_tile(st: State, b: int, t: int, cx: int, cy: int, chars: list[list[str]],
+               styles: list[list[str | None]], colour: bool) -> None:
+    """Tile ``t``'s block (``render.tile_block``) onto the canvas at character (cx, cy), each character styled."""
+    block = [list(r) for r in tile_block(st, b, t)]
+    bg = f"on {_rgb(_bg(st, b, t))}"
+    here = [s for s in range(st.num_seats) if not st.c_dead[b, s] and st.c_tile[b, s] == t]
+    if st.gas_active[b] and _type_name(st, b, t) == "gas":
+        block[3][BLOCK_W - 2] = "!"
+    for r in range(BLOCK_H):
+        for c in range(BLOCK_W):
+            ch, style = _tile_char(st, b, block[r][c], r, c, bg, here, colour)
+            chars[cy + r][cx + c] = ch
+            styles[cy + r][cx + c] = style if colour else None
+
+
+def _tile_char(st: State, b: int, ch: str, r: int, c: int, bg: str, here: list[int], colour: bool
+               ) -> tuple[str, str]:
+    """A tile block's character at row ``r``, column ``c`` and its style: walls, the type code, water, rubble,
+    ropes, the cavers on the tile (``here``; the acting one reversed), horrors, leapers, gas."""
+    style = bg
+    if ch == "#":
+        ch, style = ("█", _rgb(WALL_RGB)) if colour else ("#", "")
+    elif r == 1 and 1 <= c <= 3:
+        style = f"bold white {bg}"
+    elif ch == "~":
+        style = f"bold {_rgb((90, 160, 255))} {bg}"
+    elif ch == "*":
+        style = f"bold {_rgb((200, 200, 200))} {bg}"
+    elif ch == "r":
+        style = f"bold {_rgb((245, 225, 120))} {bg}"
+    elif r == 1 and ch in "^>v<":
+        style = f"bold white {bg}"
+    elif r == 2 and ch != " ":
+        i = c - 1
+        s = here[i] if 0 <= i < len(here) else -1
+        rank = int(st.c_rank[b, s]) if s >= 0 else 1
+        col = _rgb(TERM_CAVER[rank])
+        style = f"bold {col} {bg}" if ch.isdigit() else f"dim {col} {bg}"
+        if s == int(st.actor[b]) and s >= 0:
+            style = f"bold black on {col}"
+    elif ch == "H":
+        style = f"bold white on {_rgb(HORROR_COLOUR)}"
+    elif r == 3 and ch == "L":  # Extraction's leaper (R-EXT-4)
+        style = f"bold white on {_rgb(LEAPER_COLOUR)}"
+    elif ch == "!":
+        style = f"bold {_rgb((255, 80, 60))} {bg}"
+    return ch, style
+
+
+def _draw_pending_tile(st: State, b: int, core: Core | None, box: tuple[int, int, int, int],
+                       chars: list[list[str]], styles: list[list[str | None]], colour: bool) -> None:
+    """The drawn tile waiting for its rotation: its type code and "?" where it will go (needs ``core``)."""
     actor = int(st.actor[b])
-    wall = f"{_rgb(WALL_RGB)}"
-    for t in tiles:
-        tx, ty = int(st.t_x[b, t]), int(st.t_y[b, t])
-        if not (x0 <= tx <= x1 and y0 <= ty <= y1):
-            continue
-        cx, cy = (tx - x0) * BLOCK_W, (ty - y0) * BLOCK_H
-        block = [list(r) for r in tile_block(st, b, int(t))]
-        bg = f"on {_rgb(_bg(st, b, int(t)))}"
-        here = [s for s in range(st.num_seats) if not st.c_dead[b, s] and st.c_tile[b, s] == t]
-        if st.gas_active[b] and _type_name(st, b, int(t)) == "gas":
-            block[3][BLOCK_W - 2] = "!"
-        for r in range(BLOCK_H):
-            for c in range(BLOCK_W):
-                ch = block[r][c]
-                style = bg
-                if ch == "#":
-                    ch, style = ("█", wall) if colour else ("#", "")
-                elif r == 1 and 1 <= c <= 3:
-                    style = f"bold white {bg}"
-                elif ch == "~":
-                    style = f"bold {_rgb((90, 160, 255))} {bg}"
-                elif ch == "*":
-                    style = f"bold {_rgb((200, 200, 200))} {bg}"
-                elif ch == "r":
-                    style = f"bold {_rgb((245, 225, 120))} {bg}"
-                elif r == 1 and ch in "^>v<":
-                    style = f"bold white {bg}"
-                elif r == 2 and ch != " ":
-                    i = c - 1
-                    s = here[i] if 0 <= i < len(here) else -1
-                    rank = int(st.c_rank[b, s]) if s >= 0 else 1
-                    col = _rgb(TERM_CAVER[rank])
-                    style = f"bold {col} {bg}" if ch.isdigit() else f"dim {col} {bg}"
-                    if s == actor and s >= 0:
-                        style = f"bold black on {col}"
-                elif ch == "H":
-                    style = f"bold white on {_rgb(HORROR_COLOUR)}"
-                elif r == 3 and ch == "L":  # Extraction's leaper (R-EXT-4)
-                    style = f"bold white on {_rgb(LEAPER_COLOUR)}"
-                elif ch == "!":
-                    style = f"bold {_rgb((255, 80, 60))} {bg}"
-                chars[cy + r][cx + c] = ch
-                styles[cy + r][cx + c] = style if colour else None
-    for fxc, fyc in front:
-        if x0 <= fxc <= x1 and y0 <= fyc <= y1:
-            cx, cy = (fxc - x0) * BLOCK_W + BLOCK_W // 2, (fyc - y0) * BLOCK_H + BLOCK_H // 2
-            chars[cy][cx] = "?"
-            styles[cy][cx] = "dim" if colour else None
-    if int(st.pend[b]) == P_PLACE and actor >= 0 and st.pend_tile[b] >= 0 and core is not None:
-        t = int(st.c_tile[b, actor])
-        d = int(st.pend_dir[b])
-        gx, gy = int(st.t_x[b, t]) + int(DX[d]), int(st.t_y[b, t]) + int(DY[d])
-        if x0 <= gx <= x1 and y0 <= gy <= y1:  # the drawn tile, waiting for its rotation
-            cx, cy = (gx - x0) * BLOCK_W, (gy - y0) * BLOCK_H
-            code = TYPE_CODES[CORE_TILE_TYPES[core.cat.tile_type[int(st.pend_tile[b])]]]
-            for i, ch in enumerate(f"{code}?"):
-                chars[cy + 2][cx + 3 + i] = ch
-                styles[cy + 2][cx + 3 + i] = "bold reverse" if colour else None
+    if not (int(st.pend[b]) == P_PLACE and actor >= 0 and st.pend_tile[b] >= 0 and core is not None):
+        return
+    x0, x1, y0, y1 = box
+    t = int(st.c_tile[b, actor])
+    d = int(st.pend_dir[b])
+    gx, gy = int(st.t_x[b, t]) + int(DX[d]), int(st.t_y[b, t]) + int(DY[d])
+    if x0 <= gx <= x1 and y0 <= gy <= y1:
+        cx, cy = (gx - x0) * BLOCK_W, (gy - y0) * BLOCK_H
+        code = TYPE_CODES[CORE_TILE_TYPES[core.cat.tile_type[int(st.pend_tile[b])]]]
+        for i, ch in enumerate(f"{code}?"):
+            chars[cy + 2][cx + 3 + i] = ch
+            styles[cy + 2][cx + 3 + i] = "bold reverse" if colour else None
+
+
+def _canvas_text(st: State, b: int, box: tuple[int, int, int, int], chars: list[list[str]],
+                 styles: list[list[str | None]], cropped: bool) -> Text:
+    """The canvas as rich Text under a ruler of columns east/west of the start tile, rows north/south of it in
+    the gutter; each line ends at its last drawn character."""
+    x0, x1, y0, _ = box
+    sx, sy = int(st.t_x[b, 0]), int(st.t_y[b, 0])  # the start tile: rulers count from it
     out = Text(no_wrap=True, overflow="crop")
     ruler = " " * GUTTER + "".join(_ruler(x - sx, "E", "W").center(BLOCK_W) for x in range(x0, x1 + 1))
     out.append(ruler.rstrip() + "\n", style="dim")
+    h = len(chars)
     for r in range(h):
         label = _ruler(y0 + r // BLOCK_H - sy, "S", "N") if r % BLOCK_H == BLOCK_H // 2 else ""
         out.append(f"{label:>3} ", style="dim")

@@ -96,11 +96,12 @@ def test_the_terminal_and_browser_tables_draw_the_bombs() -> None:  # R-ANN-6
     """A heuristic table of Annihilation (seed 9): once the first bomb is down, the terminal map shows the bomb
     tile and its token, and the browser's board view the tile, the token, the cards held and the progress."""
     from subterra_env.config import preset
-    from subterra_game import play
+    from subterra_game.seats import seat_plan
+    from subterra_game.session import Session
     from subterra_game.tui import cave_text
     from subterra_game.web.view import board_view
 
-    s = play.Session(preset("annihilation"), 9, play.seat_plan(None, [], "heuristic", True))
+    s = Session(preset("annihilation"), 9, seat_plan(None, [], "heuristic", True))
     while not s.env.state_.t_bomb[0].any():
         seat = int(s.env.state_.actor[0])
         s.apply(s.bots[seat].act(s.env, seat), "heuristic")
@@ -120,10 +121,11 @@ def test_a_scenario_game_is_recorded_replayed_and_turned_into_samples(tmp_path) 
     """A heuristic Annihilation table's record (its actions reach the scenario's ids 90+) replays to the same final
     state, and behaviour-cloning samples have the scenario's shapes."""
     from subterra_env.config import preset
-    from subterra_game import play
+    from subterra_game.seats import seat_plan
+    from subterra_game.session import Session
     from subterra_game.records import load_record, replay_record, to_samples
 
-    s = play.Session(preset("annihilation"), 4, play.seat_plan(None, [], "heuristic", True))
+    s = Session(preset("annihilation"), 4, seat_plan(None, [], "heuristic", True))
     while not s.over:
         seat = int(s.env.state_.actor[0])
         s.apply(s.bots[seat].act(s.env, seat), "heuristic")

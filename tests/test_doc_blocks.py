@@ -50,7 +50,8 @@ SETUP: dict[str, str] = {
     # docs/play.md reads a game record written by `subterra play`; a short heuristic game marked as a person's
     "docs/play.md": """
 from subterra_env.config import preset
-from subterra_game.play import Seat, SeatPlan, Session
+from subterra_game.seats import Seat, SeatPlan
+from subterra_game.session import Session
 from subterra_game.records import save_record
 
 _s = Session(preset("tiny"), 1, SeatPlan(others=Seat("heuristic")), max_cycles=3)

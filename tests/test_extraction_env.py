@@ -125,10 +125,11 @@ def test_sb3_and_torchrl_adapters_take_the_scenario() -> None:
     assert tuple(td["observation"].shape) == (2, 37, 5, 5) and tuple(td["action_mask"].shape) == (2, 107)
 def test_the_browser_board_shows_the_biosamples_held() -> None:  # R-EXT-9
     from subterra_env.config import preset
-    from subterra_game import play
+    from subterra_game.seats import seat_plan
+    from subterra_game.session import Session
     from subterra_game.web.view import board_view
 
-    s = play.Session(preset("extraction", biosamples=True), 5, play.seat_plan(None, [], "heuristic", True))
+    s = Session(preset("extraction", biosamples=True), 5, seat_plan(None, [], "heuristic", True))
     view = board_view(s.env.core, s.env.state_, s.env.legal_mask, s.labels, set(), 200)
     assert [(c["caver"], c["samples"]) for c in view["cavers"]] == [("diver", 1), ("geologist", 1), ("engineer", 1),
                                                                     ("leader", 0)]

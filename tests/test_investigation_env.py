@@ -119,11 +119,12 @@ def test_the_terminal_and_browser_tables_draw_items() -> None:  # R-INV-4
     """A heuristic table of Investigation: once an item is drawn, the terminal map shows the item tile and the
     browser's board view the tile, the caver's items and the team status line."""
     from subterra_env.config import preset
-    from subterra_game import play
+    from subterra_game.seats import seat_plan
+    from subterra_game.session import Session
     from subterra_game.tui import cave_text
     from subterra_game.web.view import board_view
 
-    s = play.Session(preset("investigation"), 1, play.seat_plan(None, [], "heuristic", True))
+    s = Session(preset("investigation"), 1, seat_plan(None, [], "heuristic", True))
     while not s.env.state_.c_items[0].any() and s.env.state_.result[0] < 0:
         seat = int(s.env.state_.actor[0])
         s.apply(s.bots[seat].act(s.env, seat), "heuristic")

@@ -266,7 +266,9 @@ def test_the_reaction_fields_enter_the_state_hash_only_while_pending():  # R-INV
 def test_narration_the_terminal_menu_and_title_tell_the_decision():  # R-INV-18
     from rich.console import Console
 
-    from subterra_game import play
+    from subterra_game.game_loop import play_session
+    from subterra_game.seats import seat_plan
+    from subterra_game.session import Session
     from subterra_game.narrate import describe_action, narrate, pending_text
     from subterra_game.tui import menu_panel
     from subterra_game.web.view import board_view
@@ -313,12 +315,12 @@ def test_narration_the_terminal_menu_and_title_tell_the_decision():  # R-INV-18
                 raise Asked
             return 0  # end turn
 
-    s = play.Session(preset("investigation", explicit_reactions=True), 0,
-                     play.seat_plan("human,human,human,human", [], "heuristic", False))
+    s = Session(preset("investigation", explicit_reactions=True), 0,
+                seat_plan("human,human,human,human", [], "heuristic", False))
     s.env.reset(options={"scenario": MAP})
     person = Person()
     with pytest.raises(Asked):
-        play.play_session(s, person, interactive=False)
+        play_session(s, person, interactive=False)
     assert len(person.asked) == 5 and person.asked[-1] == (
         "person 2: the DIVER (seat 1) holds the GAS MASK · the gas would take 2 health: use the mask?",
         ["use gas mask", "decline gas mask"])

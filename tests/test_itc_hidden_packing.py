@@ -12,7 +12,7 @@ from subterra_env.in_the_cave import env
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.actions import ACTION_NAMES
 from subterra_env.in_the_cave.observe import VECTOR_NAMES
-from subterra_game import itc_screen as S
+from subterra_game.in_the_cave import screen as S
 from subterra_game.web import itc_view
 
 # Two packings of team 0 that differ in every pile of the bank and in the camp (packed or left at home).

@@ -15,9 +15,10 @@ from subterra_env.in_the_cave.config import ItcConfig
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.actions import ACTION_NAMES
 from subterra_env.in_the_cave.render import CELL, KIND_COLOURS, render_rgb, text_map
-from subterra_game import itc_screen as S
-from subterra_game.itc_play import Table, itc_main, play
-from subterra_game.itc_screen import Terminal
+from subterra_game.in_the_cave import screen as S
+from subterra_game.in_the_cave.play import itc_main, play
+from subterra_game.in_the_cave.screen import Terminal
+from subterra_game.in_the_cave.session import Table
 from subterra_game.play import main
 
 

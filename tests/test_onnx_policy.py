@@ -14,7 +14,9 @@ pytest.importorskip("onnxruntime", reason="the onnx extra: pip install -e '.[onn
 
 from agents.onnx_policy import OnnxPolicyAgent, export_onnx
 from subterra_env.config import preset
-from subterra_game.play import PolicyBot, Seat, SeatPlan, Session
+from subterra_game.bots import PolicyBot
+from subterra_game.seats import Seat, SeatPlan
+from subterra_game.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 ZIP, ONNX = ROOT / "agents" / "shipped" / "team.zip", ROOT / "agents" / "shipped" / "team.onnx"

@@ -14,7 +14,8 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from subterra_game.play import PlayError, Seat, SeatPlan, main, parse_kind, seat_plan
+from subterra_game.play import main
+from subterra_game.seats import PlayError, Seat, SeatPlan, parse_kind, seat_plan
 from subterra_env.config import load
 from subterra_game.records import load_record, replay_record
 
@@ -213,7 +214,7 @@ def test_watch_writes_a_json_record(tmp_path):
 
 
 def test_auto_seats_search_when_it_answers_in_time_else_the_heuristic():
-    from subterra_game.play import SEARCH_LIMIT_S, choose_bots
+    from subterra_game.bots import SEARCH_LIMIT_S, choose_bots
 
     fast = choose_bots(lambda: [0.085, 0.09, 0.3])
     assert fast.seat == Seat("search") and fast.why == "strongest that answers in time: 90 ms per decision"
@@ -232,7 +233,7 @@ def test_auto_seats_search_when_it_answers_in_time_else_the_heuristic():
 
 def test_the_timing_probe_is_short_and_leaves_the_game_alone():
     from subterra_env.env import raw_env
-    from subterra_game.play import time_search
+    from subterra_game.bots import time_search
     from subterra_game.records import state_hash
 
     env = raw_env(TINY)
@@ -249,9 +250,9 @@ def test_the_timing_probe_is_short_and_leaves_the_game_alone():
 def test_bots_flag_seats_search_or_heuristic_and_says_so(monkeypatch):
     from agents.heuristic import HeuristicAgent
     from agents.search import DEFAULT_WORLDS, SearchAgent
-    from subterra_game import play
+    from subterra_game import session
 
-    s = play.Session(TINY, 3, seat_plan(None, [], "search", False), search_worlds=2)
+    s = session.Session(TINY, 3, seat_plan(None, [], "search", False), search_worlds=2)
     assert [x.kind for x in s.seats] == ["human", "search", "search", "search"]
     agent = s.bots[1].agent
     assert isinstance(agent, SearchAgent) and agent.worlds == 2 and not agent.clairvoyant
@@ -260,21 +261,21 @@ def test_bots_flag_seats_search_or_heuristic_and_says_so(monkeypatch):
     assert s.record.seats[1] == {"seat": 1, "caver": s.record.seats[1]["caver"], "player": "search", "worlds": 2}
     assert s.labels[1:] == ["search"] * 3
 
-    s = play.Session(TINY, 3, seat_plan(None, [], "heuristic", True))
+    s = session.Session(TINY, 3, seat_plan(None, [], "heuristic", True))
     assert all(isinstance(b.agent, HeuristicAgent) for b in s.bots.values()) and len(s.bots) == 4
     assert s.bots_line == "Bots: heuristic (as asked)"
 
     calls = []
-    monkeypatch.setattr(play, "time_search", lambda *a, **k: calls.append(a) or [0.9, 1.2, 0.8])
-    s = play.Session(TINY, 3, seat_plan(None, [], "auto", False))
+    monkeypatch.setattr(session, "time_search", lambda *a, **k: calls.append(a) or [0.9, 1.2, 0.8])
+    s = session.Session(TINY, 3, seat_plan(None, [], "auto", False))
     assert len(calls) == 1 and [x.kind for x in s.seats] == ["human", "heuristic", "heuristic", "heuristic"]
     assert s.bots_line == "Bots: heuristic (search took 900 ms per decision here, over 0.5 s; --bots search to insist)"
-    monkeypatch.setattr(play, "time_search", lambda *a, **k: [0.05, 0.04])
-    s = play.Session(TINY, 3, seat_plan("auto,random,auto,human", [], "auto", False))
+    monkeypatch.setattr(session, "time_search", lambda *a, **k: [0.05, 0.04])
+    s = session.Session(TINY, 3, seat_plan("auto,random,auto,human", [], "auto", False))
     assert [x.kind for x in s.seats] == ["search", "random", "search", "human"]
     assert s.seats[0].worlds == DEFAULT_WORLDS
     assert s.bots_line == "Bots: search (strongest that answers in time: 45 ms per decision); random (as asked)"
-    s = play.Session(TINY, 3, seat_plan("human,human,human,human", [], "auto", False))
+    s = session.Session(TINY, 3, seat_plan("human,human,human,human", [], "auto", False))
     assert s.bots_line == "" and s.notice == [] and "bots" not in s.record.to_json()  # no bots: nothing timed
 
 
@@ -282,21 +283,21 @@ def test_a_scenario_table_seats_only_bots_that_play_it(monkeypatch):
     """Annihilation: auto seats the heuristic without timing the search (which plans the base game only); asking
     for the search or a policy there is a clear error before the game starts, never a failure mid-game."""
     from subterra_env.config import preset
-    from subterra_game import play
+    from subterra_game import session
 
     ann = preset("annihilation")
-    monkeypatch.setattr(play, "time_search", lambda *a, **k: pytest.fail("timed a search that cannot sit there"))
-    s = play.Session(ann, 3, seat_plan(None, [], "auto", False))
+    monkeypatch.setattr(session, "time_search", lambda *a, **k: pytest.fail("timed a search that cannot sit there"))
+    s = session.Session(ann, 3, seat_plan(None, [], "auto", False))
     assert [x.kind for x in s.seats] == ["human", "heuristic", "heuristic", "heuristic"]
     assert s.bots_line == "Bots: heuristic (the search bot does not play annihilation yet)"
     with pytest.raises(PlayError, match="the search bot does not play annihilation yet: pick --bots heuristic"):
-        play.Session(ann, 3, seat_plan(None, [], "search", True))
+        session.Session(ann, 3, seat_plan(None, [], "search", True))
     with pytest.raises(PlayError, match="policy bots play the base game only .* not annihilation"):
-        play.Session(ann, 3, seat_plan(None, [], "policy:agents/shipped/team.zip", True))
+        session.Session(ann, 3, seat_plan(None, [], "policy:agents/shipped/team.zip", True))
 
 
 def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
-    from subterra_game import play
+    from subterra_game import session
 
     assert main(["--config", "tiny", "--watch", "--bots", "robot"]) == 2
     out = capsys.readouterr().out.replace("\n", "")
@@ -304,7 +305,7 @@ def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
     assert main(["--config", "tiny", "--watch", "--bots", "search", "--search-worlds", "0"]) == 2
     assert "--search-worlds 0: at least 1 world" in capsys.readouterr().out
 
-    monkeypatch.setattr(play, "time_search", lambda *a, **k: [0.7, 0.8])  # a slow machine: auto seats the heuristic
+    monkeypatch.setattr(session, "time_search", lambda *a, **k: [0.7, 0.8])  # a slow machine: auto seats the heuristic
     save = tmp_path / "auto.json"
     assert main(["--config", "tiny", "--seed", "4", "--watch", "--delay", "0", "--save", str(save)]) == 0
     out = capsys.readouterr().out
@@ -323,7 +324,7 @@ def test_bots_on_the_command_line(tmp_path, capsys, monkeypatch):
 
 
 def test_saved_seats_come_back_old_records_included():
-    from subterra_game.play import seat_from_record
+    from subterra_game.seats import seat_from_record
 
     assert seat_from_record({"player": "search", "worlds": 4}) == Seat("search", worlds=4)
     assert seat_from_record({"player": "search"}) == Seat("search")

@@ -10,7 +10,8 @@ from rich.console import Console
 
 from agents.heuristic.intent import heuristic_intent
 from subterra_game.explain import RANDOM_WORDS
-from subterra_game.play import Seat, SeatPlan, Session, table_config
+from subterra_game.seats import Seat, SeatPlan
+from subterra_game.session import Session, table_config
 from subterra_game.tui import team_panel
 
 

@@ -210,7 +210,7 @@ def test_a_person_plays_in_the_cave_in_chromium(browser, tmp_path: Path) -> None
     import json
     import urllib.request
 
-    from subterra_game import itc_records as R
+    from subterra_game.in_the_cave import records as R
 
     drv = browser
     with serving(tmp_path) as (base, _app):

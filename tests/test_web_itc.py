@@ -18,9 +18,9 @@ aiohttp = pytest.importorskip("aiohttp", reason="the browser table needs the web
 from web_client import expect_refused, new_itc_table, next_message, serving, table_state, until_turn
 
 from agents.in_the_cave import heuristic_action
-from subterra_game import itc_records as R
-from subterra_game.itc_play import itc_main
-from subterra_game.itc_play import resume as itc_resume
+from subterra_game.in_the_cave import records as R
+from subterra_game.in_the_cave.play import itc_main
+from subterra_game.in_the_cave.play import resume as itc_resume
 from subterra_game.web.server import STORE
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.actions import NUM_ACTIONS

@@ -1,15 +1,18 @@
 """The games a table can hold, behind the one small face that ``tables``, ``server`` and the page share.
 
-A game (``SubTerraGame`` here, ``itc_game.ItcGame`` for In the Cave) wraps the terminal game's own session (Sub
-Terra's ``play.Session``, In the Cave's ``itc_play.Table``): its seats, bots, stepping, narration and record.
-A table never steps an env itself and never decides anything about the rules; it asks its game:
+A game (``SubTerraGame`` here, ``itc_game.ItcGame`` for In the Cave) wraps the game app's session, the one the
+terminal plays too (Sub Terra's ``session.Session``, In the Cave's ``in_the_cave.session.Table``): its seats, bots,
+stepping, narration and record. A table never steps an env itself and never decides anything about the rules; it
+asks its game:
 
     kind                      "subterra" or "itc" (the page picks its board by it)
     seed, labels, private     the seed; who plays each seat; whether views differ by viewer (hidden information)
     actor() / human(seat)     the seat to act now (-1 after the end); whether a person plays a seat
     over, truncated, decisions, title(), seats()
-    check_turn(seat), check_legal(seat, action)    ClientError (the game untouched) when not
-    apply(action, seat, think_s) -> [Event]        one decision; what to tell everyone
+    check_turn(seat)                               ClientError (the game untouched) when not
+    apply(action, seat, think_s) -> [Event]        one decision; what to tell everyone. The env checks it: an
+                                                   action out of range or not legal now is a ClientError
+                                                   (bad_action, illegal_action), the game untouched
     bot_action(seat) -> action                     a bot's choice (called in a worker thread)
     view(viewer) -> dict      what the page draws for the person at seat ``viewer`` (None: watching)
     secret()                  whether the record would tell hidden information now (it is not served then)
@@ -27,9 +30,12 @@ import numpy as np
 
 from subterra_env.config import CAVER_NAMES, PRESETS, ConfigError, GameConfig, preset
 from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.env import IllegalActionError
+from ..bots import build_bots
 from ..narrate import Event
-from ..play import PlayError, Seat, SeatPlan, Session, seat_from_record, table_config
 from ..records import load_record, record_config, settings_to_json, state_hash
+from ..seats import PlayError, Seat, SeatPlan, seat_from_record
+from ..session import Session, table_config
 from .protocol import ClientError, TableRequest
 from .view import board_view
 
@@ -48,7 +54,7 @@ def preset_name(cfg: GameConfig) -> str:
 
 
 class SubTerraGame:
-    """A Sub Terra game at a table: ``play.Session`` (the terminal game's seating, bots, stepping and record)."""
+    """A Sub Terra game at a table: ``session.Session`` (the terminal game's seating, bots, stepping and record)."""
 
     kind = "subterra"
     private = False  # every viewer sees the same board
@@ -129,17 +135,23 @@ class SubTerraGame:
             raise ClientError("not_your_turn", f"it is the {self.caver(actor)}'s turn (seat {actor}, "
                               f"{self.labels[actor]}), not seat {seat}'s")
 
-    def check_legal(self, seat: int, action: int) -> None:
-        mask = self.session.env.legal_mask
-        if not 0 <= action < len(mask):  # this table's own count: a scenario's actions go past the base game's 90
-            raise ClientError("bad_action", f"'action' {action} is out of range 0..{len(mask) - 1} at this table")
-        if not mask[action]:
-            legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask))
-            raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now "
-                              f"for the {self.caver(seat)}; legal: {legal}")
-
     def apply(self, action: int, seat: int, think_s: float | None = None) -> list[Event]:
-        return self.session.apply(action, self.session.seats[seat].player, think_s)
+        """One decision of ``seat``, checked by the env: one it refuses (``IllegalActionError``) is a ClientError
+        saying why, the game and the record as they were."""
+        try:
+            return self.session.apply(action, self.session.seats[seat].player, think_s)
+        except IllegalActionError:
+            raise self.refused(seat, action) from None
+
+    def refused(self, seat: int, action: int) -> ClientError:
+        """The client's error for an action the env refused: out of this table's range (a scenario's actions go
+        past the base game's 90) or not legal now, with the legal ones by name."""
+        mask = self.session.env.legal_mask
+        if not 0 <= action < len(mask):
+            return ClientError("bad_action", f"'action' {action} is out of range 0..{len(mask) - 1} at this table")
+        legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask))
+        return ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now for the "
+                           f"{self.caver(seat)}; legal: {legal}")
 
     def bot_action(self, seat: int) -> int:
         """The bot's decision (its own), keeping its intent line (``intents``)."""
@@ -165,8 +177,6 @@ class SubTerraGame:
     def hand_over(self, seat: int) -> str:
         """A person's seat played by the heuristic from now on (the person left); the record says so. Returns the
         seat's new label."""
-        from ..play import build_bots
-
         s = self.session
         if not s.seats[seat].human:
             raise ClientError("bad_seat", f"seat {seat} is already played by a bot ({self.labels[seat]})")

@@ -1,6 +1,7 @@
-"""In the Cave at a browser table: the terminal game's ``itc_play.Table`` (seats, heuristic and random bots,
-stepping through the AEC env, narration, the record of ``itc_records`` that ``subterra itc replay`` reads) behind
-the face of ``games`` that the tables and the page share. Nothing about the rules is decided here.
+"""In the Cave at a browser table: ``in_the_cave.session.Table``, the one the terminal plays too (seats, heuristic
+and random bots, stepping through the AEC env, narration, the record of ``in_the_cave.records`` that ``subterra itc
+replay`` reads) behind the face of ``games`` that the tables and the page share. Nothing about the rules is decided
+here: the env checks every action.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from typing import Any
 import numpy as np
 
 from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS
-from .. import itc_records as R
-from .. import itc_screen as S
-from ..itc_play import ItcPlayError
-from ..itc_play import Table as ItcTable
-from ..itc_play import table_config
+from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from ..in_the_cave import records as R
+from ..in_the_cave import screen as S
+from ..in_the_cave.session import ItcPlayError, table_config
+from ..in_the_cave.session import Table as ItcTable
 from ..narrate import Event
 from .itc_view import board_view
 from .protocol import ClientError, ItcTableRequest
@@ -113,22 +113,26 @@ class ItcGame:
             raise ClientError("not_your_turn", f"it is team {actor}'s turn ({self.labels[actor]}), not seat "
                               f"{seat}'s")
 
-    def check_legal(self, seat: int, action: int) -> None:
-        if action >= NUM_ACTIONS:
-            raise ClientError("bad_action", f"'action' {action} is out of range 0..{NUM_ACTIONS - 1} (In the Cave)")
-        mask = self.table.env._mask
-        if not mask[action]:
-            legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask))
-            raise ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now for "
-                              f"team {seat}; legal: {legal}")
-
     def apply(self, action: int, seat: int, think_s: float | None = None) -> list[Event]:
+        """One decision of ``seat``, checked by the env: one it refuses (``IllegalActionError``) is a ClientError
+        saying why, the game and the record as they were."""
         t = self.table
-        line = t.apply(action, think_s if self.human(seat) else None)
+        try:
+            line = t.apply(action, think_s if self.human(seat) else None)
+        except IllegalActionError:
+            raise self.refused(seat, action) from None
         lines = [t.told(line), t.new_turn()]
         if t.over:
             return _events(lines) + [Event("result", x.strip()) for x in S.final_lines(self.g, self.labels)]
         return _events(lines)
+
+    def refused(self, seat: int, action: int) -> ClientError:
+        """The client's error for an action the env refused: out of range or not legal now, with the legal ones."""
+        if not 0 <= action < NUM_ACTIONS:
+            return ClientError("bad_action", f"'action' {action} is out of range 0..{NUM_ACTIONS - 1} (In the Cave)")
+        legal = ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(self.table.env._mask))
+        return ClientError("illegal_action", f"{ACTION_NAMES[action]!r} (action {action}) is not legal now for team "
+                           f"{seat}; legal: {legal}")
 
     def bot_action(self, seat: int) -> int:
         return self.table.bot_action(seat)

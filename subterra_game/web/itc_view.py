@@ -2,9 +2,10 @@
 inventory, the turn, and the legal actions with the cells they point at.
 
 Read from one game's record (``subterra_env.in_the_cave.core.layout``), public information only, as the terminal
-(``itc_screen``) and the picture (``render``) show it: never the stacks' order, and during the hidden initial
-packing (R-ITC-SET-9) no other team's kit. The words are the terminal's (``itc_screen``: kit, tokens, camp, the turn
-and tiles lines, AP costs, the final scores); coordinates are grid cells with home at (0, 0), x east, y south.
+(``in_the_cave.screen``) and the picture (``render``) show it: never the stacks' order, and during the hidden
+initial packing (R-ITC-SET-9) no other team's kit. The words are the terminal's (``in_the_cave.screen``: kit,
+tokens, camp, the turn and tiles lines, AP costs, the final scores); coordinates are grid cells with home at
+(0, 0), x east, y south.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from subterra_env.in_the_cave.invariants import neighbours
 from subterra_env.in_the_cave.observe import vp
 from subterra_env.in_the_cave.render import DXY, EXIT_COLOUR, KIND_CHARS, KIND_COLOURS, ROPE_COLOUR, TEAM_COLOURS
 from subterra_env.in_the_cave.render import unexplored_cells, where
-from .. import itc_screen as S
+from ..in_the_cave import screen as S
 
 RESULTS = {L.RUNNING: None, L.ENDED: "ended", L.TRUNCATED: "truncated"}
 
@@ -136,7 +137,7 @@ def action_label(name: str) -> str:
 
 
 def legal_actions(core: Any, g: np.ndarray, mask: np.ndarray) -> list[dict[str, Any]]:
-    """Every legal action: its name, what it costs or opens (``itc_screen.option_note``: AP found by stepping
+    """Every legal action: its name, what it costs or opens (``in_the_cave.screen.option_note``: AP found by stepping
     copies of the game), and its cell on the board where it has one."""
     legal = [int(a) for a in np.flatnonzero(mask)]
     costs = S.ap_costs(core, g, legal)
@@ -162,16 +163,16 @@ def board(g: np.ndarray, core: Any, labels: Sequence[str], kinds: Sequence[str],
 
 
 def board_view(table: Any, viewer: int | None) -> dict[str, Any]:
-    """The board of an ``itc_play.Table`` as the person at seat ``viewer`` sees it (None: watching)."""
+    """The board of an ``in_the_cave.session.Table`` as the person at seat ``viewer`` sees it (None: watching)."""
     return board(table.g, table.env.core, table.labels, table.kinds, viewer, table.env._mask)
 
 
 def replay_views(doc: dict[str, Any], where_: str = "record", max_steps: int = 5000) -> dict[str, Any]:
     """Every step of an In the Cave record as the page draws it (checked first, as ``subterra itc replay``:
-    ``itc_records.replay`` raises RecordError naming the step that does not replay)."""
+    ``in_the_cave.records.replay`` raises RecordError naming the step that does not replay)."""
     from subterra_env.in_the_cave.env_aec import raw_env
 
-    from .. import itc_records as R
+    from ..in_the_cave import records as R
     from ..records import RecordError
 
     R.parse(doc, where_)

@@ -22,7 +22,7 @@ MAX_REPLAY_STEPS = 5000  # a full game has about a thousand decisions; more is n
 
 def replay_views(doc: Any, where: str = "record") -> dict[str, Any]:
     """Every step of a record as the page draws it: ``steps[0]`` the start, ``steps[i]`` after decision i."""
-    from ..itc_records import FORMAT as ITC_FORMAT
+    from ..in_the_cave.records import FORMAT as ITC_FORMAT
 
     if isinstance(doc, dict) and doc.get("format") == ITC_FORMAT:
         from .itc_view import replay_views as itc_replay_views

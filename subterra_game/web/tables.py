@@ -1,12 +1,12 @@
-"""Tables: games in progress on the server, each a game of ``games`` (Sub Terra: the terminal's ``play.Session``;
-In the Cave: ``itc_play.Table``, through ``itc_game``), with a secret token per person's seat, saved after every
-decision and resumed on start. Nothing here knows the rules of either game.
+"""Tables: games in progress on the server, each a game of ``games`` (Sub Terra: ``session.Session``, as the
+terminal plays it; In the Cave: ``in_the_cave.session.Table``, through ``itc_game``), with a secret token per
+person's seat, saved after every decision and resumed on start. Nothing here knows the rules of either game.
 
 On disk, under the server's data folder::
 
     tables/ID.json     the table: the game (subterra or itc), created, the bots' delay, a SHA-256 of each seat token
     records/ID.json    the game record: Sub Terra's (``records``, ``subterra replay`` reads it) or In the Cave's
-                       (``itc_records``, ``subterra itc replay`` reads it)
+                       (``in_the_cave.records``, ``subterra itc replay`` reads it)
 
 A seat's token is shown once, in its link; only its hash is kept, so a stolen data folder gives no seat away.
 """
@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..narrate import Event
-from ..play import PlayError, Seat, parse_kind, shipped_team_path
+from ..bots import shipped_team_path
+from ..seats import PlayError, Seat, parse_kind
 from ..records import RecordError
 from .games import SubTerraGame
 from .itc_game import ItcGame
@@ -137,8 +138,7 @@ class Table:
             if step != self.decisions:
                 raise ClientError("stale", f"the game moved on (decision {self.decisions} now; the click was made "
                                   f"on decision {step}): look again and choose")
-            g.check_legal(seat, action)
-            self._apply(action, seat, time.monotonic() - self.turn_began, person=True)
+            self._apply(action, seat, time.monotonic() - self.turn_began, person=True)  # the env checks it
         await self.changed()
 
     def _apply(self, action: int, seat: int, think_s: float | None = None, person: bool = False) -> None:

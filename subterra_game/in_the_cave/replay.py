@@ -1,5 +1,5 @@
 """``subterra itc replay FILE``: a saved In the Cave record is played again from its seed through the AEC env
-and must reach its recorded final scores (``itc_records.replay``); then it is stepped through in the terminal
+and must reach its recorded final scores (``records.replay``); then it is stepped through in the terminal
 (Enter next, b back, a number jumps, q quit; ``--auto``), or written as pictures (``--png DIR``, ``--gif FILE``).
 """
 
@@ -15,10 +15,10 @@ import numpy as np
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.env_aec import raw_env
 
-from . import itc_records as R
-from . import itc_screen as S
-from .itc_screen import Terminal
-from .records import RecordError, add_replay_options
+from ..records import RecordError, add_replay_options
+from . import records as R
+from . import screen as S
+from .screen import Terminal
 
 
 def write_frames(doc: dict[str, Any], frames: list[np.ndarray], P: np.ndarray, labels: list[str],
@@ -27,7 +27,7 @@ def write_frames(doc: dict[str, Any], frames: list[np.ndarray], P: np.ndarray, l
     step) as PNG files and/or an animated GIF (Sub Terra's writers); returns what was written, in words."""
     from subterra_env.in_the_cave.render import cave_box, render_rgb
 
-    from .records import save_gif, save_pngs
+    from ..records import save_gif, save_pngs
 
     box, n, seats = cave_box(frames[-1]), len(frames) - 1, len(labels)
 
