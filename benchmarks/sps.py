@@ -86,6 +86,7 @@ from subterra_env.core.observe import observe
 from subterra_env.core.jit import PARALLEL_MIN_BATCH
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
+from subterra_env.rewards import TeamReward
 from subterra_env.spaces import grid_shape, num_scalars
 
 # One timed call: returns (env-steps taken, games finished) during the call, and optionally the seconds of the
@@ -316,7 +317,7 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
 class EpisodeArrays:
     """The per-slot arrays ``core.advance`` books episodes into (the episode layer's own, for the core rows)."""
 
-    BY_RESULT = np.zeros(5, dtype=np.float32)
+    TEAM = TeamReward()
 
     def __init__(self, batch: int):
         self.reward, self.ep_return = np.zeros(batch, dtype=np.float32), np.zeros(batch)
@@ -327,8 +328,8 @@ class EpisodeArrays:
 
     def advance(self, core: Core, st: Any, actions: np.ndarray, mask: np.ndarray,
                 obs: tuple[np.ndarray, np.ndarray] | None) -> int:
-        return advance(core, st, actions, self.everyone, self.reward, self.BY_RESULT, True, self.ep_return,
-                       self.ep_length, MAX_ROUND, self.flags, mask, self.counts, obs, OBS_RADIUS)
+        return advance(core, st, actions, self.everyone, self.reward, self.TEAM, self.ep_return, self.ep_length,
+                       MAX_ROUND, self.flags, mask, self.counts, obs, OBS_RADIUS)
 
 
 def itc_core_stepper(batch: int, seed: int, num_players: int = 2) -> Step:

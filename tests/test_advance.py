@@ -12,9 +12,9 @@ from subterra_env.core.advance import advance
 from subterra_env.core.kernels import after_step, counts_batch
 from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
-from subterra_env.rewards import DEFAULT_RESULT
+from subterra_env.rewards import TeamReward
 
-BY_RESULT = np.array((0.0, *DEFAULT_RESULT), dtype=np.float32)
+SHAPED = TeamReward(escape=0.5, health=0.1, tile=0.02)
 MAX_CYCLES = 12  # short: some episodes end truncated, most by the rules
 
 
@@ -32,11 +32,14 @@ class Slots:
         return [self.reward, self.ep_return, self.ep_length, *self.flags, self.mask, self.counts]
 
 
-def separate_calls(core: Core, st, actions, slots: Slots, stepped) -> tuple[int, np.ndarray, np.ndarray]:
+def separate_calls(core: Core, st, actions, slots: Slots, stepped, team: TeamReward
+                   ) -> tuple[int, np.ndarray, np.ndarray]:
+    before = team.snapshot(st)
     core.step(st, actions, check=False)
+    slots.reward[:] = team(before, st)
     te, tr, over, done = slots.flags
-    n = after_step(slots.reward, BY_RESULT, True, stepped, slots.ep_return, slots.ep_length, st.result, st.round,
-                   MAX_CYCLES, te, tr, over, done)
+    n = after_step(slots.reward, team.by_result32, not team.shaped, stepped, slots.ep_return, slots.ep_length,
+                   st.result, st.round, MAX_CYCLES, te, tr, over, done)
     core.legal_mask(st, out=slots.mask)
     counts_batch(st.packed, st.stack.shape[1], slots.counts)
     grid, scalars = observe(core.cat, st, np.maximum(st.actor, 0), 7)
@@ -44,8 +47,8 @@ def separate_calls(core: Core, st, actions, slots: Slots, stepped) -> tuple[int,
 
 
 @pytest.mark.parametrize("batch", [5, 70])  # 70: the threaded kernel (PARALLEL_MIN_BATCH is 64)
-@pytest.mark.parametrize("scenario", ["base", "investigation"])
-def test_one_trip_writes_what_the_separate_calls_write(batch: int, scenario: str) -> None:
+@pytest.mark.parametrize("scenario, team", [("base", TeamReward()), ("base", SHAPED), ("investigation", SHAPED)])
+def test_one_trip_writes_what_the_separate_calls_write(batch: int, scenario: str, team: TeamReward) -> None:
     core = Core(GameConfig(scenario=scenario))
     st_a, st_b = core.init(np.arange(batch)), core.init(np.arange(batch))
     a, b = Slots(batch, core.num_actions), Slots(batch, core.num_actions)
@@ -58,9 +61,9 @@ def test_one_trip_writes_what_the_separate_calls_write(batch: int, scenario: str
     for step in range(400):
         noise = rng.random(a.mask.shape) * a.mask
         actions = noise.argmax(axis=1).astype(np.int64)
-        n_b, grid_b, scalars_b = separate_calls(core, st_b, actions, b, everyone)
-        n_a = advance(core, st_a, actions, everyone, a.reward, BY_RESULT, True, a.ep_return, a.ep_length, MAX_CYCLES,
-                      a.flags, a.mask, a.counts, (grid, scalars), 7)
+        n_b, grid_b, scalars_b = separate_calls(core, st_b, actions, b, everyone, team)
+        n_a = advance(core, st_a, actions, everyone, a.reward, team, a.ep_return, a.ep_length, MAX_CYCLES, a.flags,
+                      a.mask, a.counts, (grid, scalars), 7)
         assert n_a == n_b
         for x, y in zip(a.arrays(), b.arrays()):
             np.testing.assert_array_equal(x, y)
@@ -78,6 +81,8 @@ def test_one_trip_writes_what_the_separate_calls_write(batch: int, scenario: str
                 s.ep_return[done], s.ep_length[done] = 0.0, 0
             core.legal_mask(st_a, out=a.mask)
             core.legal_mask(st_b, out=b.mask)
+    if team.shaped:  # the shaping paid something on the way (not only the end rewards)
+        assert np.any((b.ep_return != 0) & (b.ep_return != np.round(b.ep_return * 3) / 3))
     assert ended_total > 0  # episodes ended on the way (by the rules or truncated), so the bookkeeping was tested
 
 
@@ -87,7 +92,7 @@ def test_without_observations_nothing_is_observed() -> None:
     s = Slots(3, core.num_actions)
     core.legal_mask(st, out=s.mask)
     actions = s.mask.argmax(axis=1).astype(np.int64)
-    assert advance(core, st, actions, np.ones(3, dtype=bool), s.reward, BY_RESULT, True, s.ep_return, s.ep_length,
+    assert advance(core, st, actions, np.ones(3, dtype=bool), s.reward, TeamReward(), s.ep_return, s.ep_length,
                    MAX_CYCLES, s.flags, s.mask, s.counts) == 0
     assert s.ep_length.tolist() == [1, 1, 1]
     assert s.counts[0].tolist() == [-1, -1, -1]  # result: running

@@ -5,16 +5,17 @@ Before this, a decision of the AEC env paid five compiled calls (the step, ``aft
 info counts and ``observe`` from ``last()``), each with numba's argument checks and the Python around it; at
 large batches each call also walked every game's record anew. ``advance_serial`` / ``advance_parallel`` do a
 game's whole decision while its record is in cache: step it (``turns.step_game``), book the episode
-(``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an episode ends), write its
-new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting caver. The episode layer
-(``subterra_env/episode.py``) calls it through ``Core.advance``.
+(``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an episode
+ends), write its new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting caver. The episode layer
+(``subterra_env/episode.py``) calls it through ``advance``.
 
 The arrays, per game b of the batch (B,) unless said:
-    actions int64, stepped bool (the slot takes part in this step), reward float32 (in: the shaped reward where
-    ``fill`` is False; out: the step's reward), by_result float32 (5,) end rewards by result + 1, ep_return
-    float64, ep_length int64, terminated / truncated / over / done bool, mask_out bool (B, A),
-    counts_out int64 (5, B) (``info.INFO_KEYS`` rows), grid_out int8 (B, C, W, W) and scalars_out int8 (B, K):
-    the view of each game's acting caver (``max(actor, 0)``, as the vector envs observe) when ``observe`` (else they may be (0, ...) arrays).
+    actions int64, stepped bool (the slot takes part in this step), reward float32 (the step's team reward:
+    ``team_reward``), ep_return float64, ep_length int64, terminated / truncated / over / done bool, mask_out
+    bool (B, A), counts_out int64 (5, B) (``info.INFO_KEYS`` rows), grid_out int8 (B, C, W, W) and scalars_out
+    int8 (B, K): the view of each game's acting caver (``max(actor, 0)``, as the vector envs observe) when
+    ``observe`` (else they may be (0, ...) arrays). The team reward's settings: by_result float64 (5,) (the end
+    rewards by result + 1), weights float64 (3,) (escape, health, tile) and shaped.
 """
 
 from __future__ import annotations
@@ -25,25 +26,50 @@ import numpy as np
 from numba import prange
 
 from .jit import jit, parallel_section
-from .kernels import episode_slot, game_counts
+from .kernels import cavers_out, episode_slot, game_counts
 from .moves import legal_mask
 from .observe import _tables, observe_game
 from .state import RUNNING, State
 from .turns import step_game
 
 if TYPE_CHECKING:
+    from ..rewards import TeamReward
     from .rules import Core
 
 
 @jit
-def advance_game(states, b, P, action, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
-                 terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
-                 grid_out, scalars_out, observe):
+def shaping_counts(g):
+    """(health total, tiles placed, cavers on the exit): what the shaped team reward compares across a step
+    (``rewards.TeamReward.snapshot`` for one game)."""
+    hp = 0
+    for s in range(g.c_hp.shape[0]):
+        hp += g.c_hp[s]
+    return hp, np.int64(g.n_tiles), cavers_out(g)
+
+
+@jit
+def team_reward(g, P, action, by_result, weights, shaped):
+    """Step game g and return its team reward (``rewards.TeamReward``, the same arithmetic in the same order):
+    ``by_result[result + 1]``, with shaping ``- health * lost + tile * placed + escape * escaped``."""
+    if not shaped:
+        step_game(g, P, action)
+        return by_result[g.result + 1]
+    hp0, tiles0, out0 = shaping_counts(g)
+    step_game(g, P, action)
+    hp1, tiles1, out1 = shaping_counts(g)
+    return by_result[g.result + 1] - weights[1] * (hp1 - hp0) + weights[2] * (tiles1 - tiles0) \
+        + weights[0] * (out1 - out0)
+
+
+@jit
+def advance_game(states, b, P, action, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+                 max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
+                 radius, grid_out, scalars_out, observe):
     """Game b's whole decision; True if its episode ended."""
     g = states[b]
     if stepped[b] and g.result == RUNNING:
-        step_game(g, P, action)
-    ended = episode_slot(b, reward, by_result, fill, stepped, ep_return, ep_length, g.result, g.round, max_cycles,
+        reward[b] = team_reward(g, P, action, by_result, weights, shaped)
+    ended = episode_slot(b, reward, by_result, False, stepped, ep_return, ep_length, g.result, g.round, max_cycles,
                          terminated, truncated, over, done)
     legal_mask(g, P, mask_out[b])
     counts_out[0, b], counts_out[1, b], counts_out[2, b], counts_out[3, b], counts_out[4, b] = \
@@ -54,31 +80,31 @@ def advance_game(states, b, P, action, stepped, reward, by_result, fill, ep_retu
 
 
 @jit
-def advance_serial(states, params, actions, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
-                   terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
-                   grid_out, scalars_out, observe):
+def advance_serial(states, params, actions, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+                   max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
+                   radius, grid_out, scalars_out, observe):
     """Every game's decision, one after the other; returns how many episodes ended."""
     P = params[0]
     n_done = 0
     for b in range(states.shape[0]):
-        if advance_game(states, b, P, actions[b], stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
-                        terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
-                        grid_out, scalars_out, observe):
+        if advance_game(states, b, P, actions[b], stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+                        max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables,
+                        scenario, radius, grid_out, scalars_out, observe):
             n_done += 1
     return n_done
 
 
 @jit(parallel=True)
-def advance_parallel(states, params, actions, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
-                     terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario, radius,
-                     grid_out, scalars_out, observe):
+def advance_parallel(states, params, actions, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+                     max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables,
+                     scenario, radius, grid_out, scalars_out, observe):
     """advance_serial with the games spread over numba's threads (games share nothing)."""
     n_done = 0
     for b in prange(states.shape[0]):
         # params[0] is read inside the prange body: numba cannot pass a record variable into a parallel loop.
-        if advance_game(states, b, params[0], actions[b], stepped, reward, by_result, fill, ep_return, ep_length,
-                        max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables,
-                        scenario, radius, grid_out, scalars_out, observe):
+        if advance_game(states, b, params[0], actions[b], stepped, reward, by_result, weights, shaped, ep_return,
+                        ep_length, max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size,
+                        tables, scenario, radius, grid_out, scalars_out, observe):
             n_done += 1
     return n_done
 
@@ -88,19 +114,20 @@ _NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
 
 
 def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
-            by_result: np.ndarray, fill: bool, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
+            team: TeamReward, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
             flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
             counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
     """Every game's decision in one compiled call (see the module docstring); returns how many episodes ended.
 
-    ``flags``: (terminated, truncated, over, done). ``obs``: (grid_out, scalars_out) to write every game's acting
-    caver's observation into (radius ``radius``), or None. The caller owns every array and checked the
-    actions (an illegal one corrupts its game, as ``Core.step(check=False)``)."""
+    ``team``: the team reward (its result values and shaping). ``flags``: (terminated, truncated, over, done).
+    ``obs``: (grid_out, scalars_out) to write every game's acting caver's observation into (radius ``radius``),
+    or None. The caller owns every array and checked the actions (an illegal one corrupts its game, as
+    ``Core.step(check=False)``)."""
     terminated, truncated, over, done = flags
     grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
-    args = (st.packed, core.params, actions, stepped, reward, by_result, fill, ep_return, ep_length, max_cycles,
-            terminated, truncated, over, done, mask_out, counts_out, st.stack.shape[1], _tables(core.cat),
-            core.cat.scenario, radius, grid, scalars, obs is not None)
+    args = (st.packed, core.params, actions, stepped, reward, team.by_result64, team.weights, team.shaped,
+            ep_return, ep_length, max_cycles, terminated, truncated, over, done, mask_out, counts_out,
+            st.stack.shape[1], _tables(core.cat), core.cat.scenario, radius, grid, scalars, obs is not None)
     if core._parallel(st.batch_size):
         with parallel_section(core.threads):
             return advance_parallel(*args)
