@@ -42,7 +42,7 @@ Version history:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium
 import numpy as np
@@ -126,7 +126,7 @@ def _agent_dict_property(name: str, kind: str) -> property:
 class EnvSnapshot:
     """Everything ``raw_env`` needs to continue a game identically (see ``raw_env.get_state``)."""
 
-    game: State  # the one game (batch of 1), a copy
+    game: Any  # the one game (batch of 1), a copy: Sub Terra's State, In the Cave's record array
     seed_stream: dict  # the bit generator state that seeds the next reset()
     agent_selection: str | None
     agents: tuple[str, ...]
@@ -134,7 +134,7 @@ class EnvSnapshot:
     cumulative_rewards: dict[str, float]
     terminations: dict[str, bool]
     truncations: dict[str, bool]
-    config: GameConfig
+    config: Any  # the game's settings (GameConfig, ItcConfig)
 
 
 class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
@@ -144,6 +144,73 @@ class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
         if self._has_reset and not self.agents:
             self.unwrapped.step(action)  # raises GameOverError with the result
         super().step(action)
+
+
+def check_render_mode(metadata: dict, render_mode: str | None) -> None:
+    """ValueError unless ``render_mode`` is None or one of the env's ``metadata["render_modes"]``."""
+    if render_mode is not None and render_mode not in metadata["render_modes"]:
+        raise ValueError(f"render_mode {render_mode!r} is not one of {metadata['render_modes']}")
+
+
+def check_radii(limit: int, **radii: Any) -> None:
+    """ValueError naming the first window radius (``obs_radius=7``, ...) that is not an integer in 1..limit."""
+    for name, radius in radii.items():
+        if not isinstance(radius, int) or isinstance(radius, bool) or not 1 <= radius <= limit:
+            raise ValueError(f"{name}={radius!r}: expected an integer in 1..{limit}")
+
+
+def render_in_mode(e: AECEnv, text: Callable[[], str], image: Callable[[], np.ndarray]) -> str | np.ndarray | None:
+    """An AEC env's ``render()`` by its render_mode: "human" prints ``text()`` (as PettingZoo's text games do),
+    "ansi" returns it, "rgb_array" returns ``image()``; without a mode, a warning and None."""
+    if e.render_mode is None:
+        gymnasium.logger.warn(f"render() called without a render_mode; pass one of {e.metadata['render_modes']}")
+        return None
+    if e.render_mode == "human":
+        print(text())
+        return None
+    return text() if e.render_mode == "ansi" else image()
+
+
+def take_snapshot(e: Any) -> EnvSnapshot:
+    """The ``EnvSnapshot`` of an AEC env on one slot of the episode layer (``e.episodes``): the game, its seed
+    stream and the env's turn, rewards and flags."""
+    slot = e.episodes.get_state(0)
+    return EnvSnapshot(
+        game=slot.game, seed_stream=slot.seed_stream, agent_selection=e.agent_selection, agents=tuple(e.agents),
+        rewards=dict(e.rewards), cumulative_rewards=dict(e._cumulative_rewards), terminations=dict(e.terminations),
+        truncations=dict(e.truncations), config=slot.config)
+
+
+def restore_snapshot(e: Any, snapshot: EnvSnapshot) -> None:
+    """Put a ``take_snapshot`` of an env with the same settings back into ``e``: the game and seed stream (slot 0
+    of ``e.episodes``), the agents, their rewards and flags, the infos (from the game) and the turn."""
+    if not isinstance(snapshot, EnvSnapshot):
+        raise TypeError(f"set_state expects an EnvSnapshot from get_state(), got {type(snapshot).__name__}")
+    if snapshot.config != e.config:
+        raise ValueError("set_state: the snapshot comes from a game with other settings "
+                         f"(differing: {config_diff(snapshot.config, e.config)})")
+    e.episodes.set_state(0, SlotSnapshot(snapshot.game, snapshot.seed_stream, snapshot.config))
+    e.agents = list(snapshot.agents)
+    e.rewards = dict(snapshot.rewards)
+    e._cumulative_rewards = dict(snapshot.cumulative_rewards)
+    e.terminations = dict(snapshot.terminations)
+    e.truncations = dict(snapshot.truncations)
+    info = e.episodes.game_info(0)
+    e.infos = {a: dict(info) for a in e.agents}
+    e.agent_selection = snapshot.agent_selection
+
+
+def wrap(make_raw: Callable[..., AECEnv], kwargs: dict, illegal_action: str,
+         order: type = wrappers.OrderEnforcingWrapper) -> AECEnv:
+    """An AEC env with PettingZoo's standard wrappers: ``illegal_action="raise"`` (the env raises
+    IllegalActionError naming the action and the legal ones) or ``"terminate"`` (TerminateIllegalWrapper: the game
+    ends with reward -1 for the offender), then ``order`` (order enforcing)."""
+    if illegal_action not in ("raise", "terminate"):
+        raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
+    e = make_raw(**kwargs)
+    if illegal_action == "terminate":
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    return order(e)
 
 
 def env_name(scenario: str = "base") -> str:
@@ -186,11 +253,8 @@ class raw_env(AECEnv):
             raise ValueError(f"agent_names={agent_names!r}: expected 'caver' (diver, scout, ...) or 'seat' "
                              "(caver_0, caver_1, ...)")
         self.agent_names = agent_names
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
-        for name, radius in (("obs_radius", obs_radius), ("state_radius", state_radius)):
-            if not isinstance(radius, int) or not 1 <= radius <= 20:
-                raise ValueError(f"{name}={radius!r}: expected an integer in 1..20")
+        check_render_mode(self.metadata, render_mode)
+        check_radii(20, obs_radius=obs_radius, state_radius=state_radius)
         self.render_mode = render_mode
         self.max_cycles = max_cycles
         self.obs_radius = obs_radius
@@ -326,30 +390,14 @@ class raw_env(AECEnv):
         """A copy of the whole environment; ``set_state`` on it continues exactly as this one would."""
         if self.state_ is None:
             raise RuntimeError("get_state() before reset(): call reset() first")
-        return EnvSnapshot(
-            game=self.state_.copy(), seed_stream=self.episodes.get_state(0).seed_stream,
-            agent_selection=self.agent_selection, agents=tuple(self.agents), rewards=dict(self.rewards),
-            cumulative_rewards=dict(self._cumulative_rewards), terminations=dict(self.terminations),
-            truncations=dict(self.truncations), config=self.config)
+        return take_snapshot(self)
 
     def set_state(self, snapshot: EnvSnapshot) -> None:
         """Restore a snapshot of ``get_state`` (of an environment with the same settings)."""
-        if not isinstance(snapshot, EnvSnapshot):
-            raise TypeError(f"set_state expects an EnvSnapshot from get_state(), got {type(snapshot).__name__}")
-        if snapshot.config != self.config:
-            raise ValueError("set_state: the snapshot comes from a game with other settings "
-                             f"(differing: {config_diff(snapshot.config, self.config)})")
-        self.episodes.set_state(0, SlotSnapshot(snapshot.game, snapshot.seed_stream, snapshot.config))
+        restore_snapshot(self, snapshot)
         self.state_ = self.episodes.state
-        self.agents = list(snapshot.agents)
         self._seat_names = self._names()
         self._seat = {n: s for s, n in enumerate(self._seat_names)}
-        self.rewards = dict(snapshot.rewards)
-        self._cumulative_rewards = dict(snapshot.cumulative_rewards)
-        self.terminations = dict(snapshot.terminations)
-        self.truncations = dict(snapshot.truncations)
-        self.infos = {a: self._info() for a in self.agents}
-        self.agent_selection = snapshot.agent_selection
         self._set_absent(self._info(), bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0]))
 
     def legal_actions(self) -> list[str]:
@@ -377,18 +425,11 @@ class raw_env(AECEnv):
             self.render()
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
-            return None
         from .frames import render_rgb
         from .render import render_ansi
 
-        if self.render_mode == "human":  # text to the terminal, as PettingZoo's text games do
-            print(render_ansi(self.state_, cfg=self.config))
-            return None
-        if self.render_mode == "ansi":
-            return render_ansi(self.state_, cfg=self.config)
-        return render_rgb(self.state_, cfg=self.config)
+        return render_in_mode(self, lambda: render_ansi(self.state_, cfg=self.config),
+                              lambda: render_rgb(self.state_, cfg=self.config))
 
     def close(self) -> None:
         pass
@@ -400,11 +441,4 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     ``illegal_action="raise"`` (default) raises IllegalActionError naming the action and the legal ones;
     ``"terminate"`` uses PettingZoo's TerminateIllegalWrapper (the game ends with reward -1 for the offender).
     """
-    if illegal_action not in ("raise", "terminate"):
-        raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-    e: AECEnv = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    elif illegal_action != "raise":
-        raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-    return StrictOrderWrapper(e)
+    return wrap(raw_env, kwargs, illegal_action, StrictOrderWrapper)

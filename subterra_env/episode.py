@@ -1,30 +1,33 @@
-"""The episode layer: B games of the rules core, each played as episodes, behind one ``step(actions)``.
+"""The episode layer: B games, each played as episodes, behind one ``step(actions)``, for every game.
 
-Every interface drives this one object (the AEC env with B = 1 and agent names on top, the vector envs, the
-single-agent adapter, the TorchRL env, ``training/evaluate.py``, the game app through the AEC env), so each of
-these is written once, here:
+Every interface of both games drives this one object (the AEC envs with B = 1 and agent names on top, the vector
+envs, the single-agent adapter, the TorchRL env, ``training/evaluate.py``, the game apps through the AEC envs), so
+each of these is written once, here, over the ``subterra_env.game.Game`` protocol (Sub Terra:
+``subterra_env.sub_terra.SubTerra``, the default; In the Cave: ``subterra_env.in_the_cave.game.InTheCave``):
 
 - the seed streams: slot i draws the seed of each of its games from its own stream, so a slot's sequence of
   games is the same at any batch size (``seed``);
-- the legal mask of each slot's acting caver (``mask``: public, read-only);
+- the legal mask of each slot's acting seat (``mask``: public, read-only);
 - the action check: one error type, ``IllegalActionError`` (a ``ValueError``), naming the action, the slot or
   agent, and the legal actions; a refused batch changes nothing (``check_actions``, ``check_action``);
-- the team reward (``subterra_env.rewards``), terminated (the game ended, R-RND-3) and truncated (more than
-  ``max_cycles`` rounds: ``truncated``), the info (``subterra_env.info``), the episode's return and length;
+- the rewards (Sub Terra's team reward, ``subterra_env.rewards``; per seat for a game whose seats score apart),
+  terminated (the game ended by its rules) and truncated (by the game's own round limit, or after ``max_cycles``
+  rounds), the info, the episode's return and length (``EpisodeBook``, which the game's ``advance`` updates);
 - snapshots of a slot (``get_state`` / ``set_state``) and autoreset: with ``autoreset=True`` a finished game is
   replaced in the same step by the slot's next game (the vector envs); with ``autoreset=False`` it stays as it
   ended until ``reset`` (the AEC and single-agent envs, evaluation), and stepping it raises ``GameOverError``;
-- the event log (``record_events=True``, for play, records and replays): what the rules did in each slot's
-  latest step (``events``, ``subterra_env.events``).
+- the event log (``record_events=True``, Sub Terra's, for play, records and replays): what the rules did in each
+  slot's latest step (``events``, ``subterra_env.events``).
 
-Observations are not made here: what to observe differs by interface (the acting caver for the vector envs, any
-caver for the AEC env), so each adapter calls ``subterra_env.core.observe`` itself, on ``state`` and, for the
-games that just ended, on ``EpisodeStep.ended``.
+Observations are not made here: what to observe differs by interface (the acting seat for the vector envs, any
+seat for the AEC env), so each adapter observes ``state`` itself (``Game.observe``, or Sub Terra's compiled
+``subterra_env.core.observe`` straight) and, for the games that just ended, ``EpisodeStep.ended``.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -32,15 +35,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .config import GameConfig
-from .core import rng
 from .core.actions import ACTION_NAMES, IllegalActionError
-from .core.kernels import after_step, episode_flags
+from .core.kernels import episode_flags
 from .core.rules import Core
 from .core.state import RUNNING, State
-from .events import Event, decode, set_logging
-from .info import INFO_KEYS, batch_info, game_info, result_name
+from .events import Event
+from .game import EpisodeBook, Game, check_action_id  # noqa: F401 (check_action_id: imported from here too)
 from .rewards import DEFAULT_RESULT, TeamReward
-from .scenario import from_options, names_seed
+from .sub_terra import SubTerra
 
 # The keywords of Episodes that adapters pass through (besides GameConfig settings).
 EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "threads")
@@ -72,36 +74,15 @@ def ended(st: State, max_cycles: int) -> np.ndarray:
     return _flags(st, max_cycles)[2]
 
 
-def check_action_id(action: Any, who: str = "", legal: str = "", error: type = IllegalActionError) -> int:
-    """One action id from a Python or numpy integer, or an integer array of shape (); floats (even 3.0), bools,
-    strings, None, NaN and arrays of other shapes are refused (``error``, by default ``IllegalActionError``, naming
-    the action), never cast. Returns it as an int (the range is not checked here)."""
-    if action is None:
-        raise error(f"an action{who} is required, got None{legal}")
-    arr = np.asarray(action) if not isinstance(action, str) else None
-    if arr is None or arr.dtype == bool or arr.dtype == object or not (
-            np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise error(f"action {action!r}{who} is not an integer id{legal}")
-    if arr.shape != ():
-        raise error(f"action {action!r}{who} of shape {arr.shape} is not a single integer id{legal}")
-    if np.issubdtype(arr.dtype, np.floating):
-        raise error(f"action {action!r}{who} is a float, not a single integer id (pass an int){legal}")
-    return int(arr)
-
-
-def legal_names(mask_row: np.ndarray) -> str:
-    """``"3 ('move E'), 41 ('end turn')"``: the legal actions of one mask row, for error messages."""
-    return ", ".join(f"{i} ({ACTION_NAMES[i]!r})" for i in np.flatnonzero(mask_row))
+def legal_names(mask_row: np.ndarray, names: Any = ACTION_NAMES) -> str:
+    """``"3 ('move E'), 41 ('end turn')"``: the legal actions of one mask row (``names``: the game's action names,
+    Sub Terra's by default), for error messages."""
+    return ", ".join(f"{i} ({names[i]!r})" for i in np.flatnonzero(mask_row))
 
 
 # What a step in which no episode ended reports for the ended slots (shared, read-only, empty).
 _NO_SLOTS = np.zeros(0, dtype=np.intp)
 _NO_SLOTS.flags.writeable = False
-_NO_RETURNS = np.zeros(0)
-_NO_RETURNS.flags.writeable = False
-_NO_FINAL_INFO = {k: _NO_SLOTS.astype(np.int64) for k in INFO_KEYS}
-for _empty in _NO_FINAL_INFO.values():
-    _empty.flags.writeable = False
 
 
 class EpisodeStep(NamedTuple):
@@ -109,9 +90,12 @@ class EpisodeStep(NamedTuple):
     slot that did not step), ``terminated``, ``truncated``. ``done``: the slots whose episode ended in this step;
     for them, row j for slot done[j]: ``ended`` (their games as they ended, a State copy, before the autoreset;
     None when nothing ended, and always None without autoreset, where they stay as they ended in ``state``),
-    ``final_info`` (``INFO_KEYS``, int64 arrays), ``episode_return`` and ``episode_length``. ``time``: seconds
-    since the games were made. ``info``: every slot's info after the action (before autoreset), or None unless
-    asked for."""
+    ``final_info`` (the game's info: Sub Terra's ``INFO_KEYS``, int64 arrays), ``episode_return`` (per seat,
+    (n, S), for a game whose seats score apart) and ``episode_length``. ``time``: seconds since the games were
+    made. ``info``: every slot's info after the action (before autoreset), or None unless asked for.
+    ``rewards``: (B, S) float32, each seat's reward, for a game whose seats score apart (In the Cave; there
+    ``reward`` is the reward of the seat that acted); None for a team game (Sub Terra), where every seat gets
+    ``reward``."""
 
     reward: np.ndarray
     terminated: np.ndarray
@@ -123,64 +107,77 @@ class EpisodeStep(NamedTuple):
     episode_length: np.ndarray
     time: float
     info: dict[str, np.ndarray] | None = None
+    rewards: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class SlotSnapshot:
     """One slot: its game (a batch of 1), the stream seeding its next games, and the settings it was played with."""
 
-    game: State
+    game: Any  # the game's batch of one (Sub Terra: a State)
     seed_stream: dict
-    config: GameConfig
+    config: Any
 
 
 class Episodes:
-    """``num_games`` slots, each playing one game at a time of ``config`` (see the module docstring).
+    """``num_games`` slots, each playing one game at a time (see the module docstring): of Sub Terra with
+    ``config`` (a ``GameConfig``), or of any ``game`` (a ``subterra_env.game.Game``, e.g. In the Cave's).
 
     ``seed``: the slots' streams until ``seed()`` is called: an int (slot i from the stream (seed, i)), or None
-    for fresh entropy. ``threads``: numba threads of the rules (None: every core; 1 is best when other processes
-    use the cores). ``core``: a ``Core`` of ``config`` to share (evaluation plays batches of several sizes on
-    one)."""
+    for fresh entropy. Sub Terra's own keywords (with ``config``, not with ``game``): the team reward
+    (``reward_*``), ``threads`` (numba threads of the rules; None: every core; 1 is best when other processes use
+    the cores), ``core`` (a ``Core`` of ``config`` to share: evaluation plays batches of several sizes on one).
+    ``record_events``: for a game that logs events (Sub Terra)."""
 
     def __init__(self, num_games: int, config: GameConfig | None = None, *, max_cycles: int = 200,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
                  reward_health: float = 0.0, reward_tile: float = 0.0, autoreset: bool = True,
                  threads: int | None = None, seed: int | None = 0, core: Core | None = None,
-                 record_events: bool = False):
+                 record_events: bool = False, game: Game | None = None):
         if not isinstance(num_games, int) or isinstance(num_games, bool) or num_games < 1:
             raise ValueError(f"num_envs={num_games!r}: expected a positive integer")
         if not isinstance(max_cycles, int) or isinstance(max_cycles, bool) or max_cycles < 1:
             raise ValueError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
         if not isinstance(autoreset, bool):
             raise TypeError(f"autoreset={autoreset!r}: expected True or False")
-        self.config = config or GameConfig()
-        if core is not None and core.cfg != self.config:
-            raise ValueError("Episodes: the core given plays other settings than config")
-        self.core = core or Core(self.config, threads=threads)
-        self.num_games = num_games
-        self.max_cycles = max_cycles
-        self.autoreset = autoreset
         if not isinstance(record_events, bool):
             raise TypeError(f"record_events={record_events!r}: expected True or False")
+        if game is None:
+            team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
+                                     reward_tile)
+            game = SubTerra(config, core=core, threads=threads, team_reward=team_reward)
+        elif config is not None or core is not None or threads is not None or reward_result != DEFAULT_RESULT \
+                or reward_escape or reward_health or reward_tile:
+            raise ValueError("Episodes(game=...): the game carries its own config, core and rewards; pass none of "
+                             "config, core, threads, reward_*")
+        if record_events and not hasattr(game, "events"):
+            raise ValueError(f"record_events=True: {game.name} logs no events")
+        self.game: Game = game
+        self.config = game.config
+        self.core = game.core
+        self.team_reward: TeamReward | None = getattr(game, "team_reward", None)  # Sub Terra's
+        self.num_games = num_games
+        self.autoreset = autoreset
         self.record_events = record_events
-        self.team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
-                                      reward_tile)
+        self.book = EpisodeBook(num_games, game.num_seats, game.shared_reward, max_cycles)
+        self.terminated, self.truncated = self.book.terminated, self.book.truncated
         self.seed(seed)
         self.seeds = self._next_seeds(np.arange(num_games))  # the seed of each slot's current game
-        self.state: State = self.core.init(self.seeds)
-        self.num_actions = self.core.num_actions  # the base game's 90, or a scenario's more
+        self.state: Any = game.init(self.seeds)
+        self.num_actions = game.num_actions  # Sub Terra: the base game's 90, or a scenario's more
         self._own_mask = np.zeros((num_games, self.num_actions), dtype=bool)
         self._mask = self._own_mask
-        self.terminated = np.zeros(num_games, dtype=bool)
-        self.truncated = np.zeros(num_games, dtype=bool)
-        self._over = np.zeros(num_games, dtype=bool)
-        self._all = np.ones(num_games, dtype=bool)
         self._n_over = 0  # slots whose episode is over (waiting for reset)
-        self._done = np.zeros(num_games, dtype=bool)  # scratch: the slots whose episode ended in this step
-        self._ep_return = np.zeros(num_games)
-        self._ep_length = np.zeros(num_games, dtype=np.int64)
+        # what a step in which no episode ended reports for the ended slots: empty, read-only
+        self._no_final_info = _read_only(game.info(game.take(self.state, _NO_SLOTS)))
+        self._no_returns = _read_only({"r": self.book.ep_return[:0].copy()})["r"]
         self._t0 = time.perf_counter()
         self._ready = False  # reset() (or set_state) has run: masks and flags describe the games
+
+    @property
+    def max_cycles(self) -> int:
+        """Rounds before an episode is truncated."""
+        return self.book.max_cycles
 
     # ------------------------------------------------------------------ seeds and new games
     def seed(self, seed: int | list[int] | np.ndarray | None) -> None:
@@ -200,23 +197,17 @@ class Episodes:
     def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None,
               seats: int | None = -1) -> None:
         """New games in every slot: from the slots' streams, or with these game ``seeds`` (one per slot, for
-        evaluation on listed seeds). ``options={"scenario": text}`` starts every slot from that scenario map
-        (``subterra_env.scenario``), each with its own dice from its stream unless the text fixes them with a
-        ``seed:`` line; later autoresets start ordinary games. ``seats``: the number of cavers the scenario must
-        seat (default: ``num_cavers``; None: any, for an interface whose agents follow the game)."""
-        scripted = from_options(options, self.core, self.config.num_cavers if seats == -1 else seats)
+        evaluation on listed seeds). ``options``: the game's reset options (Sub Terra: ``{"scenario": text}``
+        starts every slot from that scenario map, each with its own dice from its stream unless the text fixes
+        them with a ``seed:`` line; later autoresets start ordinary games). ``seats``: the number of seats such a
+        game must have (default: the config's; None: any, for an interface whose agents follow the game)."""
         slots = np.arange(self.num_games)
         if seeds is not None:
             seeds = np.asarray(seeds, dtype=np.int64)
             if seeds.shape != (self.num_games,):
                 raise ValueError(f"seeds of shape {seeds.shape}: expected ({self.num_games},), one per slot")
         self.seeds = self._next_seeds(slots) if seeds is None else seeds.copy()
-        if scripted is None:
-            self.state = self.core.init(self.seeds)
-        else:
-            self.state = scripted.take(np.zeros(self.num_games, dtype=np.intp))
-            if not names_seed(options["scenario"]):
-                self.state.key[:] = rng.seed_keys(self.seeds)
+        self.state = self.game.init(self.seeds, options, seats)
         self._started(slots)
 
     def reset_slots(self, slots: np.ndarray) -> None:
@@ -225,43 +216,42 @@ class Episodes:
         if len(slots):
             seeds = self._next_seeds(slots)
             self.seeds[slots] = seeds
-            self.core.reset(self.state, slots, seeds)
+            self.game.reset(self.state, slots, seeds)
             self._started(slots)
         self._ready = True
 
     def _started(self, slots: np.ndarray) -> None:
         if self.record_events:
-            set_logging(self.state, slots, True)
-        self._ep_return[slots] = 0.0
-        self._ep_length[slots] = 0
+            self.game.start_logging(self.state, slots)
+        self.book.started(slots)
         self._update_flags()
         self.refresh_mask()
         self._ready = True
 
     def _update_flags(self) -> int:
         """Recompute terminated, truncated and over in place; returns how many slots are over."""
-        self._n_over = episode_flags(self.state.result, self.state.round, self.max_cycles, self.terminated,
-                                     self.truncated, self._over)
+        book = self.book
+        self._n_over = self.game.flags(self.state, book.max_cycles, book.terminated, book.truncated, book.over)
         return self._n_over
 
     # ------------------------------------------------------------------ masks and actions
     @property
     def mask(self) -> np.ndarray:
-        """(B, A) bool: the legal actions of each slot's acting caver now. The layer's own array: read it, copy
+        """(B, A) bool: the legal actions of each slot's acting seat now. The layer's own array: read it, copy
         it to keep it; it changes with every step."""
         return self._mask
 
     @property
     def over(self) -> np.ndarray:
         """(B,) bool: the slot's episode has ended (terminated or truncated). The layer's own array: read it."""
-        return self._over
+        return self.book.over
 
     def refresh_mask(self, out: np.ndarray | None = None) -> None:
-        """Recompute the masks after the State changed (a step, ``set_state``, an outside edit of ``state``),
+        """Recompute the masks after the games changed (a step, ``set_state``, an outside edit of ``state``),
         into the layer's array or into ``out`` (B, A) bool (the TorchRL env passes a view of its output tensor);
         that is then ``mask`` until the next refresh."""
         self._mask = self._own_mask if out is None else out
-        self.core.legal_mask(self.state, out=self._mask)
+        self.game.legal_mask(self.state, out=self._mask)
 
     def legal(self, actions: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """(len(slots),) bool: each action is a legal id for its slot (integer ids; nothing is raised)."""
@@ -294,8 +284,9 @@ class Episodes:
         illegal = ~self._mask[idx, a]
         if illegal.any():
             i = int(np.argmax(illegal))
-            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} ({ACTION_NAMES[a[i]]!r}) is not legal now; "
-                                     f"legal: {legal_names(self._mask[idx[i]])}")
+            names = self.game.action_names
+            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} ({names[a[i]]!r}) is not legal now; "
+                                     f"legal: {legal_names(self._mask[idx[i]], names)}")
         return a
 
     def check_action(self, action: Any, slot: int = 0, who: str = "") -> int:
@@ -303,27 +294,29 @@ class Episodes:
         ``who`` (e.g. the agent) and the legal actions; ``GameOverError`` if the slot's game has ended."""
         if not self._ready:
             raise RuntimeError("step() before reset(): call reset() first")
-        if self._over[slot] and not self.autoreset:
+        if self.book.over[slot] and not self.autoreset:
             self._game_over(slot, who or "slot")
         row = self._mask[slot]
         if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < self.num_actions \
                 and row[action]:
             return int(action)  # the common case, without building the list of legal names
+        names = self.game.action_names
         whom = f" for {who}" if who else (f" for slot {slot}" if self.num_games > 1 else "")
-        legal = f"; legal: {legal_names(row)}"
+        legal = f"; legal: {legal_names(row, names)}"
         if action is None and who:
             raise IllegalActionError(f"{who} is acting and must choose an action, got None{legal}")
         a = check_action_id(action, whom, legal)
         if not 0 <= a < self.num_actions:
             raise IllegalActionError(f"action {a}{whom} is out of range 0..{self.num_actions - 1}{legal}")
-        raise IllegalActionError(f"action {a} ({ACTION_NAMES[a]!r}) is not legal{whom} now{legal}")
+        raise IllegalActionError(f"action {a} ({names[a]!r}) is not legal{whom} now{legal}")
 
     def outcome(self, slot: int) -> str:
-        """How the slot's game stands: ``"running"``, ``"defeat"`` .. ``"gold"``, or ``"truncated after N
-        rounds"``."""
-        if self.truncated[slot]:
+        """How the slot's game stands: ``"running"``, the name of its result (Sub Terra: ``"defeat"`` ..
+        ``"gold"``), or ``"truncated after N rounds"`` when cut off after ``max_cycles`` rounds."""
+        own = self.game.outcome(self.state, slot)
+        if self.truncated[slot] and own == "running":
             return f"truncated after {self.max_cycles} rounds"
-        return result_name(int(self.state.result[slot]))
+        return own
 
     def _game_over(self, slot: int, who: str) -> None:
         where = f"slot {slot}" if who == "slot" else who
@@ -337,69 +330,55 @@ class Episodes:
         ``info_all``: also every slot's info after the action. ``mask_out``: where the new masks go (see
         ``refresh_mask``). Finished games autoreset (``autoreset=True``) or wait for ``reset``."""
         a = np.asarray(actions, dtype=np.intp) if checked else self.check_actions(actions, slots)
-        st = self.state
-        shaped = self.team_reward.shaped
-        if slots is None:
-            before = self.team_reward.snapshot(st) if shaped else None
-            self.core.step(st, a, check=False)  # the core skips ended games (checked=True callers rely on it)
-            reward = self.team_reward(before, st) if shaped else np.empty(self.num_games, dtype=np.float32)
-            stepped = self._all
-        else:
-            idx = np.asarray(slots, dtype=np.intp)
-            sub = st.take(idx)
-            before = self.team_reward.snapshot(sub) if shaped else None
-            self.core.step(sub, a, check=False)
-            st.put(idx, sub)
-            reward = np.zeros(self.num_games, dtype=np.float32)
-            if shaped:
-                reward[idx] = self.team_reward(before, sub)
-            stepped = np.zeros(self.num_games, dtype=bool)
-            stepped[idx] = True
-        n_done = after_step(reward, self.team_reward.by_result32, not shaped, stepped, self._ep_return,
-                            self._ep_length, st.result, st.round, self.max_cycles, self.terminated, self.truncated,
-                            self._over, self._done)
-        self._n_over = int(self._over.sum()) if n_done or self._n_over else 0
-        info = batch_info(st) if info_all else None
+        st, book, game = self.state, self.book, self.game
+        self._mask = self._own_mask if mask_out is None else mask_out
+        # one call: the actions, rewards, returns, lengths, flags and the new masks (the game skips ended games)
+        n_done = game.advance(st, a, book, None if slots is None else np.asarray(slots, dtype=np.intp), self._mask)
+        self._n_over = int(book.over.sum()) if n_done or self._n_over else 0
+        info = game.info(st) if info_all else None
         if not n_done:  # most steps: nothing ended
-            result = EpisodeStep(reward, self.terminated.copy(), self.truncated.copy(), _NO_SLOTS, None,
-                                 _NO_FINAL_INFO, _NO_RETURNS, _NO_SLOTS, time.perf_counter() - self._t0, info)
-            self.refresh_mask(mask_out)
-            return result
-        done = np.flatnonzero(self._done)
+            return EpisodeStep(book.reward, self.terminated.copy(), self.truncated.copy(), _NO_SLOTS, None,
+                               self._no_final_info, self._no_returns, _NO_SLOTS, time.perf_counter() - self._t0,
+                               info, book.rewards)
+        done = np.flatnonzero(book.done)
         # Without autoreset the ended games stay in ``state`` as they ended: no copy (the AEC env ends a game per
-        # hundred or so steps, and copying a State costs as much as forty steps).
-        finished = st.take(done) if self.autoreset else None
+        # hundred or so steps, and copying a game costs as much as forty steps).
+        finished = game.take(st, done) if self.autoreset else None
         if finished is not None and info is None:
-            final_info = batch_info(finished)
+            final_info = game.info(finished)
         else:  # every slot's info (before any autoreset) at the done rows
-            final_info = {k: v[done] for k, v in (info if info is not None else batch_info(st)).items()}
-        result = EpisodeStep(reward, self.terminated.copy(), self.truncated.copy(), done, finished, final_info,
-                             self._ep_return[done], self._ep_length[done], time.perf_counter() - self._t0, info)
+            final_info = {k: v[done] for k, v in (info if info is not None else game.info(st)).items()}
+        result = EpisodeStep(book.reward, self.terminated.copy(), self.truncated.copy(), done, finished, final_info,
+                             book.ep_return[done], book.ep_length[done], time.perf_counter() - self._t0, info,
+                             book.rewards)
         if self.autoreset:
-            seeds = self._next_seeds(done)
-            self.seeds[done] = seeds
-            self.core.reset(st, done, seeds)
-            if self.record_events:
-                set_logging(st, done, True)
-            self._ep_return[done] = 0.0
-            self._ep_length[done] = 0
-            self._update_flags()
-        self.refresh_mask(mask_out)
+            self._next_games(done)
         return result
+
+    def _next_games(self, done: np.ndarray) -> None:
+        """Autoreset: the next game of each slot in ``done`` from its stream, its flags and its mask."""
+        seeds = self._next_seeds(done)
+        self.seeds[done] = seeds
+        self.game.reset(self.state, done, seeds)
+        if self.record_events:
+            self.game.start_logging(self.state, done)
+        self.book.started(done)
+        self._update_flags()
+        self._mask[done] = self.game.legal_mask(self.game.take(self.state, done))
 
     # ------------------------------------------------------------------ info and snapshots
     def events(self, slot: int = 0) -> list[Event]:
         """What the rules did in the slot's latest step (``subterra_env.events``); with ``record_events=False``,
         always empty."""
-        return decode(self.state, self._slot(slot)) if self.record_events else []
+        return self.game.events(self.state, self._slot(slot)) if self.record_events else []
 
-    def game_info(self, slot: int) -> dict[str, int]:
-        """The info keys every interface shares (``subterra_env.info.game_info``) for one slot's game."""
-        return game_info(self.state, slot)
+    def game_info(self, slot: int) -> dict[str, Any]:
+        """One slot's game info (Sub Terra: the keys every interface shares, ``subterra_env.info.game_info``)."""
+        return self.game.game_info(self.state, slot)
 
     def batch_info(self) -> dict[str, np.ndarray]:
-        """``game_info`` of every slot as (B,) int64 arrays."""
-        return batch_info(self.state)
+        """Every slot's info as arrays with a leading (B,) axis (Sub Terra: ``game_info`` as int64 arrays)."""
+        return self.game.info(self.state)
 
     def _slot(self, slot: Any) -> int:
         if not isinstance(slot, (int, np.integer)) or isinstance(slot, bool) or not 0 <= slot < self.num_games:
@@ -409,7 +388,7 @@ class Episodes:
     def get_state(self, slot: int = 0) -> SlotSnapshot:
         """A copy of one slot's game and seed stream (for search and checkpointing)."""
         slot = self._slot(slot)
-        return SlotSnapshot(self.state.take(np.array([slot])),
+        return SlotSnapshot(self.game.take(self.state, np.array([slot])),
                             copy.deepcopy(self._slot_rngs[slot].bit_generator.state), self.config)
 
     def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
@@ -421,15 +400,20 @@ class Episodes:
         if snapshot.config != self.config:
             raise ValueError("set_state: the snapshot comes from games with other settings "
                              f"(differing: {config_diff(snapshot.config, self.config)})")
-        self.state.put(np.array([slot]), snapshot.game)
+        self.game.put(self.state, np.array([slot]), snapshot.game)
         self._slot_rngs[slot] = np.random.default_rng()
         self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
         self._started(np.array([slot]))
 
 
-def config_diff(a: GameConfig, b: GameConfig) -> str:
-    """The names of the settings in which two configs differ (for error messages)."""
-    from .config import to_dict
+def _read_only(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    for a in arrays.values():
+        a.flags.writeable = False
+    return arrays
 
-    da, db = to_dict(a), to_dict(b)
-    return ", ".join(k for k in da if da[k] != db.get(k)) or "none"
+
+def config_diff(a: Any, b: Any) -> str:
+    """The names of the settings in which two configs (dataclasses of one game) differ (for error messages)."""
+    if type(a) is not type(b):
+        return f"{type(a).__name__} against {type(b).__name__}"
+    return ", ".join(f.name for f in dataclasses.fields(a) if getattr(a, f.name) != getattr(b, f.name)) or "none"

@@ -137,11 +137,11 @@ def test_render_and_snapshots():
         a = random_legal(e.observe(e.agent_selection)["action_mask"], rng)
         first.append(a)
         e.step(a)
-    end = e.unwrapped.G.copy()
+    end, rewards = e.unwrapped.G.copy(), dict(e._cumulative_rewards)
     e.unwrapped.set_state(snap)
     for a in first:
         e.step(a)
-    assert np.array_equal(e.unwrapped.G, end)
+    assert np.array_equal(e.unwrapped.G, end) and dict(e._cumulative_rewards) == rewards
 
 
 @pytest.mark.parametrize("settings", [
@@ -213,6 +213,6 @@ def test_vector_env_self_play():
     v.reset()
     before = v.G.copy()
     acts = np.array([0, ACTION_NAMES.index("reveal")])
-    with pytest.raises(IllegalActionError, match="game 1: action 13"):
+    with pytest.raises(IllegalActionError, match=r"slot 1: action 13 \('reveal'\) is not legal now"):
         v.step(acts)
     assert np.array_equal(v.G, before)

@@ -217,7 +217,8 @@ def num_actions(scenario: str = "base") -> int:
 
 
 class IllegalActionError(ValueError):
-    """An action that the acting caver may not take now; the message lists the legal ones."""
+    """An action that the acting caver (In the Cave: team) may not take now; the message lists the legal ones. The
+    one class of both games (``subterra_env.in_the_cave.core.actions`` imports it)."""
 
 
 def scenarios_with(action: int) -> list[str]:

@@ -13,6 +13,7 @@ import numpy as np
 from .catalogue import BIT, DX, DY, OPPOSITE, POPCOUNT, ROT_MASK, SC_ANNIHILATION, T_BOMB, T_EXIT, T_ITEM, T_LEDGE, T_SLIDE
 from .events import E_DISCARD, E_DRAW, R_CLOSED, R_REVEAL, log
 from .jit import jit
+from .rng import cell_hash
 from .state import CELL_SLOTS, MAX_TILES, State
 
 FAR = 99  # distance meaning "beyond any range"
@@ -27,8 +28,8 @@ def actor_tile(g):
 
 @jit
 def cell_slot(x, y):
-    """The first slot of the cell index to probe for cell (x, y)."""
-    return (x * 73 + y * 151) & (CELL_SLOTS - 1)
+    """The first slot of the cell index to probe for cell (x, y) (the hash both games share)."""
+    return cell_hash(x, y, CELL_SLOTS)
 
 
 @jit

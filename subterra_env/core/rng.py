@@ -1,5 +1,11 @@
-"""Counter-based randomness: every game owns a key and a counter, so a game draws the same numbers alone or
-inside any batch. Values come from splitmix64 of (key + counter * golden ratio), fully vectorised."""
+"""The engine pieces both games' cores share (Sub Terra's ``core`` and In the Cave's ``in_the_cave/core`` import
+them from here, so each is written once): counter-based randomness and the cell hash.
+
+Randomness: every game owns a key (``seed_keys``: from its seed alone) and a counter, so a game draws the same
+numbers alone or inside any batch. Values come from splitmix64 of (key + counter * golden ratio), fully
+vectorised (``stream``) or one at a time in compiled code (``draw_one``).
+
+The cell hash (``cell_hash``): where a board's cell index starts probing for grid cell (x, y)."""
 
 from __future__ import annotations
 
@@ -61,3 +67,11 @@ def mix_one(z):
 def draw_one(key, ctr):
     """The draw at counter ``ctr`` of a game's stream (the same number as ``stream(key, ctr, 1)``)."""
     return mix_one(key + ctr * _GOLDEN_U)
+
+
+@jit
+def cell_hash(x, y, slots):
+    """The first slot of a cell index of ``slots`` slots (a power of two) to probe for grid cell (x, y): both
+    games index their tiles by cell in an open-addressing table (linear probing from here; tiles are never
+    removed). Small primes spread neighbouring cells over the table."""
+    return (x * 73 + y * 151) & (slots - 1)

@@ -1,6 +1,8 @@
-"""In the Cave: the competitive caving game (RULES_ITC.md) as a second environment on Sub Terra's engine."""
+"""In the Cave: the competitive caving game (RULES_ITC.md) as a second environment on Sub Terra's engine: its own
+compiled rules (``core/``), a ``Game`` of the shared episode layer (``InTheCave``), and its envs on that layer."""
 
 from .config import ItcConfig, load, preset
+from .game import InTheCave
 from .vector import ItcVectorEnv
 
 
@@ -11,4 +13,4 @@ def env(**kwargs):
     return _env(**kwargs)
 
 
-__all__ = ["ItcConfig", "ItcVectorEnv", "env", "load", "preset"]
+__all__ = ["InTheCave", "ItcConfig", "ItcVectorEnv", "env", "load", "preset"]

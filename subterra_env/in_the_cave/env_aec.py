@@ -14,11 +14,20 @@ from the start player. Placing a revealed tile is a decision of its own after se
 int16 vector for centralised critics: the grid centred on the home base (``state_radius``) as the acting team
 sees it, then its vector; it never holds the stacks' order. ``info[agent]``: ``round``, ``scores`` (final, by
 seat; zeros while running), ``winners`` and ``result`` ("running", "ended", "truncated").
+
+The env runs on the shared episode layer (``subterra_env.episode.Episodes`` over the ``InTheCave`` game,
+``subterra_env.in_the_cave.game``), as Sub Terra's does: one action check (``IllegalActionError``, Sub Terra's
+class), one seed stream, the rewards and flags. ``reset(seed)`` seeds the stream the games are drawn from (the
+first game of ``reset(seed=s)`` is the same as before the episode layer: recorded games replay). ``get_state()``
+returns an ``EnvSnapshot`` (``subterra_env.env``) that ``set_state`` continues exactly.
+
+Version history:
+- v0 — first release. Since the shared episode layer: the same games, rewards and observations; ``get_state``
+  returns an ``EnvSnapshot`` instead of a dict.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import gymnasium
@@ -26,14 +35,13 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..env import check_action_id
+from ..env import EnvSnapshot, check_radii, check_render_mode, render_in_mode, restore_snapshot, take_snapshot, wrap
+from ..episode import Episodes
 from .config import ItcConfig, from_dict, to_dict
 from .core import layout as L
-from .core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
-from .core.game import ItcCore
-from .observe import GRID_CHANNELS, VECTOR_SIZE, grid, vector, vp
-
-RESULTS = ("running", "ended", "truncated")
+from .core.actions import ACTION_NAMES, NUM_ACTIONS
+from .game import RESULTS, InTheCave  # noqa: F401 (RESULTS: imported from here too)
+from .observe import GRID_CHANNELS, VECTOR_SIZE, grid, vector
 
 
 def team_names(n: int) -> list[str]:
@@ -52,14 +60,15 @@ class raw_env(AECEnv):
         if settings:
             config = from_dict({**(to_dict(config) if config else {}), **settings})
         self.config = config or ItcConfig()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
-        for name, radius in (("obs_radius", obs_radius), ("state_radius", state_radius)):
-            if not isinstance(radius, int) or not 1 <= radius <= 30:
-                raise ValueError(f"{name}={radius!r}: expected an integer in 1..30")
+        check_render_mode(self.metadata, render_mode)
+        check_radii(30, obs_radius=obs_radius, state_radius=state_radius)
         self.render_mode = render_mode
         self.obs_radius, self.state_radius, self.reward_vp = obs_radius, state_radius, float(reward_vp)
-        self.core = ItcCore(self.config)
+        # One game (slot 0) of the episode layer: it checks actions, steps, rewards and ends the game; this class
+        # adds the teams' names and observations. Unseeded resets draw fresh entropy.
+        self.episodes = Episodes(1, game=InTheCave(self.config, reward_vp=reward_vp),
+                                 max_cycles=self.config.max_rounds, autoreset=False, seed=None)
+        self.core = self.episodes.core
         self.seats = self.config.num_players
         self.possible_agents = team_names(self.seats)
         w = 2 * obs_radius + 1
@@ -73,8 +82,7 @@ class raw_env(AECEnv):
         ws = 2 * state_radius + 1
         self.state_space = gymnasium.spaces.Box(-1000, 1000, (GRID_CHANNELS * ws * ws + VECTOR_SIZE,),
                                                 dtype=np.int16)
-        self._seed_rng = np.random.default_rng()
-        self.G: np.ndarray | None = None
+        self._started = False
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -83,51 +91,55 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     @property
+    def G(self) -> np.ndarray | None:
+        """The packed batch of one game (the episode layer's ``state``), None before the first reset."""
+        return self.episodes.state if self._started else None
+
+    @property
     def game(self) -> np.ndarray:
         """This game's record (a row of the packed batch; ``subterra_env.in_the_cave.core.layout``)."""
-        if self.G is None:
+        if not self._started:
             raise RuntimeError("no game yet: call reset() first")
-        return self.G[0]
+        return self.episodes.state[0]
+
+    @property
+    def _mask(self) -> np.ndarray:
+        """(NUM_ACTIONS,) bool: the acting team's legal actions (the episode layer's row: read it)."""
+        return self.episodes.mask[0]
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-        self.G = self.core.init([int(self._seed_rng.integers(0, 2**62))])
+            self.episodes.seed([seed])
+        self.episodes.reset(options)
+        self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self._vp = [0] * self.seats
         self._after_change()
 
+    def _info(self) -> dict[str, Any]:
+        """The game's info (``InTheCave.game_info``): what every agent's ``infos`` entry holds."""
+        return self.episodes.game_info(0)
+
     def _after_change(self) -> None:
-        g = self.game
-        self._mask = self.core.masks(self.G)[0].astype(bool)
-        over = int(g[L.OVER])
         info = self._info()
         self.infos = {a: dict(info) for a in self.agents}
-        if over != L.RUNNING:
-            for a in self.agents:
-                self.terminations[a] = over == L.ENDED
-                self.truncations[a] = over == L.TRUNCATED
+        if self.episodes.over[0]:
+            terminated, truncated = bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0])
+            self.terminations = dict.fromkeys(self.agents, terminated)
+            self.truncations = dict.fromkeys(self.agents, truncated)
             self.agent_selection = self.agents[0]
         else:
-            self.agent_selection = self.agents[int(g[L.ACTOR])]
-
-    def _info(self) -> dict[str, Any]:
-        g = self.game
-        return {"round": int(g[L.ROUND]), "result": RESULTS[int(g[L.OVER])],
-                "scores": [int(v) for v in g[L.SCORE:L.SCORE + self.seats]],
-                "winners": [int(v) for v in g[L.WIN:L.WIN + self.seats]]}
+            self.agent_selection = self.agents[int(self.game[L.ACTOR])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        g, seat = self.game, self.possible_agents.index(agent)
-        pos = int(g[L.POS + seat])
-        acting = agent == self.agent_selection and g[L.OVER] == L.RUNNING
-        return {"observation": grid(g, seat, self.obs_radius, int(g[L.TX + pos]), int(g[L.TY + pos]), self.seats),
-                "vector": vector(g, self.core.P, seat, self.seats),
+        seat = self.possible_agents.index(agent)
+        obs = self.episodes.game.observe(self.G, [seat], self.obs_radius)
+        acting = agent == self.agent_selection and not self.episodes.over[0]
+        return {"observation": obs["observation"][0], "vector": obs["vector"][0],
                 "action_mask": self._mask.astype(np.int8) if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)}
 
     def state(self) -> np.ndarray:
@@ -140,58 +152,32 @@ class raw_env(AECEnv):
         return [ACTION_NAMES[i] for i in np.flatnonzero(self._mask)]
 
     def step(self, action: int | None) -> None:
-        if self.G is None:
+        if not self._started:
             raise RuntimeError("step() before reset(): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = self._check_action(agent, action)
-        self.core.step(self.G, [a])
-        g = self.game
-        rewards = {x: 0.0 for x in self.agents}
-        if self.reward_vp:
-            for s, x in enumerate(self.agents):
-                now = vp(g, s)
-                rewards[x] += self.reward_vp * (now - self._vp[s])
-                self._vp[s] = now
-        if g[L.OVER] == L.ENDED:  # the final score difference (documented in the module docstring)
-            scores = g[L.SCORE:L.SCORE + self.seats].astype(float)
-            for s, x in enumerate(self.agents):
-                rewards[x] += float(scores[s] - (scores.sum() - scores[s]) / (self.seats - 1))
+        a = self.episodes.check_action(action, 0, agent)
+        rewards = self.episodes.step(np.array([a], dtype=np.intp), checked=True).rewards[0]
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = rewards
+        self.rewards = {x: float(r) for x, r in zip(self.agents, rewards)}
         self._after_change()
         self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render_text())
 
-    def _check_action(self, agent: str, action: Any) -> int:
-        if action is not None and type(action) in (int, np.int64) and 0 <= action < NUM_ACTIONS \
-                and self._mask[action]:
-            return int(action)  # the common case, without building the error text
-        legal = ", ".join(f"{i} ({ACTION_NAMES[i]!r})" for i in np.flatnonzero(self._mask))
-        if action is None:
-            raise IllegalActionError(f"{agent} is acting and must choose an action, got None; legal: {legal}")
-        a = check_action_id(action, f" for {agent}", f"; legal: {legal}", IllegalActionError)
-        if not 0 <= a < NUM_ACTIONS:
-            raise IllegalActionError(f"action {a} for {agent} is out of range 0..{NUM_ACTIONS - 1}; legal: {legal}")
-        if not self._mask[a]:
-            raise IllegalActionError(f"action {a} ({ACTION_NAMES[a]!r}) is not legal for {agent} now; legal: {legal}")
-        return a
-
     # ------------------------------------------------------------------ snapshots and rendering
-    def get_state(self) -> dict[str, Any]:
+    def get_state(self) -> EnvSnapshot:
         """A copy of the whole environment; ``set_state`` on it continues exactly as this one would."""
-        return copy.deepcopy({k: getattr(self, k) for k in (
-            "G", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos",
-            "agent_selection", "_vp", "_mask")} | {"seed_stream": self._seed_rng.bit_generator.state})
+        if not self._started:
+            raise RuntimeError("get_state() before reset(): call reset() first")
+        return take_snapshot(self)
 
-    def set_state(self, snap: dict[str, Any]) -> None:
-        snap = copy.deepcopy(snap)
-        self._seed_rng.bit_generator.state = snap.pop("seed_stream")
-        for k, v in snap.items():
-            setattr(self, k, v)
+    def set_state(self, snapshot: EnvSnapshot) -> None:
+        """Restore a snapshot of ``get_state`` (of an environment with the same settings)."""
+        restore_snapshot(self, snapshot)
+        self._started = True
 
     def render_text(self, seat: int | None = None) -> str:
         """The "ansi" render as team ``seat`` may see it: during the hidden initial packing (R-ITC-SET-9) no other
@@ -207,16 +193,7 @@ class raw_env(AECEnv):
         return render_rgb(self.game, self.seats, labels=labels, **kw)
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
-                                  "'rgb_array'")
-            return None
-        if self.render_mode == "human":
-            print(self.render_text())
-            return None
-        if self.render_mode == "rgb_array":
-            return self.render_rgb()
-        return self.render_text()
+        return render_in_mode(self, self.render_text, self.render_rgb)
 
     def close(self) -> None:
         pass
@@ -225,9 +202,4 @@ class raw_env(AECEnv):
 def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's wrappers: ``illegal_action="raise"`` (default) raises
     IllegalActionError naming the action and the legal ones; ``"terminate"`` ends the game, reward -1."""
-    if illegal_action not in ("raise", "terminate"):
-        raise ValueError(f"illegal_action={illegal_action!r}: expected 'raise' or 'terminate'")
-    e: AECEnv = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    return wrappers.OrderEnforcingWrapper(e)
+    return wrap(raw_env, kwargs, illegal_action, wrappers.OrderEnforcingWrapper)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from subterra_env.core.actions import IllegalActionError  # noqa: F401 (one error class for both games)
 from subterra_env.core.catalogue import ROT_MASK
 
 from .layout import EQUIP_NAMES
@@ -87,10 +88,6 @@ def _names() -> tuple[str, ...]:
 
 ACTION_NAMES: tuple[str, ...] = _names()
 assert len(ACTION_NAMES) == NUM_ACTIONS
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the message names it and the legal ones. The state is unchanged."""
 
 
 SIDE_NAMES = "NESW"

@@ -10,6 +10,7 @@ connect through one side only).
 from __future__ import annotations
 
 from subterra_env.core.catalogue import BIT, DX, DY, OPPOSITE, ROT_MASK
+from subterra_env.core.rng import cell_hash
 
 from .jit import jit
 from .layout import (
@@ -40,14 +41,10 @@ from .layout import (
 
 
 @jit
-def cell_slot(x, y):
-    return (x * 73 + y * 151) & (CELL_SLOTS - 1)
-
-
-@jit
 def tile_at(g, x, y):
-    """Tile index in cell (x, y), -1 = empty (linear probing; tiles are never removed)."""
-    i = cell_slot(x, y)
+    """Tile index in cell (x, y), -1 = empty (linear probing from the hash both games share; tiles are never
+    removed)."""
+    i = cell_hash(x, y, CELL_SLOTS)
     while g[CELLS + i] >= 0:
         t = g[CELLS + i]
         if g[TX + t] == x and g[TY + t] == y:
@@ -70,7 +67,7 @@ def add_tile(g, x, y, kind, opened, depth):
     g[TBSIDE + t] = -1
     g[TROPE + t] = 0
     g[TCAT + t] = -1
-    i = cell_slot(x, y)
+    i = cell_hash(x, y, CELL_SLOTS)
     while g[CELLS + i] >= 0:
         i = (i + 1) & (CELL_SLOTS - 1)
     g[CELLS + i] = t

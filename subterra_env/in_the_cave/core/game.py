@@ -48,8 +48,21 @@ class ItcCore:
         return codes
 
     def masks(self, G: np.ndarray) -> np.ndarray:
+        """(B, NUM_ACTIONS) uint8: the legal actions of each game's actor (all 0 once over)."""
         out = np.zeros((G.shape[0], NUM_ACTIONS), dtype=np.uint8)
         kernels.mask_batch(G, self.P, out)
+        return out
+
+    def legal_mask(self, G: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``masks`` as (B, NUM_ACTIONS) bool, into ``out`` (a C-contiguous bool array of that shape) when given:
+        the episode layer's masks (``subterra_env.game.Game.legal_mask``)."""
+        b = G.shape[0]
+        if out is None:
+            out = np.empty((b, NUM_ACTIONS), dtype=np.bool_)
+        elif out.shape != (b, NUM_ACTIONS) or out.dtype != np.bool_ or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous ({b}, {NUM_ACTIONS}) bool array, got {out.dtype} "
+                             f"{out.shape}")
+        kernels.mask_batch(G, self.P, out.view(np.uint8))  # a bool is one byte: the kernel writes 0 or 1
         return out
 
     def random_playout(self, G: np.ndarray, seeds: np.ndarray | list[int], max_steps: int = 100_000) -> np.ndarray:
