@@ -8,6 +8,7 @@ from .config import CAVER_NAMES, ConfigError, GameConfig, load, preset
 from .core.actions import ACTION_NAMES, NUM_ACTIONS, action_id
 from .core.rules import Core
 from .env import EnvSnapshot, GameOverError, IllegalActionError, UnknownAgentError, env, raw_env
+from .registration import ENV_ID as GYMNASIUM_ENV_ID  # registers subterra/SubTerra-v0 with Gymnasium
 
 __version__ = "0.1.0"
 __all__ = ["ACTION_NAMES", "CAVER_NAMES", "ConfigError", "Core", "EnvSnapshot", "GameConfig", "GameOverError",
