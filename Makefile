@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,train,torchrl,web,onnx,tune]"
+	$(BIN)/pip install -q -e ".[dev,train,torchrl,web,onnx,tune,datasets]"
 	$(BIN)/python -m agents.warmup
 	touch $(STAMP)
 
