@@ -38,35 +38,35 @@ $(RLLIB_STAMP): pyproject.toml
 # 7-9 minutes on 2 CPU cores: the native trainer (training/ppo.py) from scratch on the tiny cave, no behaviour
 # cloning and no heuristic advice, then the evaluation beside the random, heuristic, search and shipped teams.
 run: $(STAMP)
-	$(BIN)/python training/ppo.py --config configs/train/ppo_tiny.yaml --run-dir $(RUN_DIR) --overwrite
-	$(BIN)/python training/evaluate.py --config configs/tiny.yaml --games $(GAMES) --out $(RUN_DIR)/eval \
+	$(BIN)/python -m training.ppo --config configs/train/ppo_tiny.yaml --run-dir $(RUN_DIR) --overwrite
+	$(BIN)/python -m training.evaluate --config configs/tiny.yaml --games $(GAMES) --out $(RUN_DIR)/eval \
 		--team random --team heuristic --team search --team policy:$(RUN_DIR)/best.pt \
 		--team policy:agents/shipped/team.zip
 
 # The SB3 MaskablePPO run that `make run` did before the native trainer: behaviour cloning, then PPO (4 minutes).
 run-sb3: $(STAMP)
-	$(BIN)/python training/train_ppo.py --config configs/train/default.yaml --run-dir runs/quickstart-sb3 --overwrite
+	$(BIN)/python -m training.train_ppo --config configs/train/default.yaml --run-dir runs/quickstart-sb3 --overwrite
 
 # The baselines table (docs/baselines.md): native PPO, IPPO and MAPPO, 3 seeds, the four learnable presets, each
 # team evaluated on 1,000 games beside random and heuristic; hours on 2 CPU cores (BASELINE_ARGS to narrow it).
 BASELINE_ARGS ?=
 baselines: $(STAMP)
-	$(BIN)/python training/baselines.py --out runs/baselines $(BASELINE_ARGS)
+	$(BIN)/python -m training.baselines --out runs/baselines $(BASELINE_ARGS)
 
 # Longer: the curriculum over the learnable presets up to the full game (hours on a CPU).
 train: $(STAMP)
-	$(BIN)/python training/train_ppo.py --config configs/train/curriculum.yaml --run-dir runs/curriculum
+	$(BIN)/python -m training.train_ppo --config configs/train/curriculum.yaml --run-dir runs/curriculum
 
 # Every learnable preset, 1,000 seeded games per row.
 eval: $(STAMP)
-	$(BIN)/python training/evaluate.py --games 1000 --out runs/eval \
+	$(BIN)/python -m training.evaluate --games 1000 --out runs/eval \
 		--config configs/tiny.yaml --config configs/small.yaml --config configs/medium.yaml \
 		--config configs/full.yaml --team random --team heuristic --team policy:agents/shipped/team.zip
 
 # The search team and the clairvoyant ceiling on every learnable preset, 200 seeded games per row (about an hour on
 # 2 CPU cores, most of it the search on the full game).
 eval-search: $(STAMP)
-	$(BIN)/python training/evaluate.py --games 200 --batch 200 --out runs/eval-search \
+	$(BIN)/python -m training.evaluate --games 200 --batch 200 --out runs/eval-search \
 		--config configs/tiny.yaml --config configs/small.yaml --config configs/medium.yaml \
 		--config configs/full.yaml --team search --team ceiling
 
@@ -89,9 +89,9 @@ test-rllib: $(RLLIB_STAMP)
 	$(RLLIB_VENV)/bin/python -m pytest tests/test_frameworks.py -k rllib
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/sps.py
-	$(BIN)/python benchmarks/startup.py
-	$(BIN)/python benchmarks/latency.py
+	$(BIN)/python -m benchmarks.sps
+	$(BIN)/python -m benchmarks.startup
+	$(BIN)/python -m benchmarks.latency
 
 # The venvs and the compiled rules' numba caches (subterra_env/core/jit.py).
 clean:

@@ -21,9 +21,9 @@ nvidia-smi -L; nproc
 python3 -c "import torch, numba, numpy; print('torch', torch.__version__, 'numba', numba.__version__, 'numpy', numpy.__version__, 'cuda', torch.cuda.is_available())"
 T0=$(date +%s)
 # Throughput first, alone on the machine (the rules on every core, the network on the GPU).
-timeout 200 python3 benchmarks/train_sps.py --device cuda --num-games 4096 --engine-threads 0 --torch-threads 4 --width 256 \
+timeout 200 python3 -m benchmarks.train_sps --device cuda --num-games 4096 --engine-threads 0 --torch-threads 4 --width 256 \
     --seconds 12 --rows native-ego native-ego-shards2 native-ego-mappo native-cnn --json "$OUT/train_sps_4096.json"
-timeout 100 python3 benchmarks/train_sps.py --device cuda --num-games 16384 --engine-threads 0 --torch-threads 4 --width 256 \
+timeout 100 python3 -m benchmarks.train_sps --device cuda --num-games 16384 --engine-threads 0 --torch-threads 4 --width 256 \
     --seconds 12 --rows native-ego native-ego-shards2 --json "$OUT/train_sps_16384.json"
 echo "benchmarks done after $(( $(date +%s) - T0 )) s"
 # Three learning runs side by side (the GPU shared, the cores split): tiny IPPO, tiny MAPPO, small IPPO.
@@ -32,9 +32,9 @@ COMMON="--config configs/train/ppo_tiny.yaml --set device=cuda --set torch_threa
   --set progress_bar=false --set max_seconds=$RUN_SECONDS --set eval_games=500 --set eval_every=5000000 \
   --set checkpoint_every=0 --set num_games=4096 --set width=256 --set minibatches=4 --set lr=0.001 \
   --set ent_coef=0.01 --set clip=0.2"  # the settings of ppo_tiny.yaml when these runs were made
-python3 training/ppo.py $COMMON --set total_steps=60000000 --run-dir $RUNS/tiny_ippo &
-python3 training/ppo.py $COMMON --set total_steps=60000000 --set critic=mappo --run-dir $RUNS/tiny_mappo &
-python3 training/ppo.py $COMMON --set game=small --set total_steps=120000000 --set max_cycles=100 \
+python3 -m training.ppo $COMMON --set total_steps=60000000 --run-dir $RUNS/tiny_ippo &
+python3 -m training.ppo $COMMON --set total_steps=60000000 --set critic=mappo --run-dir $RUNS/tiny_mappo &
+python3 -m training.ppo $COMMON --set game=small --set total_steps=120000000 --set max_cycles=100 \
     --run-dir $RUNS/small_ippo &
 wait
 echo "runs done after $(( $(date +%s) - T0 )) s"

@@ -1,8 +1,8 @@
 """Per-decision latency of every bot a person can sit with, on one core: milliseconds per decision on the full game.
 
-    python benchmarks/latency.py                            # 3 full games, 50 decisions of each: 1-2 min
-    python benchmarks/latency.py --games 5 --decisions 80 --worlds 4 8 32 --out /tmp/latency.json
-    python benchmarks/latency.py --config configs/tiny.yaml --games 1 --decisions 10 --worlds 2   # seconds
+    python -m benchmarks.latency                            # 3 full games, 50 decisions of each: 1-2 min
+    python -m benchmarks.latency --games 5 --decisions 80 --worlds 4 8 32 --out /tmp/latency.json
+    python -m benchmarks.latency --config configs/tiny.yaml --games 1 --decisions 10 --worlds 2   # seconds
 
 Bots (rows): ``random`` (``RandomAgent``), ``heuristic`` (the compiled ``HeuristicAgent``), ``policy`` (a trained
 MaskablePPO team, by default the shipped one: ``agents/shipped/team.zip``; it needs the train extra, else its row

@@ -1,7 +1,7 @@
 """The shipped team per decision: torch (``PolicyAgent``, team.zip) against ONNX (``OnnxPolicyAgent``, team.onnx).
 
-    python benchmarks/onnx_latency.py                  # one seeded small-cave game's decisions: seconds
-    python benchmarks/onnx_latency.py --preset tiny --seed 1
+    python -m benchmarks.onnx_latency                  # one seeded small-cave game's decisions: seconds
+    python -m benchmarks.onnx_latency --preset tiny --seed 1
 
 The states are every decision of a heuristic-team game (``--preset``, ``--seed``, at most 60 rounds), played live:
 at each one both agents, bound to the game as a table's bot is (the shipped team is an advised policy: it reads
@@ -21,15 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 from agents.onnx_policy import OnnxPolicyAgent
 from agents.policy_agent import PolicyAgent
 from subterra_env.config import preset
 from subterra_env.core.observe import observe
 from subterra_game.seats import Seat, SeatPlan
 from subterra_game.session import Session
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,11 +1,11 @@
 """Soak test: many games over mixed settings, played by the heuristic with random legal actions mixed in, the
 rules' invariants checked every step.
 
-    python benchmarks/soak.py [--games 100000] [--batch 2048] [--check-every 1] [--seed 0] [--out PATH]
-    python benchmarks/soak.py --lanes scenarios       # only the expansion scenarios' lanes (or --lanes 0 3 8)
-    python benchmarks/soak.py --epsilon 1             # every action uniformly random (the soak before issue 40)
-    python benchmarks/soak.py --replay LANE:SEED      # replay one reported game alone, checked every step
-    python benchmarks/soak.py --game in_the_cave ...  # In the Cave's soak instead (benchmarks/soak_itc.py)
+    python -m benchmarks.soak [--games 100000] [--batch 2048] [--check-every 1] [--seed 0] [--out PATH]
+    python -m benchmarks.soak --lanes scenarios       # only the expansion scenarios' lanes (or --lanes 0 3 8)
+    python -m benchmarks.soak --epsilon 1             # every action uniformly random (the soak before issue 40)
+    python -m benchmarks.soak --replay LANE:SEED      # replay one reported game alone, checked every step
+    python -m benchmarks.soak --game in_the_cave ...  # In the Cave's soak instead (benchmarks/soak_itc.py)
 
 Why: the rule tests cover chosen situations; a long soak finds the rare ones (a crash, a broken invariant, a
 game that never ends, memory that keeps growing). Each settings lane (LANES: the base game's SETTINGS, which
@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
 import sys
 import time
 import traceback
@@ -43,15 +42,13 @@ from typing import Any
 
 import numpy as np
 
+from agents.heuristic import HeuristicAgent
+from benchmarks.soak_shared import action_keys, choose_actions, peak_rss_mb, random_decisions, rss_mb
 from subterra_env.config import GameConfig
-from subterra_env.core import rng
 from subterra_env.core.invariants import InvariantError, check_invariants, snapshot
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RESULT_NAMES, RUNNING, State
 from subterra_env.info import game_info
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # agents/ when run as a script from anywhere
-from agents.heuristic import HeuristicAgent  # noqa: E402
 
 SETTINGS: tuple[dict[str, Any], ...] = (
     {},
@@ -86,35 +83,11 @@ LANE_EPSILON: tuple[float, ...] = (0.01, 0.03, 0.06, 0.01, 0.03, 0.03, 0.01, 0.0
                                    0.01, 0.03, 0.01, 0.03, 0.06, 0.01, 0.03)
 assert len(LANE_EPSILON) == len(LANES)
 DEFAULT_OUT = Path(__file__).parent / "results" / "soak.json"
-_ACTION_SALT = np.uint64(0xA11C7)  # separates the action stream from the game's own dice stream
-_COIN_SALT = np.uint64(0xC017)  # separates the heuristic-or-random coin from the random action's draw
 _MAX_STORED_ERRORS = 100
 _MAX_ISOLATIONS = 5  # crashes whose game is searched for by replay (each costs a few seconds)
 
 
 # ---------------------------------------------------------------------------------------------- play
-def action_keys(seeds: np.ndarray) -> np.ndarray:
-    """Per-game keys of the action stream (independent of the dice, which use the game's own key)."""
-    return rng.mix(rng.seed_keys(seeds) ^ _ACTION_SALT)
-
-
-def choose_actions(keys: np.ndarray, steps: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """A uniform legal action per game from draw number `steps` of its stream: batch-independent and replayable."""
-    draw = rng.stream(keys, steps.astype(np.uint64), 1)[:, 0]
-    count = np.maximum(mask.sum(1), 1).astype(np.uint64)
-    k = (draw % count).astype(np.intp)
-    return np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1)
-
-
-def random_decisions(keys: np.ndarray, steps: np.ndarray, epsilon: float) -> np.ndarray:
-    """(B,) bool: decision number `steps` of each game is a random one (probability epsilon), from a stream of its
-    own (the random action's draw stays the same as with epsilon 1, so --epsilon 1 plays the old soak's games)."""
-    if epsilon >= 1:
-        return np.ones(len(keys), dtype=bool)
-    draw = rng.stream(rng.mix(keys ^ _COIN_SALT), steps.astype(np.uint64), 1)[:, 0]
-    return (draw >> np.uint64(11)).astype(np.float64) * 2.0 ** -53 < epsilon
-
-
 class Player:
     """The soak's player for one Core: the heuristic, with a random legal action at probability epsilon."""
 
@@ -164,30 +137,6 @@ def isolate(cfg: GameConfig, seeds: list[int], max_steps: int, epsilon: float) -
         return seeds
     half = len(seeds) // 2
     return isolate(cfg, seeds[:half], max_steps, epsilon) + isolate(cfg, seeds[half:], max_steps, epsilon)
-
-
-# ---------------------------------------------------------------------------------------------- memory
-def _proc_status_mb(key: str) -> float | None:
-    """A memory line of /proc/self/status (kB) in MB, or None where /proc is missing."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory: VmHWM, else getrusage's ru_maxrss (kB on Linux)."""
-    peak = _proc_status_mb("VmHWM")
-    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def rss_mb() -> float:
-    """Resident memory now: VmRSS, else the peak."""
-    now = _proc_status_mb("VmRSS")
-    return now if now is not None else peak_rss_mb()
 
 
 # ---------------------------------------------------------------------------------------------- lanes
@@ -510,8 +459,7 @@ def replay_one(spec: str, args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:2] == ["--game", "in_the_cave"]:  # the other game's soak, with its own options
-        sys.path.insert(0, str(Path(__file__).parent))
-        import soak_itc
+        from benchmarks import soak_itc
 
         return soak_itc.main(argv[2:])
     if argv[:2] == ["--game", "subterra"]:

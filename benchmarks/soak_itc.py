@@ -1,10 +1,10 @@
 """Soak In the Cave: many games over mixed settings, played by the heuristic with random legal actions mixed in,
 the invariant checker after every step.
 
-    python benchmarks/soak_itc.py [--games 100000] [--batch 64] [--check-every 1] [--max-seconds 0] [--out PATH]
-    python benchmarks/soak_itc.py --epsilon 1                 # every action uniformly random (before issue 40)
-    python benchmarks/soak.py --game in_the_cave ...          # the same, through the Sub Terra soak's entry point
-    python benchmarks/soak_itc.py --replay LANE:SEED          # replay one reported game alone, checked every step
+    python -m benchmarks.soak_itc [--games 100000] [--batch 64] [--check-every 1] [--max-seconds 0] [--out PATH]
+    python -m benchmarks.soak_itc --epsilon 1                 # every action uniformly random (before issue 40)
+    python -m benchmarks.soak --game in_the_cave ...          # the same, through the Sub Terra soak's entry point
+    python -m benchmarks.soak_itc --replay LANE:SEED          # replay one reported game alone, checked every step
 
 Why: the rule tests cover chosen positions; a long soak finds the rare ones (a refused "legal" action, a broken
 invariant, a game that never ends, memory that keeps growing). Each settings lane (SETTINGS: 2-5 teams, the
@@ -15,22 +15,21 @@ Who plays: uniformly random play never reaches the rules' own end (issue 40: eve
 so end-of-game scoring never ran under the checker. Each decision is In the Cave's heuristic's
 (agents/in_the_cave/heuristic.py), except that with the lane's probability epsilon (LANE_EPSILON, or --epsilon)
 it is a uniformly random legal action. The heuristic draws no random numbers, and the coin and the random action
-come from per-game streams keyed by (seed, decision number) (``soak.random_decisions``, ``soak.choose_actions``),
-so any reported game replays alone, exactly, from its lane, seed and epsilon. The report splits each lane's games
-into those ended by the rules (final scoring) and those truncated at max_rounds.
+come from per-game streams keyed by (seed, decision number) (``soak_shared.random_decisions``,
+``soak_shared.choose_actions``), so any reported game replays alone, exactly, from its lane, seed and epsilon. The
+report splits each lane's games into those ended by the rules (final scoring) and those truncated at max_rounds.
 
 After every ``--check-every`` steps each game that was running is checked with
 ``subterra_env.in_the_cave.invariants.check_batch`` (token conservation, slot limits, connectivity, depths,
 ropes, exploration tokens, and at the end the scores against a recount; compiled, a few microseconds a game).
-``--max-seconds`` stops the run when the time is up, and the report says how many games finished. RSS is read at the start, half-way (half the games finished, or half of --max-seconds gone) and at
-the end. Exits non-zero on
-any error; the JSON (default benchmarks/results/soak_itc.json) names each error's lane, settings, seed and step.
+``--max-seconds`` stops the run when the time is up, and the report says how many games finished. RSS is read at
+the start, half-way (half the games finished, or half of --max-seconds gone) and at the end. Exits non-zero on any
+error; the JSON (default benchmarks/results/soak_itc.json) names each error's lane, settings, seed and step.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import sys
@@ -41,27 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.in_the_cave.heuristic import heuristic_action
+from benchmarks import soak_shared
 from subterra_env.in_the_cave import preset
 from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.game import ItcCore
 from subterra_env.in_the_cave.invariants import check, check_batch
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # agents/ when run as a script from anywhere
-from agents.in_the_cave.heuristic import heuristic_action  # noqa: E402
-
-
-def _soak_module():
-    """benchmarks/soak.py (not a package): its action stream and memory readings are shared."""
-    name = "benchmarks_soak"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "soak.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-soak = _soak_module()
 
 SETTINGS: tuple[dict[str, Any], ...] = (
     {"num_players": 2},
@@ -103,7 +87,7 @@ class Lane:
     def load(self, slots: np.ndarray, seeds: np.ndarray, counted: bool) -> None:
         self.G[slots] = self.core.init(seeds)
         self.seeds[slots] = seeds
-        self.keys[slots] = soak.action_keys(seeds)
+        self.keys[slots] = soak_shared.action_keys(seeds)
         self.counted[slots] = counted
 
 
@@ -118,8 +102,8 @@ def lane_epsilon(args: argparse.Namespace, index: int) -> float:
 def choose_actions(core: ItcCore, G: np.ndarray, keys: np.ndarray, masks: np.ndarray, epsilon: float) -> np.ndarray:
     """The heuristic's action for each running game, a random legal one at probability epsilon (replayable)."""
     steps = G[:, L.STEPS].astype(np.int64)
-    actions = soak.choose_actions(keys, steps, masks)
-    planned = (G[:, L.OVER] == L.RUNNING) & ~soak.random_decisions(keys, steps, epsilon)
+    actions = soak_shared.choose_actions(keys, steps, masks)
+    planned = (G[:, L.OVER] == L.RUNNING) & ~soak_shared.random_decisions(keys, steps, epsilon)
     for i in np.flatnonzero(planned):  # the heuristic is plain Python, one game at a time
         actions[i] = heuristic_action(G[i], core.P, masks[i])
     return actions
@@ -128,7 +112,7 @@ def choose_actions(core: ItcCore, G: np.ndarray, keys: np.ndarray, masks: np.nda
 class ItcSoak:
     def __init__(self, args: argparse.Namespace):
         self.args = args
-        self.rss_start = soak.rss_mb()
+        self.rss_start = soak_shared.rss_mb()
         self.next_seed = int(args.seed) << 32
         self.finished = self.failed = 0
         self.errors: list[dict[str, Any]] = []
@@ -138,7 +122,7 @@ class ItcSoak:
             n = min(args.batch, self.budget())
             seeds = self.new_seeds(args.batch)
             core = ItcCore(config_of(i))
-            lane = Lane(i, core, core.init(seeds), seeds, soak.action_keys(seeds), np.arange(args.batch) < n,
+            lane = Lane(i, core, core.init(seeds), seeds, soak_shared.action_keys(seeds), np.arange(args.batch) < n,
                         lane_epsilon(args, i))
             self.lanes.append(lane)
             self.check(lane, np.arange(args.batch), "setup")
@@ -210,12 +194,12 @@ class ItcSoak:
             now = time.perf_counter()
             if rss_half is None and (self.finished + self.failed >= a.games / 2
                                      or (a.max_seconds and now - start >= a.max_seconds / 2)):
-                rss_half = soak.rss_mb()
+                rss_half = soak_shared.rss_mb()
             if now - last_print >= a.progress_seconds:
                 last_print = now
                 done = self.finished + self.failed
                 print(f"[{now - start:7.1f}s] {done:>8,}/{a.games:,} games  {done / (now - start):7.1f} games/s  "
-                      f"errors {self.error_count}  RSS {soak.rss_mb():7.1f} MB", flush=True)
+                      f"errors {self.error_count}  RSS {soak_shared.rss_mb():7.1f} MB", flush=True)
             if a.max_seconds and now - start >= a.max_seconds:
                 timed_out = True
                 break
@@ -227,7 +211,8 @@ class ItcSoak:
             "stopped_by_max_seconds": timed_out, "errors": self.error_count, "error_list": self.errors,
             "seconds": seconds, "games_per_s": games / seconds, "steps_total": steps, "steps_per_s": steps / seconds,
             "batch": a.batch, "check_every": a.check_every, "seed": a.seed, "max_game_steps": a.max_game_steps,
-            "rss_mb": {"start": self.rss_start, "half": rss_half, "end": soak.rss_mb(), "peak": soak.peak_rss_mb()},
+            "rss_mb": {"start": self.rss_start, "half": rss_half, "end": soak_shared.rss_mb(),
+                       "peak": soak_shared.peak_rss_mb()},
             "lanes": [{"lane": ln.index, "settings": SETTINGS[ln.index], "epsilon": ln.epsilon, "games": ln.games,
                        "failed": ln.failed, "steps": ln.steps, "steps_per_game": ln.game_steps / max(ln.games, 1),
                        "results": dict(zip(RESULT_NAMES[1:], (int(n) for n in ln.results[1:]))),
@@ -243,7 +228,7 @@ def replay_one(spec: str, max_steps: int, args: argparse.Namespace) -> int:
     epsilon = lane_epsilon(args, lane)
     core = ItcCore(config_of(lane))
     seeds = np.array([seed], dtype=np.int64)
-    G, keys = core.init(seeds), soak.action_keys(seeds)
+    G, keys = core.init(seeds), soak_shared.action_keys(seeds)
     problem = "; ".join(check(G[0], core.config))
     while not problem and G[0, L.OVER] == L.RUNNING and G[0, L.STEPS] < max_steps:
         a = choose_actions(core, G, keys, core.masks(G), epsilon)
@@ -283,8 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         return replay_one(args.replay, args.max_game_steps, args)
     who = "each lane's epsilon" if args.epsilon is None else f"epsilon {args.epsilon:g}"
     print(f"In the Cave soak: {args.games:,} games, {len(SETTINGS)} lanes x {args.batch} games, heuristic with random "
-          f"actions at {who}, invariants every {args.check_every} step(s)" + (f", at most {args.max_seconds:g} s" if args.max_seconds else ""),
-          flush=True)
+          f"actions at {who}, invariants every {args.check_every} step(s)"
+          + (f", at most {args.max_seconds:g} s" if args.max_seconds else ""), flush=True)
     rep = ItcSoak(args).run()
     rss = rep["rss_mb"]
     half = f"{rss['half']:.1f}" if rss["half"] is not None else "not reached"

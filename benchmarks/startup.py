@@ -1,7 +1,7 @@
 """Start-up cost of the compiled core: the first process after installation (numba compiles every kernel) and a
 process that finds them in numba's cache.
 
-    python benchmarks/startup.py [--runs 2] [--out benchmarks/results/startup.json]
+    python -m benchmarks.startup [--runs 2] [--out benchmarks/results/startup.json]
 
 Each run is a fresh Python process that imports subterra_env, makes the first calls at B = 2 (the serial
 kernels) and at B = 64 (the threaded ones) and one AEC reset and step. The cold runs use an empty cache directory
@@ -125,24 +125,24 @@ print(json.dumps({"dependencies_s": t1 - t0, "import_s": t2 - t1, "first_load_s"
 """
 
 FLOOR_PROBE = r"""
-import json, sys, time
+import json, time
 t0 = time.perf_counter()
 import numpy, numba, gymnasium, pettingzoo, yaml
-sys.path.insert(0, sys.argv[1])
-from subterra_floor import one
+from subterra_floor import one  # from the folder on PYTHONPATH (run_probe's ``path``)
 one(1)
 print(json.dumps({"total_s": time.perf_counter() - t0}))
 """
 FLOOR_MODULE = "import numba\n\n\n@numba.njit(cache=True)\ndef one(x):\n    return x + 1\n"
 
 
-HIDDEN_SCIPY = 'raise ImportError("scipy hidden by benchmarks/startup.py --hide-scipy")\n'
+HIDDEN_SCIPY = 'raise ImportError("scipy hidden by python -m benchmarks.startup --hide-scipy")\n'
 
 
 def run_probe(cache_dir: str | None, portable: bool = True, probe: str = PROBE, *args: str, root: str | None = None,
               path: str = "") -> dict[str, float]:
     """One fresh process of ``probe``. ``cache_dir`` None: the package's own cache; ``root``: import the package
-    from that checkout; ``path``: folders put first on the import path (``--hide-scipy``'s stand-in)."""
+    from that checkout; ``path``: folders put first on the import path
+    (``--hide-scipy``'s stand-in, the floor's module), joined by ``os.pathsep``."""
     env = {**os.environ, "SUBTERRA_PORTABLE": "1" if portable else "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package's modules load from their bytecode cache
     if cache_dir is not None:
@@ -188,9 +188,11 @@ def start_breakdowns(cases: dict[str, dict], runs: int) -> dict[str, dict[str, f
             for name, rows in interleaved_runs(probes, runs).items()}
 
 
-def median_start(cache_dir: str | None, runs: int, probe: str, *args: str) -> dict[str, float]:
-    """The median and the fastest total of ``runs`` warm processes of ``probe`` (after one that fills caches)."""
-    return interleaved_starts({"start": {"cache_dir": cache_dir, "probe": probe, "args": args}}, runs)["start"]
+def median_start(cache_dir: str | None, runs: int, probe: str, *args: str, path: str = "") -> dict[str, float]:
+    """The median and the fastest total of ``runs`` warm processes of ``probe`` (after one that fills caches);
+    ``path`` as for ``run_probe``."""
+    return interleaved_starts({"start": {"cache_dir": cache_dir, "probe": probe, "args": args, "path": path}},
+                              runs)["start"]
 
 
 def cache_bytes(path: str) -> int:
@@ -235,7 +237,8 @@ def main(argv: list[str] | None = None) -> dict:
         (floor_dir / "subterra_floor.py").write_text(FLOOR_MODULE)
         ours = None if args.start_only else cache
         cases = {"user start": {"cache_dir": ours, "probe": USER_PROBE, "path": path},
-                 "numba floor": {"cache_dir": cache, "probe": FLOOR_PROBE, "args": (str(floor_dir),), "path": path}}
+                 "numba floor": {"cache_dir": cache, "probe": FLOOR_PROBE,
+                                 "path": os.pathsep.join(p for p in (path, str(floor_dir)) if p)}}
         if args.against is not None:
             cases[f"user start, {args.against}"] = {"cache_dir": None, "probe": USER_PROBE, "path": path,
                                                      "root": str(args.against.resolve())}

@@ -1,8 +1,8 @@
 """End-to-end training throughput: env-steps per second of whole PPO iterations (collection + updates), in one run.
 
-    python benchmarks/train_sps.py                                   # the three rows, 20 s each, on the CPU
-    python benchmarks/train_sps.py --seconds 30 --repeats 3 --json /tmp/train_sps.json
-    python benchmarks/train_sps.py --device cuda --num-games 4096 --rows native-ego native-ego-shards2 native-cnn
+    python -m benchmarks.train_sps                                   # the three rows, 20 s each, on the CPU
+    python -m benchmarks.train_sps --seconds 30 --repeats 3 --json /tmp/train_sps.json
+    python -m benchmarks.train_sps --device cuda --num-games 4096 --rows native-ego native-ego-shards2 native-cnn
 
 Rows (each timed over ``--seconds`` of whole iterations after one warm-up iteration; with ``--repeats`` the rows
 run interleaved, round after round, and each row reports its median):
@@ -20,8 +20,8 @@ minibatches (the CNN row: of 1,024 samples). Columns: env-steps/s, then the spli
 rules and observations, inference = the policy choosing actions, update = the PPO update, other = the rest). The
 JSON (``--json PATH``) is a list of rows, each with ``trainer`` (``sb3`` or ``native``), ``network``,
 ``env_steps_per_s``, the split and the machine, then the reference rows (``trainer`` ``reference``: PettingZoo's
-connect_four_v3 and hanabi_v5 timed in the same run, with the bench extra; ``--no-reference`` skips them). Wall clock on a shared machine: quote rows from the same run, and
-only rows that agree across runs.
+connect_four_v3 and hanabi_v5 timed in the same run, with the bench extra; ``--no-reference`` skips them). Wall
+clock on a shared machine: quote rows from the same run, and only rows that agree across runs.
 """
 
 from __future__ import annotations
@@ -31,16 +31,11 @@ import json
 import os
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 import torch
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 ROWS = ("sb3", "native-cnn", "native-ego", "native-ego-shards2", "native-ego-mappo")
 DEFAULT_ROWS = ("sb3", "native-cnn", "native-ego")

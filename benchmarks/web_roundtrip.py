@@ -1,7 +1,7 @@
 """The browser table's action round trip on loopback: a person's click to the updated board, with bots at the table.
 
-    python benchmarks/web_roundtrip.py                       # 10 tiny games, heuristic bots: ~10-30 s
-    python benchmarks/web_roundtrip.py --games 3 --preset small --bots search --out /tmp/rt.json
+    python -m benchmarks.web_roundtrip                       # 10 tiny games, heuristic bots: ~10-30 s
+    python -m benchmarks.web_roundtrip --games 3 --preset small --bots search --out /tmp/rt.json
 
 Starts ``subterra serve`` as a child process on 127.0.0.1 and a free port (its own process: the client's work
 never shares the server's interpreter), opens ``--games`` tables (``--preset``, seeds 0, 1, ...; seat 0 a person,

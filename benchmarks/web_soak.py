@@ -1,7 +1,7 @@
 """Many tables at once on one `subterra serve`, each with bots and one scripted person, for a bounded time.
 
-    python benchmarks/web_soak.py                         # 50 tables for 300 s (the issue's target)
-    python benchmarks/web_soak.py --tables 10 --seconds 30   # a short look
+    python -m benchmarks.web_soak                         # 50 tables for 300 s (the issue's target)
+    python -m benchmarks.web_soak --tables 10 --seconds 30   # a short look
 
 Starts ``subterra serve`` as a child process on 127.0.0.1 and a free port, then runs ``--tables`` scripted people
 at once, each in a loop: open a table (``--preset``, seat 0 a person, three ``--bots`` at zero delay), play seat 0
@@ -26,13 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from web_roundtrip import free_port
-
+from benchmarks.web_roundtrip import free_port
 from subterra_game.records import RecordError, load_record, replay_record
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def rss_mb(pid: int) -> float:

@@ -4,30 +4,28 @@ its advice_scale; an unbound advised checkpoint is refused with a message that s
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO
+
+from agents.advice import ADVICE_KEY
+from agents.advice_vec_env import AdviceVecEnv
+from agents.advised_policy import AdvisedPolicy
+from agents.heuristic import HeuristicAgent
+from agents.policy_agent import PolicyAgent
+from subterra_env.config import load
+from subterra_env.models import SubterraFeaturesExtractor
+from subterra_env.sb3 import SubterraVecEnv
+from training.evaluate import evaluate_team
+from training.schema import SettingsError
+from training.train_ppo import load_args
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from sb3_contrib import MaskablePPO  # noqa: E402
-
-from agents.advice import ADVICE_KEY  # noqa: E402
-from agents.advice_vec_env import AdviceVecEnv  # noqa: E402
-from agents.advised_policy import AdvisedPolicy  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.policy_agent import PolicyAgent  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.models import SubterraFeaturesExtractor  # noqa: E402
-from subterra_env.sb3 import SubterraVecEnv  # noqa: E402
-from training.evaluate import evaluate_team  # noqa: E402
-from training.schema import SettingsError  # noqa: E402
-from training.train_ppo import load_args  # noqa: E402
 
 TINY = ROOT / "configs" / "tiny.yaml"
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_baselines_at_a_tiny_budget(tmp_path: Path) -> None:
     out = tmp_path / "baselines"
-    cmd = [sys.executable, "training/baselines.py", "--presets", "tiny", "--seeds", "0", "--steps", "tiny=4096",
+    cmd = [sys.executable, "-m", "training.baselines", "--presets", "tiny", "--seeds", "0", "--steps", "tiny=4096",
            "--eval-games", "8", "--reference", "random", "--out", str(out), "--set", "num_games=64", "--set",
            "eval_every=2048", "--set", "eval_games=8", "--set", "width=32", "--set", "torch_threads=1"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -39,7 +39,7 @@ def test_baselines_at_a_tiny_budget(tmp_path: Path) -> None:
 
 
 def test_bad_steps_are_named() -> None:
-    done = subprocess.run([sys.executable, "training/baselines.py", "--steps", "huge=5"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "training.baselines", "--steps", "huge=5"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--steps 'huge=5'" in done.stderr

@@ -3,26 +3,13 @@ latencies (no speed threshold)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numba
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks" / "latency.py"
-NAME = "bench_latency"
-
-
-def load_bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(NAME, BENCH)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, NAME, module)  # dataclasses look the module up while it is executed
-    spec.loader.exec_module(module)
-    return module
 
 
 def positive_numbers(value: object) -> list[float]:
@@ -38,8 +25,9 @@ def positive_numbers(value: object) -> list[float]:
     return []
 
 
-def test_tiny_run_writes_every_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = load_bench(monkeypatch)
+def test_tiny_run_writes_every_bot(tmp_path: Path) -> None:
+    from benchmarks import latency as bench
+
     threads = numba.get_num_threads()
     out = tmp_path / "latency.json"
     returned = bench.main(["--config", str(ROOT / "configs" / "tiny.yaml"), "--games", "1", "--decisions", "6",
@@ -83,8 +71,9 @@ def test_tiny_run_writes_every_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert numbers and all(x > 0 for x in numbers), (label, measured)
 
 
-def test_bad_arguments_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = load_bench(monkeypatch)
+def test_bad_arguments_are_refused() -> None:
+    from benchmarks import latency as bench
+
     with pytest.raises(SystemExit):
         bench.parse_args(["--worlds", "0"])
     with pytest.raises(SystemExit):
@@ -92,17 +81,14 @@ def test_bad_arguments_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert bench.parse_args(["--policy", "none"]).policy is None
 
 
-def test_onnx_latency_binds_the_advised_team_to_its_game(monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_onnx_latency_binds_the_advised_team_to_its_game(capsys: pytest.CaptureFixture[str]) -> None:
     """benchmarks/onnx_latency.py as docs/browser.md runs it (issue 40: it crashed, the shipped team is advised and
     must be bound to its game); torch and ONNX choose alike at every decision of a tiny heuristic game."""
     pytest.importorskip("onnxruntime")
     pytest.importorskip("sb3_contrib")
-    spec = importlib.util.spec_from_file_location("bench_onnx_latency", ROOT / "benchmarks" / "onnx_latency.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_onnx_latency", module)
-    spec.loader.exec_module(module)
-    assert module.main(["--preset", "tiny", "--seed", "1"]) == 0
+    from benchmarks import onnx_latency
+
+    assert onnx_latency.main(["--preset", "tiny", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "torch: 41 decisions" in out and "onnx: 41 decisions" in out  # 46 decisions, 5 left out as warm-up
     assert "same action at every decision: True" in out

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
+
+from benchmarks import startup
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_probe_reports_every_phase() -> None:
-    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
-    startup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(startup)
     from subterra_env.core import jit
 
     cache = os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR
@@ -25,24 +23,18 @@ def test_probe_reports_every_phase() -> None:
 
 
 def test_user_start_and_numba_floor_rows(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
-    startup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(startup)
     from subterra_env.core import jit
 
     cache = os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR
     user = startup.median_start(cache, 1, startup.USER_PROBE)
     assert user["runs"] == 1 and user["median_s"] == user["min_s"] > 0
     (tmp_path / "subterra_floor.py").write_text(startup.FLOOR_MODULE)
-    floor = startup.median_start(str(tmp_path / "cache"), 3, startup.FLOOR_PROBE, str(tmp_path))
+    floor = startup.median_start(str(tmp_path / "cache"), 3, startup.FLOOR_PROBE, path=str(tmp_path))
     assert floor["runs"] == 3 and 0 < floor["min_s"] <= floor["median_s"]
     assert list((tmp_path / "cache").rglob("*.nbi"))  # the floor's one function is cached, as the probe means
 
 
 def test_start_only_rows_interleave_and_hide_scipy(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
-    startup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(startup)
     out = tmp_path / "startup.json"
     result = startup.main(["--start-only", "--start-runs", "1", "--hide-scipy", "--against", str(ROOT),
                            "--breakdown", "--out", str(out)])

@@ -3,9 +3,7 @@ loopback writes its JSON with every round trip measured (no speed threshold)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +12,9 @@ pytest.importorskip("aiohttp", reason="the web extra: pip install -e '.[web]'")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_web_roundtrip_benchmark_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = importlib.util.spec_from_file_location("bench_web_roundtrip", ROOT / "benchmarks" / "web_roundtrip.py")
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_web_roundtrip", bench)
-    spec.loader.exec_module(bench)
+def test_web_roundtrip_benchmark_runs(tmp_path: Path) -> None:
+    from benchmarks import web_roundtrip as bench
+
     out = tmp_path / "rt.json"
     assert bench.main(["--games", "1", "--out", str(out), "--max-seconds", "120"]) == 0
     res = json.loads(out.read_text())

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from training import bc, compare
 
-from training import bc, compare  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def result_file(path: Path, team: str, escaped: list[int], seeds: list[int]) -> Path:

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 pytest.importorskip("sb3_contrib")
 
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.policy_agent import PolicyAgent  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RUNNING  # noqa: E402
-from training import bc, distil  # noqa: E402
+from agents.heuristic import HeuristicAgent
+from agents.policy_agent import PolicyAgent
+from agents.search import SearchAgent
+from subterra_env.config import load
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RUNNING
+from training import bc, distil
 
+ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "agents" / "shipped" / "team.zip"
 
 

@@ -3,14 +3,10 @@ its scoring on other games."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -19,6 +15,7 @@ from agents.gain_head import DECK_LEFT, ROUND, GainHead  # noqa: E402
 from subterra_env.core.actions import A_END, A_EXERT, A_MOVE, NUM_ACTIONS  # noqa: E402
 from training import bc, distil_probe, set_head  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "agents" / "shipped" / "team.zip"
 
 

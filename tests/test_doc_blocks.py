@@ -26,6 +26,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,12 +64,12 @@ save_record(_s.record, "game.json")
 """,
 }
 
-# runs in the child interpreter: the blocks from stdin (JSON), one namespace, stops at the first failure
+# runs in the child interpreter: the blocks from stdin (JSON), one namespace, stops at the first failure. It runs
+# from a file in a folder of its own (run_blocks), so the working directory is not on the import path: the
+# repository's packages come from the checkout (PYTHONPATH), not through the scratch directory's links (another
+# path would make numba compile every kernel again).
 DRIVER = r"""
 import json, sys, traceback
-# the repository's packages from the checkout (PYTHONPATH), not through the scratch directory's links: another
-# path would make numba compile every kernel again
-sys.path = [p for p in sys.path if p not in ("", ".")]
 OPTIONAL = set(sys.argv[1].split(","))
 
 
@@ -153,8 +154,11 @@ def run_blocks(blocks: list[Block], cwd: Path, setup: str = "") -> tuple[int, st
             todo.append({"name": b.name, "code": substituted(b)})
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    proc = subprocess.run([sys.executable, "-c", DRIVER, ",".join(OPTIONAL_EXTRAS)], input=json.dumps(todo), capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=PAGE_TIMEOUT_S)
+    with tempfile.TemporaryDirectory(prefix="doc-driver-") as folder:
+        driver = Path(folder) / "driver.py"
+        driver.write_text(DRIVER)
+        proc = subprocess.run([sys.executable, str(driver), ",".join(OPTIONAL_EXTRAS)], input=json.dumps(todo),
+                              capture_output=True, text=True, cwd=cwd, env=env, timeout=PAGE_TIMEOUT_S)
     return proc.returncode, proc.stdout + proc.stderr[-4000:], skipped
 
 

@@ -9,13 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from agents.random_agent import RandomAgent
+from subterra_env.config import GameConfig
+from training.evaluate import EvalError, cross_play, evaluate_team, main, parse_team
 
-from agents.random_agent import RandomAgent  # noqa: E402
-from subterra_env.config import GameConfig  # noqa: E402
-from training.evaluate import EvalError, cross_play, evaluate_team, main, parse_team  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 # A six-tile cave with the exit among the last two: random play sometimes escapes (bronze and better).
 SHORT = GameConfig(tiles={"normal": {"4": 4, "T": 2}}, cave_in_numbers=(), exit_in_last=2)

@@ -242,9 +242,7 @@ def rllib_smoke_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Two tiny PPO iterations on a local Ray through training/train_rllib.py, then a resume to a third (about
     30 s on 2 cores); trained once for the tests that check the run and play its checkpoints."""
     pytest.importorskip("ray.rllib", reason=NO_RLLIB)
-    import sys
 
-    sys.path.insert(0, str(ROOT))
     import ray
 
     from training import train_rllib
@@ -296,9 +294,7 @@ def test_rllib_resumed_run_plays_new_games(tmp_path: Path) -> None:
     (about 25 s)."""
     pytest.importorskip("ray.rllib", reason=NO_RLLIB)
     import json
-    import sys
 
-    sys.path.insert(0, str(ROOT))
     import ray
 
     from training import train_rllib
@@ -324,9 +320,7 @@ def test_rllib_checkpoints_play_as_agents_and_in_evaluate(rllib_smoke_run: dict,
     """``rllib:PATH`` teams in training/evaluate.py (CLI and API) and RLlibAgent on its own: every path form loads
     the shared module at the run's obs_radius, greedy and sampled play stay legal (a few seconds)."""
     import json
-    import sys
 
-    sys.path.insert(0, str(ROOT))
     from agents.rllib_agent import RLlibAgent
     from subterra_env.config import load
     from training.evaluate import evaluate_team, main
@@ -372,7 +366,6 @@ def test_rllib_team_specs_name_bad_checkpoints_and_missing_ray(tmp_path: Path, m
     not importable are named before any game is played (exit status 2)."""
     import sys
 
-    sys.path.insert(0, str(ROOT))
     from training.eval_agents import AgentCache, EvalError, GamesHolder, parse_team
     from training.evaluate import main
 
@@ -402,9 +395,7 @@ def test_rllib_team_specs_name_bad_checkpoints_and_missing_ray(tmp_path: Path, m
 
 def test_train_rllib_refuses_bad_settings_before_starting_ray(tmp_path: Path, capsys) -> None:
     pytest.importorskip("ray.rllib", reason=NO_RLLIB)
-    import sys
 
-    sys.path.insert(0, str(ROOT))
     from training import train_rllib
 
     cfg = str(ROOT / "configs/train/rllib/smoke.yaml")

@@ -3,24 +3,17 @@ report is complete, and a broken invariant is reported with a seed that --replay
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
 
 @pytest.fixture(scope="module")
 def soak_itc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("benchmarks_soak_itc", BENCH / "soak_itc.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from benchmarks import soak_itc
+
+    return soak_itc
 
 
 def test_small_soak_is_clean_and_reports_everything(soak_itc, tmp_path):
@@ -73,10 +66,8 @@ def test_a_broken_invariant_names_a_replayable_seed(soak_itc, tmp_path, monkeypa
 
 
 def test_the_sub_terra_soak_forwards_to_it(tmp_path):
-    spec = importlib.util.spec_from_file_location("benchmarks_soak_fwd", BENCH / "soak.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    from benchmarks import soak
+
     out = tmp_path / "soak.json"
-    assert module.main(["--game", "in_the_cave", "--games", "1", "--batch", "1", "--out", str(out)]) == 0
+    assert soak.main(["--game", "in_the_cave", "--games", "1", "--batch", "1", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["finished"] == 1

@@ -3,26 +3,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "training" / "train_itc_ppo.py"
-
-
 @pytest.fixture(scope="module")
 def train():
-    spec = importlib.util.spec_from_file_location("train_itc_ppo", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from training import train_itc_ppo
+
+    return train_itc_ppo
 
 
 def test_env_api_and_masks(train):

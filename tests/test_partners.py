@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from math import comb
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from agents.random_agent import RandomAgent  # noqa: E402
-from training.eval_agents import as_entry  # noqa: E402
-from training.evaluate import (EvalError, EvalResult, PartnerMatrix, check_partner_seats, evaluate_team,  # noqa: E402
+from agents.random_agent import RandomAgent
+from training.eval_agents import as_entry
+from training.evaluate import (EvalError, EvalResult, PartnerMatrix, check_partner_seats, evaluate_team,
                                main, matrix_labels, partner_matrix, seat_patterns, split_games)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TINY = ROOT / "configs" / "tiny.yaml"  # 4 seats
 GAMES, SEED = 12, 5

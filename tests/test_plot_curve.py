@@ -24,7 +24,6 @@ def _fake_run(run: Path) -> None:
 
 def test_plot_curve_reads_a_run_and_writes_a_png(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    sys.path.insert(0, str(ROOT))
     from training.plot_curve import read_run
 
     run = tmp_path / "run"
@@ -33,20 +32,19 @@ def test_plot_curve_reads_a_run_and_writes_a_png(tmp_path: Path) -> None:
     assert [e["escaped"] for e in curves["evals"]] == [0.5, 0.75]
     assert curves["train"] == [(512.0, 0.25, 0.0, 0.1), (1024.0, 0.5, 0.125, 0.3)]
     out = tmp_path / "curve.png"
-    done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(run), "--out", str(out)],
+    done = subprocess.run([sys.executable, "-m", "training.plot_curve", str(run), "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip() == f"wrote {out}"
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_plot_curve_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "training" / "plot_curve.py"), str(tmp_path)],
+    done = subprocess.run([sys.executable, "-m", "training.plot_curve", str(tmp_path)], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 2 and "not a train_ppo.py, ppo.py or train_rllib.py run directory" in done.stderr
 
 
 def test_plot_curve_reads_an_rllib_run(tmp_path: Path) -> None:
-    sys.path.insert(0, str(ROOT))
     from training.plot_curve import read_run
 
     run = tmp_path / "rllib"

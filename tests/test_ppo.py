@@ -210,7 +210,7 @@ def test_checkpoint_round_trip_torch_onnx_and_evaluate(ippo_run: Path) -> None:
     g2, g7 = (BatchedGames(8, preset("tiny"), obs_radius=r, seed=4) for r in (2, 7))
     np.testing.assert_array_equal(agent.logits(g7.reset()), agent.logits(g2.reset()))
     # training/evaluate.py plays it
-    out = subprocess.run([sys.executable, str(ROOT / "training" / "evaluate.py"), "--config",
+    out = subprocess.run([sys.executable, "-m", "training.evaluate", "--config",
                           str(ROOT / "configs" / "tiny.yaml"), "--team", f"policy:{best}", "--games", "8",
                           "--max-cycles", "60", "--out", str(ippo_run / "eval"), "--no-progress", "--no-plots"],
                          check=False, cwd=ROOT, capture_output=True, text=True, timeout=180)
@@ -318,11 +318,8 @@ def test_checkpoint_of_another_observation_is_refused(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------------- benchmark
 def test_train_sps_smoke(tmp_path: Path) -> None:
-    import importlib.util
+    from benchmarks import train_sps
 
-    spec = importlib.util.spec_from_file_location("train_sps", ROOT / "benchmarks" / "train_sps.py")
-    train_sps = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(train_sps)
     out = tmp_path / "sps.json"
     rows = train_sps.main(["--seconds", "0.5", "--rows", "native-ego", "native-ego-mappo", "--num-games", "64",
                            "--torch-threads", "1", "--json", str(out)])

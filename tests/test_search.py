@@ -5,7 +5,6 @@ clairvoyant ceiling at least as good as the heuristic it searches over."""
 from __future__ import annotations
 
 import inspect
-import sys
 from math import factorial, prod
 from functools import lru_cache
 from pathlib import Path
@@ -14,22 +13,20 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from agents.heuristic import HeuristicAgent
+from agents.search import SearchAgent
+from agents.search.worlds import sample_worlds
+from subterra_env.config import load
+from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.core.catalogue import C_OUT_OF_TIME
+from subterra_env.core.invariants import check_invariants
+from subterra_env.core.rng import mix
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RUNNING, State
+from training.eval_agents import AgentCache, EvalError, GamesHolder, parse_team
+from training.evaluate import evaluate_team
 
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
-from agents.search.worlds import sample_worlds  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.actions import ACTION_NAMES  # noqa: E402
-from subterra_env.core.catalogue import C_OUT_OF_TIME  # noqa: E402
-from subterra_env.core.invariants import check_invariants  # noqa: E402
-from subterra_env.core.rng import mix  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RUNNING, State  # noqa: E402
-from training.eval_agents import AgentCache, EvalError, GamesHolder, parse_team  # noqa: E402
-from training.evaluate import evaluate_team  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CONFIGS = {"tiny": ROOT / "configs" / "tiny.yaml", "full": ROOT / "configs" / "full.yaml"}
 # The setting where a decision follows the sampled values most closely (no margin, and no standard-error test where

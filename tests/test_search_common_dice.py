@@ -4,22 +4,19 @@ it (R-ACT-3: dice stay fair and unseen)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from agents.search.agent import rollout_core
+from agents.search.worlds import sample_worlds
+from subterra_env.config import load
+from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.core.rng import mix
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
 
-from agents.search.agent import rollout_core  # noqa: E402
-from agents.search.worlds import sample_worlds  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.actions import ACTION_NAMES  # noqa: E402
-from subterra_env.core.rng import mix  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import State  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 END, EXERT = ACTION_NAMES.index("end turn"), ACTION_NAMES.index("exert")
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from training import search_headroom
 
-from training import search_headroom  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_headroom_rows_and_summary(tmp_path: Path) -> None:

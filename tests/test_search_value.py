@@ -5,25 +5,21 @@ checked."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+from agents.heuristic import HeuristicAgent
+from agents.search import DEFAULT_HORIZON, SearchAgent
+from agents.search.value import NF, ValueNet, network_inputs
+from subterra_env.config import load
+from subterra_env.core.kernels import cavers_out_batch
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RUNNING
+from test_search import _core, alter_hidden, holder, mid_game
 
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.search import DEFAULT_HORIZON, SearchAgent  # noqa: E402
-from agents.search.value import NF, ValueNet, network_inputs  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.kernels import cavers_out_batch  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RUNNING  # noqa: E402
-from test_search import _core, alter_hidden, holder, mid_game  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_finished_games_are_valued_at_their_cavers_out() -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -16,19 +14,15 @@ from subterra_env.core.invariants import InvariantError
 from subterra_env.core.rules import Core
 from subterra_env.core.state import State
 
-SOAK_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "soak.py"
 REPORT_FIELDS = {"games", "finished", "failed", "aborted", "errors", "error_list", "seconds", "games_per_s",
                  "steps_total", "steps_per_s", "batch", "check_every", "seed", "rss_mb", "lanes"}
 
 
 @pytest.fixture(scope="module")
 def soak() -> ModuleType:
-    """benchmarks/ is not a package: load soak.py from its path (registered, as its dataclasses require)."""
-    spec = importlib.util.spec_from_file_location("benchmarks_soak", SOAK_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from benchmarks import soak
+
+    return soak
 
 
 def run_soak(soak: ModuleType, out: Path, *args: str) -> tuple[int, dict]:

@@ -193,7 +193,7 @@ def test_masked_categorical_samples_legal_actions() -> None:
 
 def test_training_example_runs_at_a_tiny_budget_and_writes_its_files(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, str(ROOT / "training" / "train_torchrl.py"), "--config",
+    proc = subprocess.run([sys.executable, "-m", "training.train_torchrl", "--config",
                            str(ROOT / "configs" / "tiny.yaml"), "--run-dir", str(out), "--envs", "8",
                            "--steps-per-batch", "32", "--iterations", "2", "--eval-games", "4"],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)

@@ -13,23 +13,21 @@ import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
+
+import torch
+from sb3_contrib import MaskablePPO
+
+import subterra_env
+from agents.policy_agent import PolicyAgent
+from subterra_env.models import SubterraFeaturesExtractor
+from subterra_env.sb3 import SubterraVecEnv
+from training import bc
+from training.schema import SettingsError
+from training.train_ppo import TrainArgs, load_args
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import torch  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
-
-import subterra_env  # noqa: E402
-from agents.policy_agent import PolicyAgent  # noqa: E402
-from subterra_env.models import SubterraFeaturesExtractor  # noqa: E402
-from subterra_env.sb3 import SubterraVecEnv  # noqa: E402
-from training import bc  # noqa: E402
-from training.schema import SettingsError  # noqa: E402
-from training.train_ppo import TrainArgs, load_args  # noqa: E402
 
 TINY_TEST = ROOT / "configs" / "train" / "tiny_test.yaml"
-SCRIPT = ROOT / "training" / "train_ppo.py"
 SMALL_MODEL = dict(features_extractor_class=SubterraFeaturesExtractor,
                    features_extractor_kwargs=dict(features_dim=32, cnn_channels=(8, 8), cnn_dim=16, mlp_dim=16),
                    net_arch=[16])
@@ -45,7 +43,7 @@ def one_torch_thread():
 
 
 def train(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "training.train_ppo", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
 
 

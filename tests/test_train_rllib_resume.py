@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from training import train_rllib
 
-from training import train_rllib  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class FakeAlgo:

@@ -3,18 +3,16 @@ table and the best settings written as a loadable training/ppo.py config."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("optuna")
 pytest.importorskip("torch")
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-from training import ppo, tune  # noqa: E402
+from training import ppo, tune
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_study_of_two_trials_then_one_more(tmp_path: Path) -> None:

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from training import tune_heuristic
+from training.tune_heuristic import candidates, play
+
+from agents.heuristic import DEFAULT_WEIGHTS
+from subterra_env.config import load
+from subterra_env.core.rules import Core
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from training import tune_heuristic  # noqa: E402
-from training.tune_heuristic import candidates, play  # noqa: E402
-
-from agents.heuristic import DEFAULT_WEIGHTS  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
 
 
 def test_candidates_scale_or_step() -> None:

@@ -53,12 +53,11 @@ def add(a, b):
 
 PROBE = '''
 import logging, sys
-sys.path.insert(0, sys.argv[1])
-if sys.argv[2] == "configured":
+if sys.argv[1] == "configured":
     logging.basicConfig(stream=sys.stdout, format="LOG %(name)s %(levelname)s %(message)s")
-if sys.argv[2] == "level":
+if sys.argv[1] == "level":
     logging.getLogger("subterra_env.compile").setLevel(logging.ERROR)
-import tiny_kernel
+import tiny_kernel  # from the folder on PYTHONPATH (_probe)
 from subterra_env.core.jit import compile_stats
 assert tiny_kernel.add(1, 2) == 3
 assert tiny_kernel.add(1.5, 2.0) == 3.5  # a second signature: a second compile, no second notice
@@ -70,7 +69,8 @@ def _probe(tmp_path: Path, cache: Path, mode: str = "default", **env: str) -> su
     folder = tmp_path / "kernel"
     folder.mkdir(exist_ok=True)
     (folder / "tiny_kernel.py").write_text(KERNEL)
-    return _run(["-c", textwrap.dedent(PROBE), str(folder), mode], NUMBA_CACHE_DIR=str(cache), **env)
+    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)
+    return _run(["-c", textwrap.dedent(PROBE), mode], NUMBA_CACHE_DIR=str(cache), PYTHONPATH=path, **env)
 
 
 def test_notice_once_on_a_cold_cache_and_never_on_a_warm_one(tmp_path: Path) -> None:

@@ -1,16 +1,16 @@
 """The baselines table: native PPO from scratch (IPPO and MAPPO, several seeds) on the learnable presets, each final
 team evaluated with ``training/evaluate.py`` beside reference teams, with learning curves.
 
-    python training/baselines.py --out runs/baselines                       # `make baselines`: hours on 2 cores
-    python training/baselines.py --presets tiny --seeds 0 --steps tiny=200000 --eval-games 50 --out /tmp/b  # CI
+    python -m training.baselines --out runs/baselines                       # `make baselines`: hours on 2 cores
+    python -m training.baselines --presets tiny --seeds 0 --steps tiny=200000 --eval-games 50 --out /tmp/b  # CI
 
-For each preset x critic x seed: ``training/ppo.py --config configs/train/ppo_tiny.yaml --set game=PRESET --set
-critic=C --set seed=S --set total_steps=N`` (plus ``--set KEY=VALUE`` extras), then ``training/evaluate.py
---config configs/PRESET.yaml --games G --team policy:RUN/best.pt``: games from seed 0, the same seeds as the
-reference teams' rows (``--reference``, default random and heuristic), so the rows are paired. Writes under
-``--out``: one run directory per cell, ``baselines.json`` (every cell: budget in env-steps and seconds, greedy
-cavers out with its 95% interval and medal rates; the references), ``baselines.md`` (the table) and
-``curves_PRESET.png`` (greedy evaluation during training against env-steps, mean over seeds, min-max band).
+For each preset x critic x seed: ``python -m training.ppo --config configs/train/ppo_tiny.yaml --set game=PRESET --set
+critic=C --set seed=S --set total_steps=N`` (plus ``--set KEY=VALUE`` extras), then ``python -m training.evaluate
+--config configs/PRESET.yaml --games G --team policy:RUN/best.pt``: games from seed 0, the same seeds as the reference
+teams' rows (``--reference``, default random and heuristic), so the rows are paired. Writes under ``--out``: one run
+directory per cell, ``baselines.json`` (every cell: budget in env-steps and seconds, greedy cavers out with its 95%
+interval and medal rates; the references), ``baselines.md`` (the table) and ``curves_PRESET.png`` (greedy evaluation
+during training against env-steps, mean over seeds, min-max band).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def run(cmd: list[str]) -> None:
 
 
 def evaluate(preset: str, teams: list[str], games: int, out: Path) -> list[dict[str, Any]]:
-    cmd = [sys.executable, "training/evaluate.py", "--config", f"configs/{preset}.yaml", "--games", str(games),
+    cmd = [sys.executable, "-m", "training.evaluate", "--config", f"configs/{preset}.yaml", "--games", str(games),
            "--out", str(out)]
     for team in teams:
         cmd += ["--team", team]
@@ -75,7 +75,7 @@ def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int) ->
     run_dir = args.out / f"{preset}-{critic}-{seed}"
     result = run_dir / "eval" / "results.json"
     if not (args.resume and result.exists()):
-        cmd = [sys.executable, "training/ppo.py", "--config", "configs/train/ppo_tiny.yaml", "--run-dir",
+        cmd = [sys.executable, "-m", "training.ppo", "--config", "configs/train/ppo_tiny.yaml", "--run-dir",
                str(run_dir), "--overwrite", "--set", f"game={preset}", "--set", f"critic={critic}", "--set",
                f"seed={seed}", "--set", f"total_steps={args.steps[preset]}", "--set",
                f"max_cycles={MAX_CYCLES[preset]}", "--set", "progress_bar=false"]

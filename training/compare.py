@@ -1,7 +1,7 @@
 """Paired comparison of two evaluations on the same seeds: cavers out of team B minus team A, game by game.
 
-    python training/compare.py runs/eval-heur/results.json runs/eval-new/results.json
-    python training/compare.py runs/eval/results.json --team-a heuristic --team-b policy:team  # one file, two teams
+    python -m training.compare runs/eval-heur/results.json runs/eval-new/results.json
+    python -m training.compare runs/eval/results.json --team-a heuristic --team-b policy:team  # one file, two teams
 
 For every setting (preset) that both ``training/evaluate.py`` result files hold for the same seeds, prints the mean
 difference in cavers out with its 95% interval (1.96 standard errors of the per-game differences), the games where

@@ -1,8 +1,8 @@
 """Distil the search into the shipped residual policy: label decisions with the search's action gains, then fit
 the policy's network to them.
 
-    python training/distil.py label --decisions 60000 --seed 1 --out runs/distil/labels-1.npz
-    python training/distil.py fit runs/distil/labels-*.npz --out runs/distil/fit
+    python -m training.distil label --decisions 60000 --seed 1 --out runs/distil/labels-1.npz
+    python -m training.distil fit runs/distil/labels-*.npz --out runs/distil/fit
 
 **Why gains, not choices.** The search values every legal action in the same sampled futures and leaves, per
 decision, each action's mean gain in cavers out over the heuristic's choice (``SearchAgent.last_gains``). Cloning
@@ -32,18 +32,17 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from training import bc
+from training.train_ppo import load_args, make_venv, stream_seed
 
-from training import bc  # noqa: E402
-from training.train_ppo import load_args, make_venv, stream_seed  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 DEFAULT_CONFIG = REPO / "configs" / "train" / "advised.yaml"
 
 
 def label(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="distil.py label", description="Label decisions with the search's gains.")
+    p = argparse.ArgumentParser(prog="python -m training.distil label",
+                                description="Label decisions with the search's gains.")
     p.add_argument("--config", default=str(DEFAULT_CONFIG), help="training config whose env the policy sees")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     p.add_argument("--decisions", type=int, default=20_000, help="decisions to label (rounded up to the slots)")
@@ -130,7 +129,8 @@ def best_gain(report: dict, thresholds: list[float]) -> float:
 
 
 def fit(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="distil.py fit", description="Fit the residual policy to the search's gains.")
+    p = argparse.ArgumentParser(prog="python -m training.distil fit",
+                                description="Fit the residual policy to the search's gains.")
     p.add_argument("demos", nargs="+", help="label files written by distil.py label")
     p.add_argument("--init", default=str(REPO / "agents" / "shipped" / "team.zip"), help="checkpoint to start from")
     p.add_argument("--out", required=True, help="run folder: team-THRESHOLD.zip, fit.json")
@@ -216,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     commands = {"label": label, "fit": fit}
     if not argv or argv[0] not in commands:
-        print(f"usage: distil.py {{{','.join(commands)}}} ... (see the module docstring)", file=sys.stderr)
+        print(f"usage: python -m training.distil {{{','.join(commands)}}} ... (see the module docstring)",
+              file=sys.stderr)
         return 2
     return commands[argv[0]](argv[1:])
 

@@ -1,7 +1,7 @@
 """Fit the gain head (``agents.gain_head``) to the search's gains: a learning curve judged on other games, and the
 team it makes.
 
-    python training/distil_probe.py --train runs/distil-small/labels-11.npz runs/distil-small/labels-12.npz \\
+    python -m training.distil_probe --train runs/distil-small/labels-11.npz runs/distil-small/labels-12.npz \\
         --test runs/distil-small/labels-13.npz --fractions 0.25 0.5 1 --out runs/distil-small/probe \\
         --team runs/distil-small/team.zip --rate 0.05
 
@@ -30,13 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from agents.gain_head import GainHead
+from training import bc
+from training.distil import searched
 
-from agents.gain_head import GainHead  # noqa: E402
-from training import bc  # noqa: E402
-from training.distil import searched  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 CHUNK = 1024  # decisions per forward pass when predicting
 

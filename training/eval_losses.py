@@ -1,5 +1,5 @@
 """Where a team's cavers are lost: health lost and knock-outs by cause, and cavers devoured, from the rules core's
-event log (``subterra_env.events``), for ``training/evaluate.py --losses``.
+event log (``subterra_env.events``), for ``python -m training.evaluate --losses``.
 
 A knock-out is a ``damage`` event that leaves the caver at 0 health; its cause is the event's rule ID (R-HOR-5 a
 horror, R-HZ-1 tremor, R-HZ-2 flood, R-HZ-3 gas, R-HZ-4 cave-in, R-ACT-2 a failed exert check, R-TILE-9 rough

@@ -1,6 +1,6 @@
 """Evaluate teams of agents on seeded Sub Terra games: medal rates, cavers escaped, cross-play, partner matrix.
 
-    python training/evaluate.py --config configs/default.yaml --team random --team heuristic \\
+    python -m training.evaluate --config configs/default.yaml --team random --team heuristic \\
         --team policy:agents/shipped/team.zip --games 1000 --out runs/eval/NAME
 
 Team specs (``--team``, or ``team=`` of :func:`evaluate_team`):
@@ -42,7 +42,7 @@ drag its partners down? Each bot X (one agent spec each: any team-spec entry, or
 (every seat), and with each partner kind Y (``--partners``, default the bots) holding k of the seats
 (``--partner-seats``, default 1 2 3; each 1 .. seats - 1) and X the rest::
 
-    python training/evaluate.py --config configs/full.yaml --partner-matrix random heuristic \\
+    python -m training.evaluate --config configs/full.yaml --partner-matrix random heuristic \\
         policy:agents/shipped/team.zip policy:runs/seed2/final.zip --games 1000 --out runs/eval/partners
 
 A cell (X, Y, k) plays the seeds ``seed .. seed + games - 1`` (``--partner-games``, default ``--games``), the same
@@ -78,20 +78,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:  # run as a script: make `training` and `agents` importable
-    sys.path.insert(0, str(_ROOT))
-
-from subterra_env.config import ConfigError, GameConfig, load, to_dict  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RESULT_NAMES  # noqa: E402
-from subterra_env.episode import Episodes  # noqa: E402
-from subterra_env.rewards import escaped  # noqa: E402
-from training import eval_report  # noqa: E402
-from training.eval_losses import LossTally, losses_markdown  # noqa: E402
-from training.eval_agents import (DEFAULT_OBS_RADIUS, AgentCache, EvalError, SeededRandomAgent,  # noqa: E402,F401
-                                  GamesHolder, as_entry, check_team_size, entry_label, needs_observation,
+from subterra_env.config import ConfigError, GameConfig, load, to_dict
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RESULT_NAMES
+from subterra_env.episode import Episodes
+from subterra_env.rewards import escaped
+from training import eval_report
+from training.eval_agents import (DEFAULT_OBS_RADIUS, AgentCache, EvalError, GamesHolder,  # noqa: F401
+                                  SeededRandomAgent, as_entry, check_team_size, entry_label, needs_observation,
                                   observations, parse_team, seat_groups, team_label)
+from training.eval_losses import LossTally, losses_markdown
 
 STATUS = ("ended", "truncated", "illegal")
 
@@ -585,7 +581,7 @@ class _Progress:
 # ---------------------------------------------------------------------------------------------- CLI
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python training/evaluate.py", description=__doc__.split("\n\n")[0],
+        prog="python -m training.evaluate", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__[__doc__.index("Team specs"):])
     p.add_argument("--config", action="append", metavar="YAML",
@@ -660,7 +656,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = AgentCache(deterministic=not args.stochastic, seed=args.seed)
     common = dict(seed=args.seed, batch=args.batch, max_cycles=args.max_cycles, progress=not args.no_progress,
                   cache=cache)
-    command = ["python", "training/evaluate.py", *(sys.argv[1:] if argv is None else argv)]
+    command = ["python", "-m", "training.evaluate", *(sys.argv[1:] if argv is None else argv)]
     meta = {"seed": args.seed, "games": args.games, "batch": args.batch, "max_cycles": args.max_cycles,
             "stochastic": args.stochastic, "command": " ".join(shlex.quote(a) for a in command),
             "configs": {name: to_dict(cfg) for name, cfg in configs}}

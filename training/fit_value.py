@@ -1,7 +1,7 @@
 """Fit the search's horizon value estimate (``agents/search/value.py``) on seeded heuristic games.
 
-    python training/fit_value.py                   # the shipped agents/search/value_net.npz (4 minutes on 2 cores)
-    python training/fit_value.py --games 200 --settings tiny full --out /tmp/value_net.npz
+    python -m training.fit_value                   # the shipped agents/search/value_net.npz (4 minutes on 2 cores)
+    python -m training.fit_value --games 200 --settings tiny full --out /tmp/value_net.npz
 
 For each setting of the base game (the tiny, small and medium caves and the full game at 4, 5 and 6 cavers) the
 compiled heuristic team plays ``--games`` seeded games; at the first decision of every round each running game's
@@ -24,16 +24,12 @@ from typing import Sequence
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
-
-from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent  # noqa: E402
-from agents.search.value import NET_PATH, ValueNet, network_inputs  # noqa: E402
-from subterra_env.config import preset  # noqa: E402
-from subterra_env.core.invariants import on_exit  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RUNNING  # noqa: E402
+from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
+from agents.search.value import NET_PATH, ValueNet, network_inputs
+from subterra_env.config import preset
+from subterra_env.core.invariants import on_exit
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RUNNING
 
 SETTINGS = {"tiny": ("tiny", {}), "small": ("small", {}), "medium": ("medium", {}), "full": ("full", {}),
             "full-5": ("full", {"num_cavers": 5}), "full-6": ("full", {"num_cavers": 6})}
@@ -117,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     layers = {f"{k}{i // 2}": v for i, (k, v) in enumerate(zip(["w", "b"] * len(params), params))}
-    report = {"command": "python training/fit_value.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+    report = {"command": "python -m training.fit_value " + " ".join(argv if argv is not None else sys.argv[1:]),
               "heuristic_weights": dict(DEFAULT_WEIGHTS), "games": args.games, "seed": args.seed,
               "holdout": args.holdout, "calibration": {}}
     np.savez(out, **layers, report=json.dumps(report))

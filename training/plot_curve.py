@@ -1,8 +1,8 @@
 """Learning curves of training runs as a PNG: team return, cavers escaped and medal rate against env steps.
 
-    python training/plot_curve.py runs/shipped [runs/other ...] --out runs/shipped/curve.png
-    python training/plot_curve.py runs/rllib                      # an RLlib run of training/train_rllib.py
-    python training/plot_curve.py runs/quickstart                 # a run of the native trainer, training/ppo.py
+    python -m training.plot_curve runs/shipped [runs/other ...] --out runs/shipped/curve.png
+    python -m training.plot_curve runs/rllib                      # an RLlib run of training/train_rllib.py
+    python -m training.plot_curve runs/quickstart                 # a run of the native trainer, training/ppo.py
 
 Reads each run's ``eval.jsonl`` (periodic greedy evaluations on fixed seeds) and ``tb/progress.csv`` (the rolling
 statistics of the training games: ``rollout/ep_rew_mean``, ``rollout/ep_escaped_mean``, ``rollout/medal_rate``)

@@ -1,7 +1,7 @@
 """Native PPO for the Sub Terra team: one readable file, no RL framework underneath (CleanRL's style).
 
-    python training/ppo.py --config configs/train/ppo_tiny.yaml [--set lr=1e-3 ...] [--run-dir runs/NAME]
-    python training/ppo.py --resume runs/NAME [--set total_steps=N]
+    python -m training.ppo --config configs/train/ppo_tiny.yaml [--set lr=1e-3 ...] [--run-dir runs/NAME]
+    python -m training.ppo --resume runs/NAME [--set total_steps=N]
 
 Reads top to bottom: the settings (``Args``, one docstring each; YAML keys and ``--set`` overrides are checked, an
 unknown key or an out-of-range value is an error naming it before any work starts), the seeding block, the
@@ -44,14 +44,10 @@ import numpy as np
 import torch
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make training/ and agents/ importable from the repo root
-    sys.path.insert(0, str(REPO))
-from agents.native_policy import (ActorCritic, NetSpec, load_checkpoint, masked_log_probs,  # noqa: E402
-                                  save_checkpoint)
-from agents.onnx_policy import export_onnx  # noqa: E402
-from training.run_files import append_jsonl, build_game, versions  # noqa: E402
-from training.schema import SettingsError, apply_override, from_mapping, to_plain  # noqa: E402
+from agents.native_policy import ActorCritic, NetSpec, load_checkpoint, masked_log_probs, save_checkpoint
+from agents.onnx_policy import export_onnx
+from training.run_files import append_jsonl, build_game, versions
+from training.schema import SettingsError, apply_override, from_mapping, to_plain
 
 
 # ----------------------------------------------------------------------------------------------------- settings

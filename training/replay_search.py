@@ -1,22 +1,21 @@
 """Replay a search setting on decisions whose every action was valued in many futures: its true gain per decision.
 
-    python training/replay_search.py runs/headroom/headroom.npz --seed 7 \\
+    python -m training.replay_search runs/headroom/headroom.npz --seed 7 \\
         --weight time_w=1.0 --weight heal_at_1=1 --weight hide=1.0 --horizon 4 --worlds 32 --z 1.0
 
-``training/search_headroom.py --states FILE.npz`` keeps sampled decisions with each legal action's mean cavers out
-over many futures (its ``--worlds``, played to the end by the heuristic team): the truth. Here ``SearchAgent`` (the
-given settings, or its defaults) decides each of those decisions afresh, in futures of its own, and the decision
-is scored by the truth: the chosen action's value less the heuristic's choice's. The mean over the decisions, with
-its 95% interval, is what the setting gains per decision; the table also gives how often it left the heuristic's
-choice and its wall-clock milliseconds per decision (one thread). ``--weight NAME=VALUE`` sets the heuristic's
-weights to those the states were valued with (the file does not record them; ``agents/heuristic/weights.py``).
+``python -m training.search_headroom --states FILE.npz`` keeps sampled decisions with each legal action's mean cavers
+out over many futures (its ``--worlds``, played to the end by the heuristic team): the truth. Here ``SearchAgent`` (the
+given settings, or its defaults) decides each of those decisions afresh, in futures of its own, and the decision is
+scored by the truth: the chosen action's value less the heuristic's choice's. The mean over the decisions, with its 95%
+interval, is what the setting gains per decision; the table also gives how often it left the heuristic's choice and its
+wall-clock milliseconds per decision (one thread). ``--weight NAME=VALUE`` sets the heuristic's weights to those the
+states were valued with (the file does not record them; ``agents/heuristic/weights.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,15 +23,11 @@ from typing import Sequence
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
-
-from agents.heuristic import DEFAULT_WEIGHTS  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import State  # noqa: E402
+from agents.heuristic import DEFAULT_WEIGHTS
+from agents.search import SearchAgent
+from subterra_env.config import load
+from subterra_env.core.rules import Core
+from subterra_env.core.state import State
 
 
 def parse_weight(text: str) -> tuple[str, float]:
@@ -47,7 +42,7 @@ def parse_weight(text: str) -> tuple[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("states", help="an npz written by training/search_headroom.py --states")
+    p.add_argument("states", help="an npz written by python -m training.search_headroom --states")
     p.add_argument("--seed", type=int, default=0, help="the search's seed")
     p.add_argument("--worlds", type=int, help="the search's worlds (default: its own)")
     p.add_argument("--more-worlds", type=int, help="its further worlds for the contenders (default: its own)")

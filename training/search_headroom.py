@@ -1,7 +1,7 @@
 """How much can one step of search gain over the heuristic? Every legal action of sampled decisions, valued in many
 shared futures.
 
-    python training/search_headroom.py --config configs/full.yaml --decisions 40 --worlds 300 --seed 880000 \\
+    python -m training.search_headroom --config configs/full.yaml --decisions 40 --worlds 300 --seed 880000 \\
         --out runs/headroom/full.json
 
 For each of ``--decisions`` seeded games, the heuristic team plays a random number of decisions (up to 240), then
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,19 +29,15 @@ from typing import Sequence
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
-
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.search.agent import MAX_ROUND, rollout_core  # noqa: E402
-from agents.search.worlds import sample_worlds  # noqa: E402
-from subterra_env.config import CAVER_NAMES, load  # noqa: E402
-from subterra_env.core.actions import ACTION_NAMES  # noqa: E402
-from subterra_env.core.kernels import cavers_out_batch  # noqa: E402
-from subterra_env.core.rng import mix  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
-from subterra_env.core.state import RUNNING, State  # noqa: E402
+from agents.heuristic import HeuristicAgent
+from agents.search.agent import MAX_ROUND, rollout_core
+from agents.search.worlds import sample_worlds
+from subterra_env.config import CAVER_NAMES, load
+from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.core.kernels import cavers_out_batch
+from subterra_env.core.rng import mix
+from subterra_env.core.rules import Core
+from subterra_env.core.state import RUNNING, State
 
 
 def action_values(core: Core, st: State, worlds: int, salt: int, common_dice: bool = True, threads: int | None = None

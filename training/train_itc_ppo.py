@@ -1,9 +1,9 @@
 """MaskablePPO for In the Cave against the heuristic or itself, with an optional warm start by imitation.
 
-    python training/train_itc_ppo.py [--timesteps 50000] [--eval-games 100] [--seed 0] [--out runs/itc_ppo]
-    python training/train_itc_ppo.py --bc-games 150 --dagger-rounds 3 --net 256 256 --timesteps 30000 --lr 5e-5 \
+    python -m training.train_itc_ppo [--timesteps 50000] [--eval-games 100] [--seed 0] [--out runs/itc_ppo]
+    python -m training.train_itc_ppo --bc-games 150 --dagger-rounds 3 --net 256 256 --timesteps 30000 --lr 5e-5 \
         --eval-every 10000 --out runs/itc_dagger          # imitate the heuristic, DAgger, then PPO
-    python training/train_itc_ppo.py --opponent self --sync-every 4 --timesteps 100000 --eval-every 20000
+    python -m training.train_itc_ppo --opponent self --sync-every 4 --timesteps 100000 --eval-every 20000
 
 The learner plays one team of a 2-team game (default settings; its seat alternates by episode); the other team is
 the heuristic (``agents.in_the_cave.heuristic_action``) or, with ``--opponent self``, a frozen copy of the learner
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -33,17 +32,15 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(ROOT))
+from agents.in_the_cave.evaluate import wilson
+from agents.in_the_cave.heuristic import heuristic_action
+from subterra_env.in_the_cave import ItcConfig
+from subterra_env.in_the_cave.core import layout as L
+from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
+from subterra_env.in_the_cave.core.game import ItcCore
+from subterra_env.in_the_cave.observe import LEARNER_RADIUS, flat, flat_size, vp
 
-from agents.in_the_cave.evaluate import wilson  # noqa: E402
-from agents.in_the_cave.heuristic import heuristic_action  # noqa: E402
-from subterra_env.in_the_cave import ItcConfig  # noqa: E402
-from subterra_env.in_the_cave.core import layout as L  # noqa: E402
-from subterra_env.in_the_cave.core.actions import NUM_ACTIONS  # noqa: E402
-from subterra_env.in_the_cave.core.game import ItcCore  # noqa: E402
-from subterra_env.in_the_cave.observe import LEARNER_RADIUS, flat, flat_size, vp  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 OBS_RADIUS = LEARNER_RADIUS  # a smaller window than the env's default 7: fewer inputs for a short run
 # The learner's input for team ``seat`` of game record ``g``: the grid centred on its pawn and the vector, flattened

@@ -1,8 +1,8 @@
 """Parameter-shared MaskablePPO for the Sub Terra team: one policy plays every caver.
 
-    python training/train_ppo.py --config configs/train/default.yaml [--set ppo.learning_rate=1e-4 ...]
+    python -m training.train_ppo --config configs/train/default.yaml [--set ppo.learning_rate=1e-4 ...]
                                  [--run-dir runs/NAME [--overwrite]]
-    python training/train_ppo.py --resume runs/NAME [--set total_timesteps=N]
+    python -m training.train_ppo --resume runs/NAME [--set total_timesteps=N]
 
 Reads top to bottom: the settings (dataclasses, one docstring per setting; every one of them lives in the YAML
 file and unknown keys are errors), the seeding block, behaviour cloning from a teacher team (training/bc.py), then
@@ -38,12 +38,11 @@ import numpy as np
 import torch
 import yaml
 
+from training import bc
+from training.run_files import append_jsonl, build_game, stream_seed, versions  # noqa: F401
+from training.schema import SettingsError, apply_override, from_mapping, to_plain
+
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # run as a script: make training/ and agents/ importable from the repo root
-    sys.path.insert(0, str(REPO))
-from training import bc  # noqa: E402
-from training.run_files import append_jsonl, build_game, stream_seed, versions  # noqa: E402,F401
-from training.schema import SettingsError, apply_override, from_mapping, to_plain  # noqa: E402
 
 
 # ----------------------------------------------------------------------------------------------------- settings

@@ -1,9 +1,9 @@
 """RLlib PPO (new API stack) for the Sub Terra team: one shared policy for every caver, action masking, on one
 machine or a Ray cluster. Needs the ``distributed`` extra: ``pip install -e .[distributed]``.
 
-    python training/train_rllib.py --config configs/train/rllib/local.yaml [--set ppo.lr=1e-4 ...] [--run-dir DIR]
-    python training/train_rllib.py --config configs/train/rllib/cluster.yaml --address auto    # after `ray start`
-    python training/train_rllib.py --resume runs/rllib [--set stop.iterations=400]
+    python -m training.train_rllib --config configs/train/rllib/local.yaml [--set ppo.lr=1e-4 ...] [--run-dir DIR]
+    python -m training.train_rllib --config configs/train/rllib/cluster.yaml --address auto    # after `ray start`
+    python -m training.train_rllib --resume runs/rllib [--set stop.iterations=400]
 
 The pieces (env, masking RLModule, PPOConfig, callbacks) live in ``subterra_env.rllib``; this script reads the
 YAML settings (every key below, unknown keys are errors), starts or joins Ray, trains and checkpoints. The run

@@ -1,7 +1,7 @@
 """PPO with TorchRL on the native batched env: ClipPPOLoss, a MaskedCategorical policy, GAE, a Collector.
 
-    python training/train_torchrl.py --config configs/tiny.yaml --run-dir runs/torchrl_tiny
-    python training/evaluate.py --config configs/tiny.yaml --games 200 --team random \\
+    python -m training.train_torchrl --config configs/tiny.yaml --run-dir runs/torchrl_tiny
+    python -m training.evaluate --config configs/tiny.yaml --games 200 --team random \\
         --team torchrl:runs/torchrl_tiny/policy.pt
 
 One policy plays every caver (the env's shared layout: each slot shows its acting caver). Each iteration collects
@@ -25,23 +25,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+import torch
+from tensordict import TensorDictBase
+from tensordict.nn import TensorDictModule
+from torchrl.collectors import Collector
+from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+from torchrl.objectives import ClipPPOLoss
+from torchrl.objectives.value import GAE
+
+from agents.torchrl_agent import SubterraNet, save_policy
+from subterra_env.config import load
+from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.core.observe import NUM_SCALARS
+from subterra_env.torchrl_env import SubterraTorchRLEnv
+
 _ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:  # run as a script: make `training` and `agents` importable
-    sys.path.insert(0, str(_ROOT))
-
-import torch  # noqa: E402
-from tensordict import TensorDictBase  # noqa: E402
-from tensordict.nn import TensorDictModule  # noqa: E402
-from torchrl.collectors import Collector  # noqa: E402
-from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator  # noqa: E402
-from torchrl.objectives import ClipPPOLoss  # noqa: E402
-from torchrl.objectives.value import GAE  # noqa: E402
-
-from agents.torchrl_agent import SubterraNet, save_policy  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.actions import NUM_ACTIONS  # noqa: E402
-from subterra_env.core.observe import NUM_SCALARS  # noqa: E402
-from subterra_env.torchrl_env import SubterraTorchRLEnv  # noqa: E402
 
 OBS_KEYS = ["observation", "scalars"]
 

@@ -1,7 +1,7 @@
 """Hyperparameters of the native trainer found by search, not guessed: an Optuna study over ``training/ppo.py``.
 
-    python training/tune.py --game tiny --trials 30 --seconds 120 --out runs/tune-tiny      # about an hour, 2 cores
-    python training/tune.py --game small --trials 30 --seconds 600 --out runs/tune-small --set device=cuda
+    python -m training.tune --game tiny --trials 30 --seconds 120 --out runs/tune-tiny      # about an hour, 2 cores
+    python -m training.tune --game small --trials 30 --seconds 600 --out runs/tune-small --set device=cuda
 
 Each trial trains from scratch for a fixed wall-clock budget (``--seconds``: what a setting buys per second of the
 machine, not per step) with settings drawn by Optuna's TPE sampler: learning rate, entropy weight, clip range,
@@ -9,9 +9,10 @@ games stepped together (the batch), minibatches and the network's width; the res
 ``--set``. The learning rate is not annealed (the steps a trial reaches are not known in advance). A trial's score
 is the greedy evaluation at its end (``--eval-games`` seeded games, seeds from 1,000,000, never the seeds of the
 reported tables). The study lives in ``OUT/study.db`` (SQLite: ``--out`` again resumes it and adds trials);
-``OUT/trials.md`` is the table of every trial, best first, and ``OUT/best.yaml`` the best trial's drawn settings on
-top of ``--config`` and ``--set`` as a ``training/ppo.py`` config (the trials' own budget settings, no annealing, a
-time limit and one final evaluation, are not copied: the config trains for its ``total_steps``). Needs the ``tune`` extra (``pip install -e .[tune]``).
+``OUT/trials.md`` is the table of every trial, best first, and ``OUT/best.yaml`` the best trial's drawn settings on top
+of ``--config`` and ``--set`` as a ``training/ppo.py`` config (the trials' own budget settings, no annealing, a time
+limit and one final evaluation, are not copied: the config trains for its ``total_steps``). Needs the ``tune`` extra
+(``pip install -e .[tune]``).
 """
 
 from __future__ import annotations
@@ -25,11 +26,10 @@ from typing import Any
 
 import yaml
 
+from training import ppo
+from training.schema import SettingsError, to_plain
+
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-from training import ppo  # noqa: E402
-from training.schema import SettingsError, to_plain  # noqa: E402
 
 # What a trial draws: name -> (kind, choices or (low, high)); log-uniform for the rates.
 SPACE: dict[str, tuple[str, Any]] = {

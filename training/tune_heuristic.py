@@ -1,6 +1,6 @@
 """Tune the compiled heuristic's weights by measurement: coordinate search on seeded games.
 
-    python training/tune_heuristic.py --config configs/full.yaml --games 2000 --seed 0 --sweeps 2 \\
+    python -m training.tune_heuristic --config configs/full.yaml --games 2000 --seed 0 --sweeps 2 \\
         --out runs/tune/full
 
 Each step scales one weight (``agents/heuristic/weights.py``) by each factor of ``--factors`` and plays the same
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,14 +23,10 @@ from typing import Sequence
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:
-    sys.path.insert(0, str(_ROOT))
-
-from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent  # noqa: E402
-from subterra_env.config import load  # noqa: E402
-from subterra_env.core.kernels import cavers_out_batch  # noqa: E402
-from subterra_env.core.rules import Core  # noqa: E402
+from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
+from subterra_env.config import load
+from subterra_env.core.kernels import cavers_out_batch
+from subterra_env.core.rules import Core
 
 MAX_CYCLES = 200
 # Weights that are switches or thresholds on whole numbers are stepped by one instead of scaled.

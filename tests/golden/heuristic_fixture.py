@@ -335,12 +335,8 @@ RECORDED_WEIGHTS = {"time_w": 1.0, "heal_at_1": 1.0, "hide": 1.0}
 def main() -> None:
     """Measure the compiled heuristic team (agents.HeuristicAgent, on the recording's weights) against the whole
     fixture."""
-    import sys
     import time
 
-    root = Path(__file__).resolve().parents[2]
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
     from agents import HeuristicAgent
 
     start = time.perf_counter()

@@ -1,6 +1,6 @@
 """Record golden trajectories from today's rules core: the reference a new (compiled) core must match bit for bit.
 
-    python tests/golden/record.py [--games 500] [--out tests/golden/trajectories.npz]
+    PYTHONPATH=. python tests/golden/record.py [--games 500] [--out tests/golden/trajectories.npz]
 
 Plays seeded games, one at a time (B=1), through ``subterra_env.core.rules.Core`` over mixed settings groups (the
 soak benchmark's lanes plus a shortened cave and a set of non-default numbers), with a seeded uniform random legal
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import platform
 import subprocess
@@ -131,15 +130,11 @@ def pack_masks(masks: list[np.ndarray] | np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------- groups and policy
 def load_soak() -> ModuleType:
-    """benchmarks/ is not a package: load soak.py from its path (registered, as its dataclasses require)."""
-    name = "benchmarks_soak"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "soak.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """benchmarks/soak.py, whose action stream plays the recorded games (the repository root on the import path:
+    pytest's ``pythonpath``, or ``PYTHONPATH=.`` for this script)."""
+    from benchmarks import soak
+
+    return soak
 
 
 def jsonable(x: Any) -> Any:
