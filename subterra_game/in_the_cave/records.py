@@ -35,7 +35,7 @@ import numpy as np
 from subterra_env.config import ConfigError
 from subterra_env.in_the_cave.config import ItcConfig, from_dict, to_dict
 from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from subterra_env.in_the_cave.env_aec import raw_env
 
 from ..records import RecordError, _need, check_actions, save_record
@@ -145,11 +145,12 @@ def replay(doc: dict[str, Any], where: str = "record", on_step: Callable[[int, r
         if entry["seat"] != actor:
             raise RecordError(f"{where}: step {i}: the record has team {entry['seat']} acting, but in the game it is "
                               f"team {actor}")
-        if not env._mask[a]:
+        try:
+            env.step(a)  # the env checks the action (the one check): an illegal one leaves the game as it was
+        except IllegalActionError:
             legal = ", ".join(ACTION_NAMES[x] for x in np.flatnonzero(env._mask))
             raise RecordError(f"{where}: step {i}: action {a} ({ACTION_NAMES[a]}) is not legal for team {actor}; "
-                              f"legal were: {legal}")
-        env.step(a)
+                              f"legal were: {legal}") from None
         if on_step is not None:
             on_step(i, env)
     if verify:
