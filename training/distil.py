@@ -128,7 +128,7 @@ def best_gain(report: dict, thresholds: list[float]) -> float:
     return max(report[f"{t:g}"]["gain"] for t in thresholds)
 
 
-def fit(argv: list[str]) -> int:
+def fit_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m training.distil fit",
                                 description="Fit the residual policy to the search's gains.")
     p.add_argument("demos", nargs="+", help="label files written by distil.py label")
@@ -154,6 +154,13 @@ def fit(argv: list[str]) -> int:
             p.error(f"--{name} must be above 0, got {getattr(a, name)}")
     if not 0 < a.holdout < 1 or min(a.thresholds) < 0:
         p.error(f"--holdout must be in (0, 1) and --thresholds at least 0, got {a.holdout} and {a.thresholds}")
+    return a
+
+
+def fit(argv: list[str]) -> int:
+    """The residual policy regressed on the labels' gains (and its value on their returns), the epoch whose best
+    threshold gains most on held-out games kept; one checkpoint per ``--thresholds`` value and fit.json."""
+    a = fit_args(argv)
     import torch
 
     from agents.policy_agent import load_maskable_ppo

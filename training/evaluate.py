@@ -193,6 +193,51 @@ def _config(config: GameConfig | str | Path | None) -> GameConfig:
     return load(config)
 
 
+def _choose_actions(groups: list[tuple[Any, np.ndarray, str]], core: Core, eps: Episodes, st, live: np.ndarray,
+                    stopped: np.ndarray, status: np.ndarray, seeds: np.ndarray,
+                    illegal: list[dict[str, Any]]) -> tuple[np.ndarray, int]:
+    """One decision of every live game of a batch, each asked of the agent on the acting seat: (actions, decisions
+    made). An illegal action is recorded in ``illegal`` (seed, round, seat, the legal actions) and stops its game
+    (``stopped``, ``status`` 2: the batch's slices, written in place); it is not played."""
+    mask = eps.mask
+    actions = np.zeros(len(live), np.intp)
+    decisions = 0
+    for agent, agent_seats, who in groups:
+        idx = np.flatnonzero(live & np.isin(st.actor, agent_seats))
+        if not len(idx):
+            continue
+        obs = None
+        if needs_observation(agent):
+            obs = observations(core, st, idx, int(getattr(agent, "obs_radius", DEFAULT_OBS_RADIUS)))
+        a = np.asarray(agent.act_batch(obs, mask[idx], games=idx)).reshape(-1)
+        if a.shape != idx.shape:
+            raise EvalError(f"agent {who}: act_batch returned {a.shape[0]} actions for {len(idx)} games")
+        decisions += len(idx)
+        ok = eps.legal(a, idx)
+        for g, bad in zip(idx[~ok], a[~ok]):
+            illegal.append({"seed": int(seeds[g]), "round": int(st.round[g]), "step": int(st.steps[g]),
+                            "seat": int(st.actor[g]), "agent": who, "action": int(bad),
+                            "legal": np.flatnonzero(mask[g]).tolist()})
+            stopped[g] = True
+            status[g] = 2
+        actions[idx[ok]] = a[ok]
+    return actions, decisions
+
+
+def _step_running(eps: Episodes, st, actions: np.ndarray, stopped: np.ndarray, tally: LossTally | None) -> None:
+    """Step the batch's running games (not the ended, truncated or stopped ones); with a ``tally``, count where
+    their cavers are lost from the step's events."""
+    keep = np.flatnonzero(~eps.over & ~stopped)
+    before = (st.exit_tile[keep] < 0, st.c_hp[keep].copy()) if tally is not None else None
+    if stopped.any() or eps.truncated.any():  # step only the running games
+        eps.step(actions[keep], slots=keep, checked=True)
+    else:  # the core skips the games that ended
+        eps.step(actions, checked=True)
+    if before is not None:
+        for j, g in enumerate(keep):
+            tally.add(eps.events(g), bool(before[0][j]), before[1][j])
+
+
 def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[Any], num_games: int = 1000,
                   seed: int = 0, batch: int = 100, max_cycles: int = 200, progress: bool = False, *,
                   settings: str | None = None, cache: AgentCache | None = None,
@@ -204,12 +249,10 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
     by several calls (updated, not closed; ``progress`` is then ignored). ``losses``: also tally where cavers are
     lost, from the core's event log (``EvalResult.losses``; the games are the same)."""
     cfg = _config(config)
-    if not isinstance(num_games, int) or num_games < 1:
-        raise EvalError(f"num_games={num_games!r}: expected a positive integer")
-    if not isinstance(batch, int) or batch < 1:
-        raise EvalError(f"batch={batch!r}: expected a positive integer")
-    if not isinstance(max_cycles, int) or max_cycles < 1:
-        raise EvalError(f"max_cycles={max_cycles!r}: expected a positive integer (rounds)")
+    for name, value, unit in (("num_games", num_games, ""), ("batch", batch, ""),
+                              ("max_cycles", max_cycles, " (rounds)")):
+        if not isinstance(value, int) or value < 1:
+            raise EvalError(f"{name}={value!r}: expected a positive integer{unit}")
     entries = parse_team(team)
     n_seats = cfg.num_cavers
     check_team_size(entries, team, n_seats)
@@ -246,36 +289,9 @@ def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[A
             live = ~eps.over & ~stopped
             if not live.any():
                 break
-            mask = eps.mask
-            actions = np.zeros(hi - lo, np.intp)
-            for agent, agent_seats, who in groups:
-                idx = np.flatnonzero(live & np.isin(st.actor, agent_seats))
-                if not len(idx):
-                    continue
-                obs = None
-                if needs_observation(agent):
-                    obs = observations(core, st, idx, int(getattr(agent, "obs_radius", DEFAULT_OBS_RADIUS)))
-                a = np.asarray(agent.act_batch(obs, mask[idx], games=idx)).reshape(-1)
-                if a.shape != idx.shape:
-                    raise EvalError(f"agent {who}: act_batch returned {a.shape[0]} actions for {len(idx)} games")
-                decisions += len(idx)
-                ok = eps.legal(a, idx)
-                for g, bad in zip(idx[~ok], a[~ok]):
-                    illegal.append({"seed": int(seeds[lo + g]), "round": int(st.round[g]), "step": int(st.steps[g]),
-                                    "seat": int(st.actor[g]), "agent": who, "action": int(bad),
-                                    "legal": np.flatnonzero(mask[g]).tolist()})
-                    stopped[g] = True
-                    status[lo + g] = 2
-                actions[idx[ok]] = a[ok]
-            keep = np.flatnonzero(~eps.over & ~stopped)
-            before = (st.exit_tile[keep] < 0, st.c_hp[keep].copy()) if losses else None
-            if stopped.any() or eps.truncated.any():  # step only the running games
-                eps.step(actions[keep], slots=keep, checked=True)
-            else:  # the core skips the games that ended
-                eps.step(actions, checked=True)
-            if before is not None:
-                for j, g in enumerate(keep):
-                    tally.add(eps.events(g), bool(before[0][j]), before[1][j])
+            actions, n = _choose_actions(groups, core, eps, st, live, stopped, status[lo:hi], seeds[lo:hi], illegal)
+            decisions += n
+            _step_running(eps, st, actions, stopped, tally if losses else None)
             status[lo:hi][eps.truncated & ~stopped] = 1
             done = int((eps.over | stopped).sum())
             bar.update(done - done_before)

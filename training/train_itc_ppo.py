@@ -146,7 +146,7 @@ def evaluate(model: Any, games: int, seed: int) -> dict[str, Any]:
             "opponent_mean_score": float(np.mean(others)) if others else None}
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--timesteps", type=int, default=50_000, help="learner decisions to train on (default 50000)")
     p.add_argument("--eval-games", type=int, default=100, help="greedy games against the heuristic (default 100)")
@@ -177,11 +177,46 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         p.error("--dagger-rounds needs a BC warm start (--bc-games or --demos)")
     if args.timesteps == 0 and args.bc_games == 0 and not args.demos:
         p.error("nothing to train: give --timesteps or --bc-games")
+    return args
+
+
+def warm_start(model: Any, args: argparse.Namespace, curve: Path, curve_point: Callable[[Any], dict[str, Any]],
+               start: float) -> list[dict[str, Any]]:
+    """Behaviour cloning of the heuristic's decisions (``--bc-games`` new games, or ``--demos``), then
+    ``--dagger-rounds`` of DAgger; one row per stage (held-out accuracy), also on the curve with ``--eval-every``."""
+    from training.bc import Demonstrations, load_demos, split, train_bc
+    from training.itc_selfplay import collect_demos, write_row
+
+    if args.demos:
+        demos = load_demos(args.demos)
+    else:
+        demos = collect_demos(args.bc_games, seed=30_000 + 1000 * args.seed, observe=observe)
+        demos.save(args.out / "demos.npz")
+    stages = []
+    for k in range(args.dagger_rounds + 1):
+        if k:  # DAgger: the learner's own states, labelled by the heuristic, join the data
+            more = collect_demos(args.dagger_games, seed=40_000 + 1000 * k + 100_000 * args.seed,
+                                 observe=observe, learner=model)
+            demos = Demonstrations.concat([demos, more])
+        train_set, held_out = split(demos, holdout=0.1, seed=args.seed)
+        history = train_bc(model.policy, train_set, held_out, epochs=args.bc_epochs, batch_size=512,
+                           lr=args.bc_lr, seed=args.seed + k)
+        stage = {"stage": f"DAgger {k}" if k else "BC", "decisions": len(demos),
+                 "seconds": round(time.perf_counter() - start, 1),
+                 **{x: round(v, 4) for x, v in history[-1].items() if x.startswith("held_out_acc")}}
+        stages.append(stage)
+        print(json.dumps(stage), flush=True)
+        if args.eval_every:
+            write_row(curve, {"timesteps": 0, **stage, **curve_point(model)})
+    return stages
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.bc import Demonstrations, load_demos, split, train_bc
-    from training.itc_selfplay import PolicyOpponent, collect_demos, make_callback, plot_curve, write_row
+    from training.itc_selfplay import PolicyOpponent, make_callback, plot_curve
 
     torch.manual_seed(args.seed)
     env = ItcVsOpponent(seed=args.seed, reward_vp=args.reward_vp)
@@ -191,36 +226,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     curve = args.out / "curve.jsonl"
     curve.unlink(missing_ok=True)
     result: dict[str, Any] = {"timesteps": args.timesteps, "opponent": args.opponent, "bc_games": args.bc_games,
-                              "reward_vp": args.reward_vp, "n_steps": args.n_steps, "lr": args.lr, "net": list(args.net),
-                              "seed": args.seed}
+                              "reward_vp": args.reward_vp, "n_steps": args.n_steps, "lr": args.lr,
+                              "net": list(args.net), "seed": args.seed}
 
     def curve_point(m: Any) -> dict[str, Any]:
         return evaluate(m, args.curve_games, seed=20_000 + args.seed)
 
     start = time.perf_counter()
     if args.bc_games or args.demos:
-        if args.demos:
-            demos = load_demos(args.demos)
-        else:
-            demos = collect_demos(args.bc_games, seed=30_000 + 1000 * args.seed, observe=observe)
-            demos.save(args.out / "demos.npz")
-        stages = []
-        for k in range(args.dagger_rounds + 1):
-            if k:  # DAgger: the learner's own states, labelled by the heuristic, join the data
-                more = collect_demos(args.dagger_games, seed=40_000 + 1000 * k + 100_000 * args.seed,
-                                     observe=observe, learner=model)
-                demos = Demonstrations.concat([demos, more])
-            train_set, held_out = split(demos, holdout=0.1, seed=args.seed)
-            history = train_bc(model.policy, train_set, held_out, epochs=args.bc_epochs, batch_size=512,
-                               lr=args.bc_lr, seed=args.seed + k)
-            stage = {"stage": f"DAgger {k}" if k else "BC", "decisions": len(demos),
-                     "seconds": round(time.perf_counter() - start, 1),
-                     **{x: round(v, 4) for x, v in history[-1].items() if x.startswith("held_out_acc")}}
-            stages.append(stage)
-            print(json.dumps(stage), flush=True)
-            if args.eval_every:
-                write_row(curve, {"timesteps": 0, **stage, **curve_point(model)})
-        result["bc"] = stages
+        result["bc"] = warm_start(model, args, curve, curve_point, start)
     opponent = PolicyOpponent(model.policy, observe) if args.opponent == "self" else None
     if opponent is not None:
         env.opponent = opponent

@@ -424,33 +424,151 @@ def parse_cli(argv: list[str] | None = None) -> argparse.Namespace:
     return ns
 
 
-def main(argv: list[str] | None = None) -> int:
-    cli = parse_cli(argv)
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import CallbackList
+def open_run(cli: argparse.Namespace) -> tuple[Path, TrainArgs, dict]:
+    """The run directory, its settings and its position: the resumed run's (``--resume``), or a new run's (an
+    earlier run in ``--run-dir`` deleted under ``--overwrite``). Raises SettingsError."""
+    if cli.resume:
+        run = Path(cli.resume)
+        if not (run / "state.json").exists():
+            raise SettingsError(f"--resume {run}: no state.json there (no checkpoint was saved yet)")
+        args = load_args(run / "config.yaml", cli.set, allowed_overrides=RESUME_OVERRIDES)
+        state = json.loads((run / "state.json").read_text())
+        state["segment"] += 1
+        return run, args, state
+    args = load_args(cli.config, cli.set)
+    run = Path(cli.run_dir or f"runs/{Path(cli.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    if run.exists() and any(run.iterdir()):
+        if not (cli.overwrite and (run / "config.yaml").exists()):
+            raise SettingsError(f"--run-dir {run} exists and is not empty: use --resume {run}, --overwrite "
+                                "(for an earlier run's directory) or another directory")
+        shutil.rmtree(run)
+    state = {"stage": 0, "stage_start": 0, "segment": 0, "num_timesteps": 0, "checkpoint": None,
+             "best": None, "bc": None}
+    return run, args, state
+
+
+def stage_venv(args: TrainArgs, state: dict, stage: int):
+    """The vector env of curriculum stage ``stage``, its game slots seeded by a stream of their own per stage and per
+    resumed segment."""
+    return make_venv(args, stage, args.env.num_envs, stream_seed(args.seed, stage, state["segment"]))
+
+
+def make_logger(args: TrainArgs, run: Path, state: dict):
+    """TensorBoard events and a CSV copy (a resumed segment writes its own CSV: SB3 would overwrite the file)."""
     from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger, TensorBoardOutputFormat
+
+    csv_name = "progress.csv" if state["segment"] == 0 else f"progress-resume{state['segment']}.csv"
+    (run / "tb").mkdir(exist_ok=True)
+    outputs = [TensorBoardOutputFormat(str(run / "tb")), CSVOutputFormat(str(run / "tb" / csv_name))]
+    return Logger(str(run / "tb"), outputs + ([HumanOutputFormat(sys.stdout)] if args.log.verbose else []))
+
+
+def build_model(args: TrainArgs, run: Path, state: dict, venv, resume: bool):
+    """The MaskablePPO model: loaded from the run's last checkpoint, or new with the settings' network (the advised
+    policy where ``model.advice_scale`` is set)."""
+    from sb3_contrib import MaskablePPO
 
     from subterra_env.models import SubterraFeaturesExtractor
 
-    # --- the run directory and its settings
+    if resume:
+        model = MaskablePPO.load(run / state["checkpoint"], env=venv, device=args.device)
+        print(f"resumed {run} at step {model.num_timesteps} (stage {state['stage']})")
+        return model
+    m = args.model
+    policy_kwargs = dict(
+        features_extractor_class=SubterraFeaturesExtractor,
+        features_extractor_kwargs=dict(features_dim=m.features_dim, cnn_channels=tuple(m.cnn_channels),
+                                       cnn_dim=m.cnn_dim, mlp_dim=m.mlp_dim, centre_radius=m.centre_radius),
+        net_arch=dict(pi=list(m.net_arch), vf=list(m.net_arch)))
+    policy: Any = "MultiInputPolicy"
+    if m.advice_scale is not None:
+        from agents.advised_policy import AdvisedPolicy
+
+        policy, policy_kwargs["advice_scale"] = AdvisedPolicy, m.advice_scale
+    return MaskablePPO(policy, venv, policy_kwargs=policy_kwargs, seed=args.seed,
+                       device=args.device, verbose=args.log.verbose, **dataclasses.asdict(args.ppo))
+
+
+def warm_start(model, args: TrainArgs, run: Path, state: dict, logger) -> None:
+    """Behaviour cloning from the teacher team (training/bc.py): its decisions collected (or loaded from
+    ``bc.demos``), the policy and value fitted to them; ``state["bc"]`` and bc.json record how it went."""
+    t0 = time.time()
+    if args.bc.demos:
+        demos = bc.Demonstrations.concat([bc.load_demos(REPO / p if not Path(p).exists() else p)
+                                          for p in args.bc.demos])
+    else:
+        bc_env = make_venv(args, 0, args.bc.num_envs, stream_seed(args.seed, 7_777))
+        demos = bc.collect(bc_env, bc.make_teacher(args.bc.teacher, bc_env, args.seed), args.bc.decisions,
+                           args.ppo.gamma)
+    if args.bc.save_demos:
+        demos.save(run / "demos.npz")
+    train_set, held_out = bc.split(demos, args.bc.holdout, args.seed)
+
+    def log_bc(epoch: int, metrics: dict[str, float]) -> None:
+        for k, v in metrics.items():
+            if v is not None:
+                logger.record(f"bc/{k}", v)
+        logger.dump(step=epoch)
+
+    history = bc.train_bc(model.policy, train_set, held_out, args.bc.epochs, args.bc.batch_size, args.bc.lr,
+                          args.bc.value_coef, args.seed, log_bc)
+    teacher = bc.summarize([{**g, "length": 0, "return": 0.0} for g in demos.finished]) if demos.finished \
+        else {}
+    state["bc"] = {"decisions": len(demos), "teacher_games": len(demos.finished),
+                   "teacher_escaped": teacher.get("escaped"), "teacher_success": teacher.get("success"),
+                   "seconds": round(time.time() - t0, 1), "before": history[0], "after": history[-1]}
+    (run / "bc.json").write_text(json.dumps(state["bc"], indent=1))
+    a = history[-1]
+    print(f"bc: {len(demos)} decisions of {args.bc.teacher} ({len(demos.finished)} games, escaped "
+          f"{teacher.get('escaped', float('nan')):.2f}); held-out accuracy {a.get('held_out_acc', 0):.3f} "
+          f"(chance {a.get('held_out_chance', 0):.3f}) in {time.time() - t0:.0f}s")
+
+
+def learn_stages(model, args: TrainArgs, run: Path, state: dict, callbacks, periodic: Periodic,
+                 progress: Progress) -> bool:
+    """PPO up to ``total_timesteps``, moving to the next curriculum stage (a new vector env) when ``periodic`` says
+    so. False when interrupted (Ctrl-C): a checkpoint is saved for --resume."""
+    while model.num_timesteps < args.total_timesteps:
+        try:
+            model.learn(args.total_timesteps - model.num_timesteps, callback=callbacks, reset_num_timesteps=False,
+                        log_interval=1)
+        except KeyboardInterrupt:
+            progress.close()
+            path = save_checkpoint(model, run, state, args.checkpoint.keep)
+            print(f"interrupted: saved {path}; continue with --resume {run}", file=sys.stderr)
+            return False
+        if periodic.advance:
+            state["stage"] += 1
+            state["stage_start"] = model.num_timesteps
+            append_jsonl(run / "curriculum.jsonl", {"step": model.num_timesteps, "stage": state["stage"],
+                                                    "event": "advance"})
+            model.logger.record("curriculum/stage", state["stage"])
+            model.logger.dump(model.num_timesteps)
+            print(f"curriculum: stage {state['stage']} from step {model.num_timesteps}")
+            model.set_env(stage_venv(args, state, state["stage"]))
+    return True
+
+
+def finish(model, args: TrainArgs, run: Path, state: dict, periodic: Periodic, elapsed: float, steps: int) -> None:
+    """The end of a run: a last evaluation (best.zip), a checkpoint, final.zip and summary.json."""
+    periodic.init_callback(model)
+    result = periodic.run_eval()
+    model.logger.dump(model.num_timesteps)
+    save_checkpoint(model, run, state, args.checkpoint.keep)
+    model.save(run / "final.zip")
+    summary = {"num_timesteps": model.num_timesteps, "stage": state["stage"], "ppo_seconds": round(elapsed, 1),
+               "ppo_steps_per_second": round(steps / max(elapsed, 1e-9), 1), "final_eval": result}
+    (run / "summary.json").write_text(json.dumps(summary, indent=1))
+    print(f"done: {model.num_timesteps} steps, {summary['ppo_steps_per_second']:.0f} steps/s; final eval: escaped "
+          f"{result['escaped']:.2f}, medals {result['success']:.0%}; run dir {run}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    cli = parse_cli(argv)
+    from stable_baselines3.common.callbacks import CallbackList
+
     try:
-        if cli.resume:
-            run = Path(cli.resume)
-            if not (run / "state.json").exists():
-                raise SettingsError(f"--resume {run}: no state.json there (no checkpoint was saved yet)")
-            args = load_args(run / "config.yaml", cli.set, allowed_overrides=RESUME_OVERRIDES)
-            state = json.loads((run / "state.json").read_text())
-            state["segment"] += 1
-        else:
-            args = load_args(cli.config, cli.set)
-            run = Path(cli.run_dir or f"runs/{Path(cli.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
-            if run.exists() and any(run.iterdir()):
-                if not (cli.overwrite and (run / "config.yaml").exists()):
-                    raise SettingsError(f"--run-dir {run} exists and is not empty: use --resume {run}, --overwrite "
-                                        "(for an earlier run's directory) or another directory")
-                shutil.rmtree(run)
-            state = {"stage": 0, "stage_start": 0, "segment": 0, "num_timesteps": 0, "checkpoint": None,
-                     "best": None, "bc": None}
+        run, args, state = open_run(cli)
     except SettingsError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -464,110 +582,25 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
 
-    def stage_env(stage: int):
-        return make_venv(args, stage, args.env.num_envs, stream_seed(args.seed, stage, state["segment"]))
-
-    venv = stage_env(state["stage"])
-    # TensorBoard events and a CSV copy (a resumed segment writes its own CSV: SB3 would overwrite the file)
-    csv_name = "progress.csv" if state["segment"] == 0 else f"progress-resume{state['segment']}.csv"
-    (run / "tb").mkdir(exist_ok=True)
-    outputs = [TensorBoardOutputFormat(str(run / "tb")), CSVOutputFormat(str(run / "tb" / csv_name))]
-    logger = Logger(str(run / "tb"), outputs + ([HumanOutputFormat(sys.stdout)] if args.log.verbose else []))
-    if cli.resume:
-        model = MaskablePPO.load(run / state["checkpoint"], env=venv, device=args.device)
-        print(f"resumed {run} at step {model.num_timesteps} (stage {state['stage']})")
-    else:
-        m = args.model
-        policy_kwargs = dict(
-            features_extractor_class=SubterraFeaturesExtractor,
-            features_extractor_kwargs=dict(features_dim=m.features_dim, cnn_channels=tuple(m.cnn_channels),
-                                           cnn_dim=m.cnn_dim, mlp_dim=m.mlp_dim, centre_radius=m.centre_radius),
-            net_arch=dict(pi=list(m.net_arch), vf=list(m.net_arch)))
-        policy: Any = "MultiInputPolicy"
-        if m.advice_scale is not None:
-            from agents.advised_policy import AdvisedPolicy
-
-            policy, policy_kwargs["advice_scale"] = AdvisedPolicy, m.advice_scale
-        model = MaskablePPO(policy, venv, policy_kwargs=policy_kwargs, seed=args.seed,
-                            device=args.device, verbose=args.log.verbose, **dataclasses.asdict(args.ppo))
+    venv = stage_venv(args, state, state["stage"])
+    logger = make_logger(args, run, state)
+    model = build_model(args, run, state, venv, resume=bool(cli.resume))
     model.set_logger(logger)
     append_jsonl(run / "curriculum.jsonl", {"step": model.num_timesteps, "stage": state["stage"],
                                             "event": "resume" if cli.resume else "start"})
-
-    # --- behaviour cloning warm start from the teacher team (training/bc.py)
     if args.bc.enabled and state["bc"] is None:
-        t0 = time.time()
-        if args.bc.demos:
-            demos = bc.Demonstrations.concat([bc.load_demos(REPO / p if not Path(p).exists() else p)
-                                              for p in args.bc.demos])
-        else:
-            bc_env = make_venv(args, 0, args.bc.num_envs, stream_seed(args.seed, 7_777))
-            demos = bc.collect(bc_env, bc.make_teacher(args.bc.teacher, bc_env, args.seed), args.bc.decisions,
-                               args.ppo.gamma)
-        if args.bc.save_demos:
-            demos.save(run / "demos.npz")
-        train_set, held_out = bc.split(demos, args.bc.holdout, args.seed)
+        warm_start(model, args, run, state, logger)
 
-        def log_bc(epoch: int, metrics: dict[str, float]) -> None:
-            for k, v in metrics.items():
-                if v is not None:
-                    logger.record(f"bc/{k}", v)
-            logger.dump(step=epoch)
-
-        history = bc.train_bc(model.policy, train_set, held_out, args.bc.epochs, args.bc.batch_size, args.bc.lr,
-                              args.bc.value_coef, args.seed, log_bc)
-        teacher = bc.summarize([{**g, "length": 0, "return": 0.0} for g in demos.finished]) if demos.finished \
-            else {}
-        state["bc"] = {"decisions": len(demos), "teacher_games": len(demos.finished),
-                       "teacher_escaped": teacher.get("escaped"), "teacher_success": teacher.get("success"),
-                       "seconds": round(time.time() - t0, 1), "before": history[0], "after": history[-1]}
-        (run / "bc.json").write_text(json.dumps(state["bc"], indent=1))
-        a = history[-1]
-        print(f"bc: {len(demos)} decisions of {args.bc.teacher} ({len(demos.finished)} games, escaped "
-              f"{teacher.get('escaped', float('nan')):.2f}); held-out accuracy {a.get('held_out_acc', 0):.3f} "
-              f"(chance {a.get('held_out_chance', 0):.3f}) in {time.time() - t0:.0f}s")
-
-    # --- PPO, stage by stage
     progress = Progress(args.total_timesteps, args.log.progress_bar)
     periodic = Periodic(args, run, state, progress)
     callbacks = CallbackList([EpisodeStats(args.log.stats_window), periodic, progress])
     t0, start_steps = time.time(), model.num_timesteps
-    while model.num_timesteps < args.total_timesteps:
-        try:
-            model.learn(args.total_timesteps - model.num_timesteps, callback=callbacks, reset_num_timesteps=False,
-                        log_interval=1)
-        except KeyboardInterrupt:
-            progress.close()
-            path = save_checkpoint(model, run, state, args.checkpoint.keep)
-            print(f"interrupted: saved {path}; continue with --resume {run}", file=sys.stderr)
-            return 130
-        if periodic.advance:
-            state["stage"] += 1
-            state["stage_start"] = model.num_timesteps
-            append_jsonl(run / "curriculum.jsonl", {"step": model.num_timesteps, "stage": state["stage"],
-                                                    "event": "advance"})
-            model.logger.record("curriculum/stage", state["stage"])
-            model.logger.dump(model.num_timesteps)
-            print(f"curriculum: stage {state['stage']} from step {model.num_timesteps}")
-            venv = stage_env(state["stage"])
-            model.set_env(venv)
+    if not learn_stages(model, args, run, state, callbacks, periodic, progress):
+        return 130
     elapsed = time.time() - t0
-
-    # --- the end: a last evaluation (best.zip), a checkpoint, final.zip
     progress.close()
-    periodic.init_callback(model)
-    result = periodic.run_eval()
-    model.logger.dump(model.num_timesteps)
-    save_checkpoint(model, run, state, args.checkpoint.keep)
-    model.save(run / "final.zip")
-    steps = model.num_timesteps - start_steps
-    summary = {"num_timesteps": model.num_timesteps, "stage": state["stage"], "ppo_seconds": round(elapsed, 1),
-               "ppo_steps_per_second": round(steps / max(elapsed, 1e-9), 1), "final_eval": result}
-    (run / "summary.json").write_text(json.dumps(summary, indent=1))
-    print(f"done: {model.num_timesteps} steps, {summary['ppo_steps_per_second']:.0f} steps/s; final eval: escaped "
-          f"{result['escaped']:.2f}, medals {result['success']:.0%}; run dir {run}")
+    finish(model, args, run, state, periodic, elapsed, model.num_timesteps - start_steps)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
