@@ -158,3 +158,23 @@ def test_bad_records_and_ids_are_named_and_nothing_is_written(root, tmp_path, ca
     assert files_under(root) == []
     with pytest.raises(DatasetError, match="no dataset 'subterra/x/none-v0'"):
         check_dataset("subterra/x/none-v0")
+
+
+def test_behaviour_cloning_reads_a_dataset_as_demonstrations(root, tmp_path):
+    pytest.importorskip("torch")
+    from training import bc
+
+    build_dataset("subterra/tiny/teacher-v0", "tiny", "heuristic", 3)
+    demos = bc.load_demos("minari:subterra/tiny/teacher-v0", gamma=0.5)
+    dataset = minari.load_dataset("subterra/tiny/teacher-v0")
+    assert len(demos) == dataset.total_steps and demos.obs["observation"].shape[1:] == (34, 15, 15)
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()  # every action was legal where it was taken
+    first = dataset[0]
+    n = len(first)
+    assert demos.returns[n - 1] == first.rewards[-1] and demos.returns[n - 2] == 0.5 * first.rewards[-1]
+    assert demos.has_return.all() and sorted(set(demos.game.tolist())) == [0, 1, 2]
+    people = save_record(bot_game(seed=4, cfg=preset("tiny"), humans=(1,)), tmp_path / "p.json")
+    dataset_from_records([people], "subterra/tiny/people-v0")
+    mine = bc.from_dataset("subterra/tiny/people-v0", only_human=True)
+    doc = json.loads(people.read_text())
+    assert mine.actions.tolist() == [a["action"] for a in doc["actions"] if a["seat"] == 1]

@@ -1,6 +1,7 @@
 """Behaviour cloning warm start for the PPO policy, and seeded games through a vector env.
 
     demos = collect(venv, make_teacher("heuristic", venv), decisions=20_000, gamma=0.995)
+    demos = load_demos("minari:subterra/tiny/heuristic-v0", gamma=0.995)   # or a Minari dataset's decisions
     train_set, held_out = split(demos, holdout=0.1, seed=0)
     history = train_bc(model.policy, train_set, held_out, epochs=4, batch_size=512, lr=1e-3)
 
@@ -162,8 +163,52 @@ def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progre
                           None if gains is None else gains.reshape(steps * n, -1))
 
 
-def load_demos(path: str | Path) -> Demonstrations:
-    """Demonstrations written by ``Demonstrations.save``; a clear error for a missing or foreign file."""
+DATASET_PREFIX = "minari:"  # a demonstrations entry naming a Minari dataset: "minari:subterra/tiny/heuristic-v0"
+
+
+def is_dataset(entry: str | Path) -> bool:
+    """Whether a demonstrations entry names a Minari dataset ("minari:ID") rather than an .npz file."""
+    return str(entry).startswith(DATASET_PREFIX)
+
+
+def from_dataset(dataset_id: str, gamma: float = 0.99, only_human: bool = False) -> Demonstrations:
+    """Every decision of a Minari dataset (``subterra dataset build`` / ``from-records``, docs/datasets.md) as
+    demonstrations: the acting caver's observation, mask and action, and the discounted team return that followed
+    (every episode is a whole game, so every return is known). ``only_human``: people's decisions only
+    (``infos["human"]``). Needs the ``datasets`` extra."""
+    from subterra_game.datasets.store import load
+
+    obs: dict[str, list[np.ndarray]] = {"observation": [], "scalars": []}
+    masks, actions, returns, game, finished = [], [], [], [], []
+    for episode in load(dataset_id).iterate_episodes():
+        keep = np.asarray(episode.infos["human"][:-1], bool) if only_human else np.ones(len(episode), bool)
+        rewards = np.asarray(episode.rewards, np.float32)
+        ret = np.zeros(len(rewards), np.float32)
+        running = np.float32(0.0)
+        for t in reversed(range(len(rewards))):
+            running = rewards[t] + gamma * running
+            ret[t] = running
+        for k in obs:
+            obs[k].append(episode.observations[k][:-1][keep])
+        masks.append(episode.infos["action_mask"][:-1][keep])
+        actions.append(np.asarray(episode.actions, np.int64)[keep])
+        returns.append(ret[keep])
+        game.append(np.full(int(keep.sum()), episode.id, np.int64))
+        finished.append({"result": result_name(int(episode.infos["result"][-1])),
+                         "escaped": int(episode.infos["escaped"][-1])})
+    if not actions or not sum(len(a) for a in actions):
+        raise ValueError(f"dataset {dataset_id!r} holds no {'human ' if only_human else ''}decisions")
+    n = sum(len(a) for a in actions)
+    return Demonstrations({k: np.concatenate(v) for k, v in obs.items()}, np.concatenate(masks).astype(bool),
+                          np.concatenate(actions), np.concatenate(returns), np.ones(n, bool), np.concatenate(game),
+                          finished)
+
+
+def load_demos(path: str | Path, gamma: float = 0.99) -> Demonstrations:
+    """Demonstrations written by ``Demonstrations.save``, or a Minari dataset named "minari:ID" (``from_dataset``
+    with discount ``gamma``); a clear error for a missing or foreign file."""
+    if is_dataset(path):
+        return from_dataset(str(path)[len(DATASET_PREFIX):], gamma)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no demonstrations at {path}: expected an .npz written by Demonstrations.save "

@@ -167,8 +167,8 @@ class BCArgs:
     holdout: float = field(default=0.1, metadata=dict(min=0.0, max=0.9))
     """Fraction of the teacher's games held out to measure imitation."""
     demos: list[str] = field(default_factory=list)
-    """.npz files of demonstrations (an earlier run's demos.npz) to clone instead of collecting new ones; empty:
-    collect ``decisions`` from ``teacher``."""
+    """.npz files of demonstrations (an earlier run's demos.npz) or Minari datasets ("minari:ID", docs/datasets.md)
+    to clone instead of collecting new ones; empty: collect ``decisions`` from ``teacher``."""
     save_demos: bool = False
     """Write the collected demonstrations to RUN/demos.npz (a search teacher labels slowly: label once, reuse)."""
 
@@ -494,8 +494,8 @@ def warm_start(model, args: TrainArgs, run: Path, state: dict, logger) -> None:
     ``bc.demos``), the policy and value fitted to them; ``state["bc"]`` and bc.json record how it went."""
     t0 = time.time()
     if args.bc.demos:
-        demos = bc.Demonstrations.concat([bc.load_demos(REPO / p if not Path(p).exists() else p)
-                                          for p in args.bc.demos])
+        demos = bc.Demonstrations.concat([bc.load_demos(p if bc.is_dataset(p) or Path(p).exists() else REPO / p,
+                                                        args.ppo.gamma) for p in args.bc.demos])
     else:
         bc_env = make_venv(args, 0, args.bc.num_envs, stream_seed(args.seed, 7_777))
         demos = bc.collect(bc_env, bc.make_teacher(args.bc.teacher, bc_env, args.seed), args.bc.decisions,
