@@ -139,12 +139,14 @@ def reference_rows(seconds: float, repeats: int) -> list[dict[str, Any]]:
 
     from benchmarks import sps
 
+    # timed alone (no interleaved game), warmed up for at most a second: the training rows are the run's point
+    timing = sps.Timing(seconds=seconds, repeats=repeats, warmup=min(1.0, seconds), rest=0.0)
     rows = []
     for module, env_id, kwargs in sps.REFERENCES:
         label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
         row = sps.measure("reference", label, 1, partial(sps.aec_stepper, sps.pettingzoo_classic(module, env_id,
                                                                                                  **kwargs), 0),
-                          seconds, repeats)
+                          timing)
         rows.append({"row": label, "trainer": "reference", "env_steps_per_s": row.env_steps_per_s,
                      "status": row.status})
     return rows
