@@ -20,7 +20,7 @@ The arrays, per game b of the batch (B,) unless said:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numba import prange
@@ -33,8 +33,15 @@ from .state import RUNNING, State
 from .turns import step_game
 
 if TYPE_CHECKING:
-    from ..rewards import TeamReward
     from .rules import Core
+
+
+class RewardSettings(Protocol):
+    """What the kernel reads of the team reward (``subterra_env.rewards.TeamReward``, a layer above the core)."""
+
+    by_result64: np.ndarray  # (5,) float64: the end reward by result code + 1 (0: the game runs on)
+    weights: np.ndarray  # (3,) float64: shaping per caver escaped, per health point lost, per tile placed
+    shaped: bool
 
 
 @jit
@@ -114,7 +121,7 @@ _NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
 
 
 def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
-            team: TeamReward, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
+            team: RewardSettings, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
             flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
             counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
     """Every game's decision in one compiled call (see the module docstring); returns how many episodes ended.
