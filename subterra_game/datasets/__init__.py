@@ -13,7 +13,7 @@ turn): each step is one decision, with the acting caver's observation (grid and 
 reward, terminated and truncated; ``infos`` (one row per observation) hold the action mask, the acting caver's
 ``seat`` and ``caver`` (rank 1..8), the env ``seed``, ``human`` (a person took that decision) and the env's info
 keys. ``env.reset(seed=infos["seed"][0])`` starts the same game, and replaying the actions reproduces every
-observation bit for bit (``check``). Writing needs the ``datasets`` extra (Minari with jax and pyarrow).
+observation bit for bit (``check``). Needs the ``datasets`` extra (Minari with its arrow backend).
 """
 
 from .store import DatasetError

@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.teams import DEFAULT_OBS_RADIUS
 
-from .store import DatasetError
+from .store import DatasetError, minari_module
 
 TEAMS = ("random | heuristic | search | search:WORLDS | ceiling | policy:PATH | rllib:PATH | torchrl:PATH, or a "
          "comma list giving seat i entry i mod len (partner mixes: heuristic,heuristic,policy:X,heuristic)")
@@ -66,6 +66,7 @@ def _bar(total: int, unit: str, off: bool) -> Any:
 
 
 def _run(args: argparse.Namespace, command: str) -> int:
+    minari_module()  # before the modules that import Minari: without the extra, the message says how to install it
     if args.command == "check":
         from .check import check_dataset
         from .store import load

@@ -18,7 +18,7 @@ import gymnasium
 
 from subterra_env.registration import ENV_ID
 
-EXTRA_HINT = 'pip install -e ".[datasets]" (Minari with its create and arrow extras)'
+EXTRA_HINT = 'pip install -e ".[datasets]" (Minari with its arrow backend)'
 DATA_FORMAT = "arrow"
 
 
