@@ -36,13 +36,12 @@ import numpy as np
 
 from .config import GameConfig
 from .core.actions import ACTION_NAMES, IllegalActionError
-from .core.kernels import episode_flags
 from .core.rules import Core
-from .core.state import RUNNING, State
+from .core.state import State
 from .events import Event
-from .game import EpisodeBook, Game, check_action_id  # noqa: F401 (check_action_id: imported from here too)
+from .game import EpisodeBook, Game, check_action_id  # check_action_id: imported from here too
 from .rewards import DEFAULT_RESULT, TeamReward
-from .sub_terra import SubTerra
+from .sub_terra import SubTerra, ended, terminated, truncated  # noqa: F401 (Sub Terra's flags, imported from here)
 
 # The keywords of Episodes that adapters pass through (besides GameConfig settings).
 EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "threads")
@@ -50,28 +49,6 @@ EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_heal
 
 class GameOverError(RuntimeError):
     """step() on a game that has ended (terminated or truncated) and is not reset automatically: reset() first."""
-
-
-def _flags(st: State, max_cycles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    b = st.result.shape[0]
-    te, tr, over = np.zeros(b, dtype=bool), np.zeros(b, dtype=bool), np.zeros(b, dtype=bool)
-    episode_flags(st.result, st.round, max_cycles, te, tr, over)
-    return te, tr, over
-
-
-def terminated(st: State) -> np.ndarray:
-    """(B,) bool: the game has ended by the rules (R-RND-3)."""
-    return st.result != RUNNING
-
-
-def truncated(st: State, max_cycles: int) -> np.ndarray:
-    """(B,) bool: the game runs on past ``max_cycles`` rounds (the episode is cut off, the game has no result)."""
-    return _flags(st, max_cycles)[1]
-
-
-def ended(st: State, max_cycles: int) -> np.ndarray:
-    """(B,) bool: the episode is over, terminated or truncated."""
-    return _flags(st, max_cycles)[2]
 
 
 def legal_names(mask_row: np.ndarray, names: Any = ACTION_NAMES) -> str:
@@ -275,8 +252,8 @@ class Episodes:
             raise IllegalActionError(f"actions of dtype {a.dtype}: expected integer action ids (an int array), "
                                      "not cast from floats")
         a = a.reshape(n).astype(np.intp)
-        if not self.autoreset and (ended := self.over[idx]).any():
-            self._game_over(int(idx[np.argmax(ended)]), "slot")
+        if not self.autoreset and (over := self.over[idx]).any():
+            self._game_over(int(idx[np.argmax(over)]), "slot")
         bad = (a < 0) | (a >= self.num_actions)
         if bad.any():
             i = int(np.argmax(bad))
@@ -359,12 +336,11 @@ class Episodes:
         """Autoreset: the next game of each slot in ``done`` from its stream, its flags and its mask."""
         seeds = self._next_seeds(done)
         self.seeds[done] = seeds
-        self.game.reset(self.state, done, seeds)
+        self.game.reset(self.state, done, seeds, self._mask)  # the other slots' masks came from advance
         if self.record_events:
             self.game.start_logging(self.state, done)
         self.book.started(done)
         self._update_flags()
-        self._mask[done] = self.game.legal_mask(self.game.take(self.state, done))
 
     # ------------------------------------------------------------------ info and snapshots
     def events(self, slot: int = 0) -> list[Event]:

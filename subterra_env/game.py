@@ -22,8 +22,9 @@ Two ways to step:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -94,8 +95,9 @@ class Game(Protocol):
         game's reset options (Sub Terra: ``{"scenario": text}``); ``seats``: how many seats a game that the
         options describe must have (-1: the config's, None: any)."""
 
-    def reset(self, batch: Any, slots: np.ndarray, seeds: np.ndarray) -> None:
-        """New games in these slots, in place, one per seed (as ``put(slots, init(seeds))``)."""
+    def reset(self, batch: Any, slots: np.ndarray, seeds: np.ndarray, mask_out: np.ndarray | None = None) -> None:
+        """New games in these slots, in place, one per seed (as ``put(slots, init(seeds))``); with ``mask_out``
+        ((B, A) bool), also their legal masks into its rows ``slots`` (the autoreset's, after ``advance``)."""
 
     def legal_mask(self, batch: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, A) bool: the acting seat's legal actions in each game, all False once it ended; into ``out`` (a

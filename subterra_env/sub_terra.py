@@ -22,6 +22,29 @@ from .rewards import TeamReward
 from .scenario import from_options, names_seed
 
 
+# Sub Terra's episode flags of a State outside the episode layer (the game app's records and play)
+def _flags(st: State, max_cycles: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    b = st.result.shape[0]
+    te, tr, over = np.zeros(b, dtype=bool), np.zeros(b, dtype=bool), np.zeros(b, dtype=bool)
+    episode_flags(st.result, st.round, max_cycles, te, tr, over)
+    return te, tr, over
+
+
+def terminated(st: State) -> np.ndarray:
+    """(B,) bool: the game has ended by the rules (R-RND-3)."""
+    return st.result != RUNNING
+
+
+def truncated(st: State, max_cycles: int) -> np.ndarray:
+    """(B,) bool: the game runs on past ``max_cycles`` rounds (the episode is cut off, the game has no result)."""
+    return _flags(st, max_cycles)[1]
+
+
+def ended(st: State, max_cycles: int) -> np.ndarray:
+    """(B,) bool: the episode is over, terminated or truncated."""
+    return _flags(st, max_cycles)[2]
+
+
 class SubTerra:
     """Sub Terra's rules for one ``GameConfig`` as a ``Game``. ``core``: a ``Core`` of the config to share
     (evaluation plays batches of several sizes on one); ``threads``: numba threads of a core made here;
@@ -37,6 +60,7 @@ class SubTerra:
             raise ValueError("SubTerra: the core given plays other settings than config")
         self.core = core or Core(self.config, threads=threads)
         self.team_reward = team_reward or TeamReward()
+        self._shaped = self.team_reward.shaped  # read once: a TeamReward is frozen, and this is read every step
         scenario = self.config.scenario
         self.name = "subterra" if scenario == "base" else f"subterra_{scenario}"
         self.num_actions = self.core.num_actions  # the base game's 90, or a scenario's more
@@ -56,8 +80,10 @@ class SubTerra:
             st.key[:] = rng.seed_keys(seeds)
         return st
 
-    def reset(self, st: State, slots: np.ndarray, seeds: np.ndarray) -> None:
+    def reset(self, st: State, slots: np.ndarray, seeds: np.ndarray, mask_out: np.ndarray | None = None) -> None:
         self.core.reset(st, slots, seeds)
+        if mask_out is not None:
+            self.core.legal_mask_rows(st, slots, mask_out)
 
     def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
         return self.core.legal_mask(st, out=out)
@@ -87,8 +113,7 @@ class SubTerra:
 
     def advance(self, st: State, actions: np.ndarray, book: EpisodeBook, slots: np.ndarray | None = None,
                 mask_out: np.ndarray | None = None) -> int:
-        team_reward = self.team_reward
-        shaped = team_reward.shaped
+        team_reward, shaped = self.team_reward, self._shaped
         if slots is None:
             before = team_reward.snapshot(st) if shaped else None
             self.core.step(st, actions, check=False)  # the core skips ended games

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from subterra_env import EnvSnapshot, GameConfig, IllegalActionError
+from subterra_env import preset as subterra_preset
 from subterra_env.core import rng
 from subterra_env.core.board import cell_slot as subterra_cell_slot
 from subterra_env.episode import Episodes
@@ -15,6 +16,7 @@ from subterra_env.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.core.cave import add_tile, tile_at
 from subterra_env.in_the_cave.core.game import ItcCore
 from subterra_env.in_the_cave.game import InTheCave
+from subterra_env.rewards import TeamReward
 from subterra_env.sub_terra import SubTerra
 
 
@@ -74,18 +76,35 @@ def test_one_error_class_and_one_hash():
     assert g[L.CELLS + rng.cell_hash(40, -9, L.CELL_SLOTS)] == t == tile_at(g, 40, -9)
 
 
-def test_per_seat_rewards_and_the_team_reward():
-    """A team game reports reward (B,) and no per-seat rewards; In the Cave reports (B, S) and, as reward, the
-    column of the seat that acted."""
-    sub = Episodes(2, GameConfig(), seed=1)
-    sub.reset()
-    s = sub.step(np.array([int(np.flatnonzero(m)[0]) for m in sub.mask]))
-    assert s.rewards is None and s.reward.shape == (2,)
-    itc = Episodes(2, game=InTheCave(preset("first_game", num_players=3), reward_vp=1.0), seed=1)
-    itc.reset()
-    assert itc.book.ep_return.shape == (2, 3)
-    s = itc.step(np.array([int(np.flatnonzero(m)[0]) for m in itc.mask]))
-    assert s.rewards.shape == (2, 3) and s.reward.shape == (2,)
+@pytest.mark.parametrize("game", [SubTerra(subterra_preset("tiny"), team_reward=TeamReward(tile=0.5)),
+                                  InTheCave(preset("first_game", num_players=4), reward_vp=1.0)])
+def test_rewards_from_before_and_after_agree_with_the_episode_step(game):
+    """Game.rewards(before, after) is (B, S) and equals what the episode layer's step reports: Sub Terra's team
+    reward in every seat (EpisodeStep.rewards None), In the Cave's per seat (EpisodeStep.reward: the actor's)."""
+    ep = Episodes(4, game=game, seed=3, max_cycles=3)  # short episodes: some end within the test
+    ep.reset()
+    moves = np.random.default_rng(0)
+    nonzero = ends = 0
+    for _ in range(300):
+        before, actor = game.reward_snapshot(ep.state), np.maximum(game.actor(ep.state), 0).copy()
+        s = ep.step(np.array([int(moves.choice(np.flatnonzero(m))) for m in ep.mask]))
+        after = game.take(ep.state, np.arange(4))
+        if len(s.done):  # the games that ended, as they ended (the autoreset replaced them in ep.state)
+            game.put(after, s.done, s.ended)
+            ends += len(s.done)
+        expected = game.rewards(before, after)
+        assert expected.shape == (4, game.num_seats)
+        if game.shared_reward:
+            assert s.rewards is None and np.array_equal(expected, np.repeat(s.reward[:, None], game.num_seats, 1))
+        else:
+            assert np.array_equal(expected, s.rewards)
+            assert np.array_equal(s.reward, s.rewards[np.arange(4), actor])
+        nonzero += int(expected.any())
+    assert ends > 0 and nonzero > 0
+    assert ep.book.ep_return.shape == ((4,) if game.shared_reward else (4, 4))
+
+
+def test_episodes_takes_a_game_or_a_config_not_both():
     with pytest.raises(ValueError, match="carries its own config"):
         Episodes(1, GameConfig(), game=InTheCave())
 
@@ -140,3 +159,19 @@ def test_itc_snapshot_is_the_shared_one_and_refuses_other_settings():
         other.unwrapped.set_state(snap)
     with pytest.raises(TypeError, match="EnvSnapshot"):
         other.unwrapped.set_state({"G": None})
+
+
+def test_itc_slots_wait_while_others_step():
+    """Episodes.step(actions, slots): only those slots' games step; the others keep their records, reward 0."""
+    ep = Episodes(3, game=InTheCave(preset("first_game")), seed=4)
+    ep.reset()
+    before = ep.state.copy()
+    action = int(np.flatnonzero(ep.mask[1])[0])
+    s = ep.step(np.array([action]), slots=np.array([1]))
+    changed = [not np.array_equal(before[i], ep.state[i]) for i in range(3)]
+    assert changed == [False, True, False]
+    assert s.rewards[[0, 2]].tolist() == [[0.0, 0.0], [0.0, 0.0]] and ep.book.ep_length.tolist() == [0, 1, 0]
+    legal, bad = int(np.flatnonzero(ep.mask[0])[0]), int(np.flatnonzero(~ep.mask[2])[0])
+    with pytest.raises(IllegalActionError, match=rf"slot 2: action {bad} \('\w+'\) is not legal now; legal: "):
+        ep.step(np.array([legal, bad]), slots=np.array([0, 2]))
+    assert ep.book.ep_length.tolist() == [0, 1, 0]

@@ -64,14 +64,20 @@ def test_game_app_imports_no_training_code() -> None:
 
 
 @pytest.mark.parametrize("module", ["subterra_env.env", "subterra_env.vector", "subterra_env.single",
+                                    "subterra_env.in_the_cave.env_aec", "subterra_env.in_the_cave.vector",
                                     "subterra_env.episode"])
 def test_adapters_step_the_core_only_through_the_episode_layer(module: str) -> None:
-    """The env adapters call the core's ``step`` nowhere but in ``episode.py``: one place steps games."""
+    """The env adapters of both games step no core and no game themselves: ``episode.py`` steps games, in one
+    place, through the Game protocol's ``advance`` (``subterra_env.game``; the games' adapters step their cores)."""
     path = ROOT / (module.replace(".", "/") + ".py")
-    calls = [node for node in ast.walk(ast.parse(path.read_text()))
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"
-             and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "core"]
-    assert len(calls) == (2 if module == "subterra_env.episode" else 0)
+
+    def owner(node: ast.expr) -> str:
+        return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+    calls = [node.func.attr for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+             and node.func.attr in ("step", "advance") and owner(node.func.value) in ("core", "game")]
+    assert calls == (["advance"] if module == "subterra_env.episode" else [])
 
 
 # ---------------------------------------------------------------------------------------------- no import circles

@@ -80,6 +80,15 @@ class Core:
             kernels.mask_serial(st.packed, self.params, out)
         return out
 
+    def legal_mask_rows(self, st: State, games: np.ndarray, out: np.ndarray) -> None:
+        """The legal masks of some games of the batch into their rows of ``out`` ((B, A) bool), the others left as
+        they are: the masks of the games an autoreset just started, without a State of them (building one costs
+        as much as ten steps of a game)."""
+        games = np.asarray(games, dtype=np.intp)
+        rows = np.empty((len(games), self.num_actions), dtype=np.bool_)
+        kernels.mask_serial(st.packed[games], self.params, rows)  # a copy of their records: read only
+        out[games] = rows
+
     # ------------------------------------------------------------------ step
     def step(self, st: State, actions: np.ndarray | list[int], check: bool = True) -> None:
         """Apply one action per game in place; ended games are skipped (their action is ignored).

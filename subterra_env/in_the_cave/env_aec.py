@@ -19,7 +19,7 @@ The env runs on the shared episode layer (``subterra_env.episode.Episodes`` over
 ``subterra_env.in_the_cave.game``), as Sub Terra's does: one action check (``IllegalActionError``, Sub Terra's
 class), one seed stream, the rewards and flags. ``reset(seed)`` seeds the stream the games are drawn from (the
 first game of ``reset(seed=s)`` is the same as before the episode layer: recorded games replay). ``get_state()``
-returns an ``EnvSnapshot`` (``subterra_env.env``) that ``set_state`` continues exactly.
+returns an ``EnvSnapshot`` (``subterra_env.aec``, as Sub Terra's env) that ``set_state`` continues exactly.
 
 Version history:
 - v0 — first release. Since the shared episode layer: the same games, rewards and observations; ``get_state``
@@ -35,7 +35,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..env import EnvSnapshot, check_radii, check_render_mode, render_in_mode, restore_snapshot, take_snapshot, wrap
+from ..aec import EnvSnapshot, check_radii, check_render_mode, render_in_mode, restore_snapshot, take_snapshot, wrap
 from ..episode import Episodes
 from .config import ItcConfig, from_dict, to_dict
 from .core import layout as L
@@ -161,7 +161,7 @@ class raw_env(AECEnv):
         a = self.episodes.check_action(action, 0, agent)
         rewards = self.episodes.step(np.array([a], dtype=np.intp), checked=True).rewards[0]
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {x: float(r) for x, r in zip(self.agents, rewards)}
+        self.rewards = dict(zip(self.agents, rewards.tolist()))
         self._after_change()
         self._accumulate_rewards()
         if self.render_mode == "human":

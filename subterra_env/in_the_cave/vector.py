@@ -75,6 +75,6 @@ class ItcVectorEnv:
         info = {"scores": np.zeros((self.num_envs, self.seats), dtype=np.int32),
                 "winners": np.zeros((self.num_envs, self.seats), dtype=np.int8)}
         scored = s.terminated[s.done]  # rows of the finished games that ended by the rules
-        for key in info:
-            info[key][s.done[scored]] = s.final_info[key][scored]
+        for key, value in info.items():
+            value[s.done[scored]] = s.final_info[key][scored]
         return self._observe(), s.rewards.astype(np.float32), s.terminated, s.truncated, info

@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from subterra_env.core.rng import seed_keys
+from subterra_env.game import STEP_DONE, STEP_ILLEGAL, STEP_OVER  # noqa: F401 (the Game protocol's codes)
 
 from . import kernels
 from . import layout as L
 from .actions import NUM_ACTIONS
-
-
-STEP_DONE, STEP_ILLEGAL, STEP_OVER = 0, 1, 2  # ItcCore.step's codes
+from .borrow import borrowed
+from .jit import jit
+from .observe import grid_into, vector16_into, vp
 
 
 class ItcCore:
@@ -26,6 +27,7 @@ class ItcCore:
         self.config = config
         self.P = config.params()
         self.seats = config.num_players
+        self._vp_scratch = np.zeros(self.seats, dtype=np.int64)  # advance's VP before a step, per seat
 
     def init(self, seeds: np.ndarray | list[int] | int) -> np.ndarray:
         seeds = np.atleast_1d(np.asarray(seeds, dtype=np.int64))
@@ -65,10 +67,114 @@ class ItcCore:
         kernels.mask_batch(G, self.P, out.view(np.uint8))  # a bool is one byte: the kernel writes 0 or 1
         return out
 
+    def advance(self, G: np.ndarray, actions: np.ndarray, stepped: np.ndarray, reward_vp: float, max_cycles: int,
+                book: Any, mask_out: np.ndarray) -> int:
+        """The episode layer's step in one compiled call (``advance_batch``): the actions of the games marked in
+        ``stepped`` (checked legal by the caller), each seat's reward, the episode bookkeeping in ``book`` (a
+        ``subterra_env.game.EpisodeBook``: its ``rewards`` and ``reward`` are written fresh) and every game's new
+        legal mask into ``mask_out`` ((B, NUM_ACTIONS) bool). Returns how many episodes ended."""
+        b = G.shape[0]
+        book.rewards, book.reward = np.empty((b, self.seats)), np.empty(b)  # fresh: the caller keeps them
+        return advance_batch(G, self.P, actions, stepped, float(reward_vp), max_cycles, book.rewards, book.reward,
+                             book.ep_return, book.ep_length, book.terminated, book.truncated, book.over, book.done,
+                             mask_out, self._vp_scratch)
+
+    def flags(self, G: np.ndarray, max_cycles: int, terminated: np.ndarray, truncated: np.ndarray,
+              over: np.ndarray) -> int:
+        """Every game's flags (``episode_end``) into the three (B,) bool arrays; returns how many are over."""
+        return flags_batch(G, max_cycles, terminated, truncated, over)
+
+    def observe(self, G: np.ndarray, seats: np.ndarray, radius: int, grid_out: np.ndarray,
+                vector_out: np.ndarray) -> None:
+        """``observe_batch``: each game as its seat sees it, into (B, GRID_CHANNELS, 2R+1, 2R+1) int8 and
+        (B, VECTOR_SIZE) int16 arrays."""
+        observe_batch(G, self.P, np.asarray(seats, dtype=np.int64), radius, grid_out, vector_out)
+
     def random_playout(self, G: np.ndarray, seeds: np.ndarray | list[int], max_steps: int = 100_000) -> np.ndarray:
         """Play on with seeded uniform random legal actions (batch-independent); steps taken per game."""
         keys = seed_keys(np.atleast_1d(np.asarray(seeds, dtype=np.int64)))
         return kernels.random_playout(G, self.P, keys, max_steps)
+
+
+# ---------------------------------------------------------------------------------------------- the episode step
+@jit
+def episode_end(g, max_cycles):
+    """(terminated, truncated) of one game: ended by the rules (R-ITC-END-2); cut off by its own round limit
+    (R-ITC-END-4) or after ``max_cycles`` rounds."""
+    over = g[L.OVER]
+    return over == L.ENDED, over == L.TRUNCATED or (over == L.RUNNING and g[L.ROUND] > max_cycles)
+
+
+@jit
+def flags_batch(G, max_cycles, terminated, truncated, over):
+    """Every game's ``episode_end`` into the three (B,) bool arrays; returns how many are over."""
+    n_over = 0
+    for b in range(G.shape[0]):
+        te, tr = episode_end(G[b], max_cycles)
+        terminated[b], truncated[b], over[b] = te, tr, te or tr
+        n_over += te or tr
+    return n_over
+
+
+@jit
+def seat_rewards(g, seats, reward_vp, vp_before, out):
+    """After game g, running before, stepped: each seat's reward into ``out`` (S,), float64, in the order of the
+    AEC env's formula: ``reward_vp`` per VP gained (``vp_before``: each seat's VP before the step), then, if the
+    game ended in this step (R-ITC-END-3), the seat's final score minus the mean of the others' (eliminated teams
+    score 0; a truncated game: nothing)."""
+    for s in range(seats):
+        out[s] = reward_vp * (vp(g, s) - vp_before[s]) if reward_vp != 0.0 else 0.0
+    if g[L.OVER] == L.ENDED:
+        total = 0.0
+        for s in range(seats):
+            total += g[L.SCORE + s]
+        for s in range(seats):
+            out[s] += g[L.SCORE + s] - (total - g[L.SCORE + s]) / (seats - 1)
+
+
+@jit
+def advance_batch(G, P, actions, stepped, reward_vp, max_cycles, rewards, reward, ep_return, ep_length, terminated,
+                  truncated, over, done, mask_out, vp_before):
+    """``ItcCore.advance``: every game marked in ``stepped`` and not over takes its action and books its rewards,
+    return, length and flags (``done``: its episode ended now); the others get reward 0 and keep their flags;
+    every game's legal mask into ``mask_out`` (bool, written as bytes: the mask kernels' type)."""
+    G, P = borrowed(G), borrowed(P)
+    masks = mask_out.view(np.uint8)
+    seats = P[L.PR_SEATS]
+    n_done = 0
+    for b in range(G.shape[0]):
+        g = G[b]
+        done[b] = False
+        rewards[b, :] = 0.0
+        reward[b] = 0.0
+        if stepped[b] and not over[b] and g[L.OVER] == L.RUNNING:
+            seat = g[L.ACTOR]
+            for s in range(seats):
+                vp_before[s] = vp(g, s) if reward_vp != 0.0 else 0
+            if kernels.legal(g, P, actions[b]):
+                kernels.apply(g, P, actions[b])
+            seat_rewards(g, seats, reward_vp, vp_before, rewards[b])
+            reward[b] = rewards[b, seat]
+            for s in range(seats):
+                ep_return[b, s] += rewards[b, s]
+            ep_length[b] += 1
+            te, tr = episode_end(g, max_cycles)
+            terminated[b], truncated[b], over[b], done[b] = te, tr, te or tr, te or tr
+            n_done += te or tr
+        kernels.mask_into(g, P, masks[b])
+    return n_done
+
+
+@jit
+def observe_batch(G, P, seats, radius, grid_out, vector_out):
+    """Each game b as its seat ``seats[b]`` sees it: the grid centred on that seat's pawn into ``grid_out[b]``,
+    its vector into ``vector_out[b]`` (``subterra_env.in_the_cave.observe``: the same writers, one call)."""
+    n = P[L.PR_SEATS]
+    for b in range(G.shape[0]):
+        g, s = G[b], seats[b]
+        pos = g[L.POS + s]
+        grid_into(g, s, radius, g[L.TX + pos], g[L.TY + pos], n, grid_out[b])
+        vector16_into(g, P, s, n, vector_out[b])
 
 
 # ---------------------------------------------------------------------------------------------- named reads
