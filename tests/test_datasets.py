@@ -71,6 +71,12 @@ def test_every_episode_replays_bit_for_bit_and_a_changed_one_is_found(root, caps
     assert report.steps == minari.load_dataset("subterra/tiny/mixed-v0").total_steps
     assert cli.main(["check", "subterra/tiny/mixed-v0", "--no-progress"]) == 0
     assert "6 episodes" in capsys.readouterr().out
+    # games cut off after 2 rounds end truncated, in the dataset and in the recovered env alike
+    build_dataset("subterra/tiny/cut-v0", "tiny", "random", 3, max_cycles=2)
+    cut = minari.load_dataset("subterra/tiny/cut-v0")
+    assert cut.recover_environment().unwrapped.games.max_cycles == 2
+    assert all(ep.truncations[-1] and not ep.terminations.any() for ep in cut.iterate_episodes())
+    assert check_dataset("subterra/tiny/cut-v0").ok
     # a dataset whose second episode claims another seed no longer replays, and check says where
     build_dataset("subterra/tiny/bad-v0", "tiny", "heuristic", 2)
     arrow = root / "subterra/tiny/bad-v0/data/1/part-0.arrow"
