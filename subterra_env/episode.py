@@ -70,7 +70,7 @@ class EpisodeStep(NamedTuple):
     ``final_info`` (the game's info: Sub Terra's ``INFO_KEYS``, int64 arrays), ``episode_return`` (per seat,
     (n, S), for a game whose seats score apart) and ``episode_length``. ``time``: seconds since the games were
     made. ``info``: every slot's info after the action (before autoreset), or None unless asked for.
-    ``rewards``: (B, S) float32, each seat's reward, for a game whose seats score apart (In the Cave; there
+    ``rewards``: (B, S), each seat's reward, for a game whose seats score apart (In the Cave, float64; there
     ``reward`` is the reward of the seat that acted); None for a team game (Sub Terra), where every seat gets
     ``reward``."""
 

@@ -39,8 +39,8 @@ class EpisodeBook:
     entry can take them all). Inputs: ``max_cycles`` (rounds before truncation), ``all_slots`` (all True).
     Updated for every slot that stepped and was not over before the step: ``ep_return`` ((B,) float64, or (B, S)
     for a game whose seats score apart), ``ep_length``, ``terminated``, ``truncated``, ``over``; ``done`` marks
-    the slots whose episode ended in this step. Written fresh each step: ``reward`` ((B,) float32: the team reward,
-    or for a game whose seats score apart the reward of the seat that acted) and ``rewards`` ((B, S) float32 per
+    the slots whose episode ended in this step. Written fresh each step: ``reward`` ((B,): Sub Terra's team reward,
+    float32, or for a game whose seats score apart the reward of the seat that acted) and ``rewards`` ((B, S) per
     seat; None for a team game, where every seat gets ``reward``). Slots that did not step, or were over, get 0."""
 
     num_games: int
@@ -123,7 +123,7 @@ class Game(Protocol):
         over."""
 
     def rewards(self, before: Any, batch: Any) -> np.ndarray:
-        """(B, S) float32: each seat's reward for the step from ``before`` (``reward_snapshot`` of the batch
+        """(B, S) float (the game's precision): each seat's reward for the step from ``before`` (``reward_snapshot``
         before it) to ``batch``."""
 
     def reward_snapshot(self, batch: Any) -> Any:
