@@ -48,6 +48,11 @@ SUBSTITUTIONS: tuple[tuple[str, str, str], ...] = (
 
 # code run before a page's blocks (not shown to the reader): what the page assumes the reader already has
 SETUP: dict[str, str] = {
+    # docs/datasets.md writes a Minari dataset: into the scratch directory, not the reader's ~/.minari
+    "docs/datasets.md": """
+import os
+os.environ["MINARI_DATASETS_PATH"] = os.path.abspath("minari-datasets")
+""",
     # docs/play.md reads a game record written by `subterra play`; a short heuristic game marked as a person's
     "docs/play.md": """
 from subterra_env.config import preset
