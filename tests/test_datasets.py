@@ -184,3 +184,23 @@ def test_behaviour_cloning_reads_a_dataset_as_demonstrations(root, tmp_path):
     mine = bc.from_dataset("subterra/tiny/people-v0", only_human=True)
     doc = json.loads(people.read_text())
     assert mine.actions.tolist() == [a["action"] for a in doc["actions"] if a["seat"] == 1]
+
+
+def test_the_registered_env_takes_a_preset_or_settings_and_its_spec_round_trips():
+    import gymnasium
+
+    from subterra_env.config import to_dict
+    from subterra_game.records import settings_to_json
+
+    by_name = gymnasium.make("subterra/SubTerra-v0", config="small", max_cycles=50)
+    spec = gymnasium.spec("subterra/SubTerra-v0")
+    spec = type(spec).from_json(spec.to_json())  # the JSON a dataset stores
+    by_settings = gymnasium.make(spec, config=json.loads(json.dumps(settings_to_json(preset("small")))),
+                                 max_cycles=50)
+    assert to_dict(by_name.unwrapped.games.config) == to_dict(by_settings.unwrapped.games.config)
+    assert by_name.unwrapped.games.config == preset("small") and by_settings.unwrapped.games.max_cycles == 50
+    a, _ = by_name.reset(seed=11)
+    b, _ = by_settings.reset(seed=11)
+    assert all(np.array_equal(a[k], b[k]) for k in ("observation", "scalars"))
+    with pytest.raises(ValueError, match="unknown preset 'smal'"):
+        gymnasium.make("subterra/SubTerra-v0", config="smal")
