@@ -18,7 +18,7 @@ from subterra_env.core.rules import Core
 from subterra_env.episode import Episodes
 
 from ..records import settings_to_json
-from .recorder import RecordingError, batches, record_batch
+from .recorder import batches, record_batch
 from .store import DatasetError, DatasetWriter, env_spec, megabytes, minari_module
 
 DEFAULT_BATCH = 64
@@ -113,7 +113,7 @@ def build_dataset(dataset_id: str, config: str | GameConfig | None, team: str, e
                 done = record_batch(core, cfg, seed + np.arange(lo, hi), choose, max_cycles=max_cycles,
                                     obs_radius=obs_radius, first_id=lo, episodes=holder.episodes,
                                     on_done=progress.update if progress is not None else None)
-            except (RecordingError, ValueError) as e:  # an agent's illegal action or refusal: name the team
+            except ValueError as e:  # an agent's illegal action (RecordingError) or refusal: name the team
                 raise DatasetError(f"team {team!r} on config {config_name!r}: {e}") from None
             steps += sum(len(ep) for ep in done)
             writer.add(done)

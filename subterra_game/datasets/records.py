@@ -30,7 +30,8 @@ class RecordedMoves:
     """The recorder's ``choose`` and ``human`` for a batch of records: each game's next recorded action, and
     whether a person took it."""
 
-    def __init__(self, docs: Sequence[dict[str, Any]]):
+    def __init__(self, docs: Sequence[dict[str, Any]], names: Sequence[str]):
+        self.names = list(names)
         self.actions = [np.array([a["action"] for a in d["actions"]], np.int64) for d in docs]
         self.people = [np.array([str(a.get("player", "")).startswith("human") for a in d["actions"]], bool)
                        for d in docs]
@@ -40,7 +41,7 @@ class RecordedMoves:
         out = np.empty(len(live), np.int64)
         for j, g in enumerate(live):
             if self.taken[g] >= len(self.actions[g]):
-                raise DatasetError(f"record {g}: the game goes on after its last recorded action")
+                raise DatasetError(f"{self.names[g]}: the game goes on after its last recorded action")
             out[j] = self.actions[g][self.taken[g]]
         self.taken[live] += 1
         return out
@@ -94,7 +95,7 @@ def dataset_from_records(files: Sequence[str | Path], dataset_id: str, *, only_h
     with DatasetWriter(dataset_id, env_spec(settings_to_json(cfg), max_cycles, obs_radius), overwrite) as writer:
         for lo, hi in batches(len(records), DEFAULT_BATCH):
             docs = [doc for _, doc in records[lo:hi]]
-            moves = RecordedMoves(docs)
+            moves = RecordedMoves(docs, [str(path) for path, _ in records[lo:hi]])
             done = record_batch(core, cfg, np.array([d["seed"] for d in docs], np.int64), moves.choose,
                                 max_cycles=max_cycles, obs_radius=obs_radius, first_id=lo, human=moves.human,
                                 on_done=progress.update if progress is not None else None)
