@@ -55,6 +55,7 @@ from .core.observe import observe
 from .core.state import State
 from .episode import Episodes, GameOverError, check_action_id
 from .events import Event
+from .info import INFO_KEYS
 from .rewards import DEFAULT_RESULT
 from .spaces import observation_space, state_space
 
@@ -126,9 +127,20 @@ class StrictOrderWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, except that stepping a finished game raises GameOverError, not a warning."""
 
     def step(self, action: Any) -> None:
-        if self._has_reset and not self.agents:
+        if not self._has_reset:
+            super().step(action)  # PettingZoo's error
+            return
+        env = self.env  # straight to the env: PettingZoo's attribute forwarding costs a few µs a decision
+        if not env.agents:
             self.unwrapped.step(action)  # raises GameOverError with the result
-        super().step(action)
+        self._has_updated = True
+        env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` of the env itself (the same values), after the order check."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
 
 def env_name(scenario: str = "base") -> str:
@@ -194,6 +206,13 @@ class raw_env(AECEnv):
             self.metadata = {**self.metadata, "name": env_name(scenario)}
         space = observation_space(obs_radius, with_mask=True, scenario=scenario)
         self.observation_spaces = {a: space for a in self.possible_agents}
+        # The step writes the acting caver's observation and the info counts in its one compiled call
+        # (core/advance.py); observe() and the infos read them while they describe the game (book.fresh).
+        self._book = self.episodes.book
+        self._book.obs = (np.zeros((1, *space["observation"].shape), dtype=np.int8),
+                          np.zeros((1, *space["scalars"].shape), dtype=np.int8))
+        self._book.obs_radius = obs_radius
+        self._ended = False  # the game has ended (terminated or truncated): every agent's flags say so
         self.action_spaces = {a: gymnasium.spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
         self.state_space = state_space(state_radius, scenario)
         self.state_: State | None = None
@@ -233,10 +252,12 @@ class raw_env(AECEnv):
             self._cumulative_rewards = {a: 0.0 for a in self.agents}
             self.terminations = {a: False for a in self.agents}
             self.truncations = {a: False for a in self.agents}
-        over, truncated = bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0])
+        book = self._book
+        over, truncated = bool(book.terminated[0]), bool(book.truncated[0])
         info = self._info()
         self.infos = {a: dict(info) for a in self.agents}
-        if over or truncated:
+        self._ended = over or truncated
+        if self._ended:
             for a in self.agents:
                 self.terminations[a] = bool(over)
                 self.truncations[a] = bool(truncated)
@@ -256,6 +277,8 @@ class raw_env(AECEnv):
         return [CAVER_NAMES[r - 1] for r in self.state_.c_rank[0]]
 
     def _info(self) -> dict[str, Any]:
+        if self._book.fresh:  # the counts the step wrote (INFO_KEYS rows), without another compiled call
+            return dict(zip(INFO_KEYS, self._book.counts[:, 0].tolist()))
         return self.episodes.game_info(0)
 
     @property
@@ -283,10 +306,14 @@ class raw_env(AECEnv):
         if seat is None:
             self._check_agent(agent, "observe")
             return self.empty_observation()
-        grid, scalars = observe(self.core.cat, self.state_, np.array([seat], dtype=np.int64), self.obs_radius)
-        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        if self._book.fresh and seat == max(int(self.state_.actor[0]), 0):  # written by the step, in its call
+            grid, scalars = self._book.obs[0][0].copy(), self._book.obs[1][0].copy()
+        else:
+            grid, scalars = (a[0] for a in observe(self.core.cat, self.state_, np.array([seat], dtype=np.int64),
+                                                   self.obs_radius))
+        acting = agent == self.agent_selection and not self._ended
         mask = self.episodes.mask[0].astype(np.int8) if acting else np.zeros(self.core.num_actions, dtype=np.int8)
-        return {"observation": grid[0], "scalars": scalars[0], "action_mask": mask}
+        return {"observation": grid, "scalars": scalars, "action_mask": mask}
 
     def empty_observation(self) -> dict[str, np.ndarray]:
         """What ``observe()`` gives a caver not seated in this game: zeros of the observation space's shapes."""
@@ -316,7 +343,9 @@ class raw_env(AECEnv):
         self.state_ = self.episodes.state
         self._seat_names = self._names()
         self._seat = {n: s for s, n in enumerate(self._seat_names)}
-        self._set_absent(self._info(), bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0]))
+        over, truncated = bool(self.episodes.terminated[0]), bool(self.episodes.truncated[0])
+        self._ended = over or truncated
+        self._set_absent(self._info(), over, truncated)
 
     def legal_actions(self) -> list[str]:
         """Names of the acting caver's legal actions (for people and debugging)."""
@@ -332,7 +361,8 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         action = self.episodes.check_action(action, 0, agent)
-        reward = float(self.episodes.step(np.array([action], dtype=np.intp), checked=True).reward[0])
+        self.episodes.advance(np.array([action], dtype=np.intp))  # checked above; no autoreset (one game)
+        reward = float(self._book.reward[0])
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, reward)

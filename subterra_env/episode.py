@@ -307,14 +307,11 @@ class Episodes:
         ``info_all``: also every slot's info after the action. ``mask_out``: where the new masks go (see
         ``refresh_mask``). Finished games autoreset (``autoreset=True``) or wait for ``reset``."""
         a = np.asarray(actions, dtype=np.intp) if checked else self.check_actions(actions, slots)
+        n_done = self.advance(a, slots, mask_out)
         st, book, game = self.state, self.book, self.game
-        self._mask = self._own_mask if mask_out is None else mask_out
-        # one call: the actions, rewards, returns, lengths, flags and the new masks (the game skips ended games)
-        n_done = game.advance(st, a, book, None if slots is None else np.asarray(slots, dtype=np.intp), self._mask)
-        self._n_over = int(book.over.sum()) if n_done or self._n_over else 0
         info = game.info(st) if info_all else None
         if not n_done:  # most steps: nothing ended
-            return EpisodeStep(book.reward, self.terminated.copy(), self.truncated.copy(), _NO_SLOTS, None,
+            return EpisodeStep(book.reward.copy(), self.terminated.copy(), self.truncated.copy(), _NO_SLOTS, None,
                                self._no_final_info, self._no_returns, _NO_SLOTS, time.perf_counter() - self._t0,
                                info, book.rewards)
         done = np.flatnonzero(book.done)
@@ -325,12 +322,27 @@ class Episodes:
             final_info = game.info(finished)
         else:  # every slot's info (before any autoreset) at the done rows
             final_info = {k: v[done] for k, v in (info if info is not None else game.info(st)).items()}
-        result = EpisodeStep(book.reward, self.terminated.copy(), self.truncated.copy(), done, finished, final_info,
+        result = EpisodeStep(book.reward.copy(), self.terminated.copy(), self.truncated.copy(), done, finished, final_info,
                              book.ep_return[done], book.ep_length[done], time.perf_counter() - self._t0, info,
                              book.rewards)
         if self.autoreset:
             self._next_games(done)
         return result
+
+    def advance(self, actions: np.ndarray, slots: np.ndarray | None = None, mask_out: np.ndarray | None = None
+                ) -> int:
+        """The core of ``step`` for a caller that reads what it needs from ``book`` itself (the AEC env: one
+        game, its reward ``book.reward[0]``): the actions (intp, one per slot of ``slots`` or per slot) were checked
+        against the current mask; one ``game.advance`` call applies them and writes the rewards, returns,
+        lengths, flags and the new masks (into ``mask_out`` when given). No ``EpisodeStep`` is built and nothing
+        autoresets here (``step`` does that). Returns how many episodes ended."""
+        book = self.book
+        self._mask = self._own_mask if mask_out is None else mask_out
+        # one call: the actions, rewards, returns, lengths, flags and the new masks (the game skips ended games)
+        n_done = self.game.advance(self.state, actions, book, None if slots is None else np.asarray(slots, np.intp),
+                                   self._mask)
+        self._n_over = int(book.over.sum()) if n_done or self._n_over else 0
+        return n_done
 
     def _next_games(self, done: np.ndarray) -> None:
         """Autoreset: the next game of each slot in ``done`` from its stream, its flags and its mask."""

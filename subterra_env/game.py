@@ -41,7 +41,13 @@ class EpisodeBook:
     for a game whose seats score apart), ``ep_length``, ``terminated``, ``truncated``, ``over``; ``done`` marks
     the slots whose episode ended in this step. Written fresh each step: ``reward`` ((B,): Sub Terra's team reward,
     float32, or for a game whose seats score apart the reward of the seat that acted) and ``rewards`` ((B, S) per
-    seat; None for a team game, where every seat gets ``reward``). Slots that did not step, or were over, get 0."""
+    seat; None for a team game, where every seat gets ``reward``). Slots that did not step, or were over, get 0.
+
+    What a game may write in the same call (its ``advance`` does it where it can, in one compiled call): ``counts``
+    (the game's info counts per slot, e.g. Sub Terra's ``INFO_KEYS`` rows (5, B); None where the game keeps
+    none), valid after a step while ``fresh`` is True, and each slot's acting seat's observation into ``obs``
+    (arrays an interface sets, with ``obs_radius``; None: none written). ``fresh`` turns False when the games
+    change outside ``advance`` (reset, autoreset, snapshots): then counts and observations must be read anew."""
 
     num_games: int
     num_seats: int
@@ -56,6 +62,10 @@ class EpisodeBook:
     ep_length: np.ndarray = field(init=False)
     reward: np.ndarray = field(init=False)
     rewards: np.ndarray | None = None
+    counts: np.ndarray | None = None
+    obs: tuple[np.ndarray, ...] | None = None
+    obs_radius: int = 7
+    fresh: bool = False
 
     def __post_init__(self) -> None:
         b = self.num_games
@@ -67,9 +77,11 @@ class EpisodeBook:
         self.reward = np.zeros(b, dtype=np.float32)
 
     def started(self, slots: np.ndarray) -> None:
-        """New episodes in these slots: their return and length count from zero."""
+        """New episodes in these slots: their return and length count from zero (and what ``advance`` wrote of
+        the games is stale)."""
         self.ep_return[slots] = 0.0
         self.ep_length[slots] = 0
+        self.fresh = False
 
 
 @runtime_checkable

@@ -11,13 +11,14 @@ import numpy as np
 from .config import GameConfig
 from .core import rng
 from .core.actions import ACTION_NAMES
-from .core.kernels import after_step, episode_flags
+from .core.advance import Advance
+from .core.kernels import episode_flags
 from .core.observe import observe
 from .core.rules import Core
 from .core.state import RUNNING, State
 from .events import Event, decode, set_logging
 from .game import STEP_DONE, STEP_ILLEGAL, STEP_OVER, EpisodeBook
-from .info import batch_info, game_info, result_name
+from .info import INFO_KEYS, batch_info, game_info, result_name
 from .rewards import TeamReward
 from .scenario import from_options, names_seed
 
@@ -60,7 +61,8 @@ class SubTerra:
             raise ValueError("SubTerra: the core given plays other settings than config")
         self.core = core or Core(self.config, threads=threads)
         self.team_reward = team_reward or TeamReward()
-        self._shaped = self.team_reward.shaped  # read once: a TeamReward is frozen, and this is read every step
+        self._advance = Advance(self.core, self.team_reward)
+        self._bound: tuple | None = None  # (the bound call, the State, mask, book and observation arrays it is bound to)
         scenario = self.config.scenario
         self.name = "subterra" if scenario == "base" else f"subterra_{scenario}"
         self.num_actions = self.core.num_actions  # the base game's 90, or a scenario's more
@@ -113,30 +115,36 @@ class SubTerra:
 
     def advance(self, st: State, actions: np.ndarray, book: EpisodeBook, slots: np.ndarray | None = None,
                 mask_out: np.ndarray | None = None) -> int:
-        team_reward, shaped = self.team_reward, self._shaped
+        """One compiled call (``core.advance``): the actions, the team reward, the episode bookkeeping, every
+        game's new mask, its ``INFO_KEYS`` counts (``book.counts``) and, when an interface set ``book.obs``, its
+        acting caver's observation."""
+        b = book.num_games
         if slots is None:
-            before = team_reward.snapshot(st) if shaped else None
-            self.core.step(st, actions, check=False)  # the core skips ended games
-            reward = team_reward(before, st) if shaped else np.empty(book.num_games, dtype=np.float32)
-            stepped = book.all_slots
+            stepped, acts = book.all_slots, actions
         else:  # only these slots step: the others wait, reward 0
-            sub = st.take(slots)
-            before = team_reward.snapshot(sub) if shaped else None
-            self.core.step(sub, actions, check=False)
-            st.put(slots, sub)
-            reward = np.zeros(book.num_games, dtype=np.float32)
-            if shaped:
-                reward[slots] = team_reward(before, sub)
-            stepped = np.zeros(book.num_games, dtype=bool)
-            stepped[slots] = True
-        # without shaping the kernel fills in the end-of-game reward by result
-        n_done = after_step(reward, team_reward.by_result32, not shaped, stepped, book.ep_return, book.ep_length,
-                            st.result, st.round, book.max_cycles, book.terminated, book.truncated, book.over,
-                            book.done)
-        book.reward = reward
-        if mask_out is not None:
-            self.core.legal_mask(st, out=mask_out)
+            stepped, acts = np.zeros(b, dtype=bool), np.zeros(b, dtype=np.intp)
+            stepped[slots], acts[slots] = True, actions
+        if acts.dtype != np.int64:
+            acts = acts.astype(np.int64)
+        if mask_out is None:
+            mask_out = np.empty((b, self.num_actions), dtype=bool)
+        bound = self._bound
+        # the call's arrays are the episode layer's own and stay the same from step to step: bound once for them
+        if bound is None or bound[1] is not st or bound[2] is not mask_out or bound[3] is not book \
+                or bound[4] is not book.obs:
+            if book.counts is None:
+                book.counts = np.zeros((len(INFO_KEYS), b), dtype=np.int64)
+            call = self._advance.bind(st, book.reward, book.ep_return, book.ep_length, book.max_cycles,
+                                      (book.terminated, book.truncated, book.over, book.done), mask_out, book.counts,
+                                      book.obs, book.obs_radius)
+            bound = self._bound = (call, st, mask_out, book, book.obs)
+        n_done = bound[0](acts, stepped)
+        book.fresh = True
         return n_done
+
+    def __getstate__(self) -> dict:
+        # the bound call is a closure over this game's arrays: a copy (deepcopy, pickle) binds its own
+        return {**self.__dict__, "_bound": None}
 
     # ------------------------------------------------------------------ flags, rewards, info
     def actor(self, st: State) -> np.ndarray:

@@ -158,16 +158,19 @@ class BatchedGames(Episodes):
         ``checked=True``: the caller guarantees every action is legal for its slot's mask (a policy that samples
         from the mask); the per-slot check is skipped, and an illegal action then corrupts its game. Without
         autoreset, ended games are skipped by the core, whatever their action."""
+        mask = None
         if out is None:
             self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
-            s = Episodes.step(self, actions, info_all=info_all, checked=checked)
         else:
             self._grid, self._scalars, mask = out
-            s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked)
-        self._observe()
-        if s.ended is not None:
-            final_grid, final_scalars = observe(self.core.cat, s.ended, np.maximum(s.ended.actor, 0),
-                                                self.obs_radius)
+        # the step writes every slot's new observation in the same compiled call (core/advance.py)
+        self.book.obs, self.book.obs_radius = (self._grid, self._scalars), self.obs_radius
+        s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked)
+        if s.ended is not None:  # autoreset: the rows hold the games as they ended; the new games are observed
+            final_grid, final_scalars = self._grid[s.done], self._scalars[s.done]
+            new = self.state.take(s.done)
+            self._grid[s.done], self._scalars[s.done] = observe(self.core.cat, new, np.maximum(new.actor, 0),
+                                                                self.obs_radius)
         else:
             final_grid, final_scalars = self._no_finals
         return BatchStep(s.reward, s.terminated, s.truncated, s.done, final_grid, final_scalars, s.final_info,

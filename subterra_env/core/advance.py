@@ -20,12 +20,12 @@ The arrays, per game b of the batch (B,) unless said:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 from numba import prange
 
-from .jit import jit, parallel_section
+from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
 from .kernels import cavers_out, episode_slot, game_counts
 from .moves import legal_mask
 from .observe import _tables, observe_game
@@ -120,22 +120,50 @@ _NO_GRID = np.zeros((0, 1, 1, 1), dtype=np.int8)
 _NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
 
 
+class Advance:
+    """The one-trip call bound to one core and team reward: their constant arguments are looked up once (the AEC
+    env calls it for every decision, where each Python attribute lookup shows)."""
+
+    def __init__(self, core: Core, team: RewardSettings):
+        self.core = core
+        self._params, self._team = core.params, (team.by_result64, team.weights, bool(team.shaped))
+        self._tables, self._scenario = _tables(core.cat), core.cat.scenario
+
+    def __call__(self, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
+                 ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
+                 flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
+                 counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
+        """Every game's decision in one compiled call (see the module docstring); returns how many episodes
+        ended. ``flags``: (terminated, truncated, over, done). ``obs``: (grid_out, scalars_out) to write every
+        game's acting caver's observation into (radius ``radius``), or None. The caller owns every array and
+        checked the actions (an illegal one corrupts its game, as ``Core.step(check=False)``)."""
+        return self.bind(st, reward, ep_return, ep_length, max_cycles, flags, mask_out, counts_out, obs,
+                         radius)(actions, stepped)
+
+    def bind(self, st: State, reward: np.ndarray, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
+             flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
+             counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7
+             ) -> Callable[[np.ndarray, np.ndarray], int]:
+        """The call with every argument but the actions and the stepping slots fixed (the episode layer's arrays
+        stay the same from step to step): ``bound(actions, stepped) -> episodes ended``."""
+        by_result, weights, shaped = self._team
+        grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
+        head = (st.packed, self._params)
+        tail = (reward, by_result, weights, shaped, ep_return, ep_length, max_cycles, *flags, mask_out, counts_out,
+                st.stack.shape[1], self._tables, self._scenario, radius, grid, scalars, obs is not None)
+        core = self.core
+        if st.batch_size >= PARALLEL_MIN_BATCH and core.threads != 1:
+            def threaded(actions: np.ndarray, stepped: np.ndarray) -> int:
+                with parallel_section(core.threads):
+                    return advance_parallel(*head, actions, stepped, *tail)
+            return threaded
+        return lambda actions, stepped: advance_serial(*head, actions, stepped, *tail)
+
+
 def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
             team: RewardSettings, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
             flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
             counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
-    """Every game's decision in one compiled call (see the module docstring); returns how many episodes ended.
-
-    ``team``: the team reward (its result values and shaping). ``flags``: (terminated, truncated, over, done).
-    ``obs``: (grid_out, scalars_out) to write every game's acting caver's observation into (radius ``radius``),
-    or None. The caller owns every array and checked the actions (an illegal one corrupts its game, as
-    ``Core.step(check=False)``)."""
-    terminated, truncated, over, done = flags
-    grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
-    args = (st.packed, core.params, actions, stepped, reward, team.by_result64, team.weights, team.shaped,
-            ep_return, ep_length, max_cycles, terminated, truncated, over, done, mask_out, counts_out,
-            st.stack.shape[1], _tables(core.cat), core.cat.scenario, radius, grid, scalars, obs is not None)
-    if core._parallel(st.batch_size):
-        with parallel_section(core.threads):
-            return advance_parallel(*args)
-    return advance_serial(*args)
+    """``Advance(core, team)(...)`` once (the team reward: its result values and shaping)."""
+    return Advance(core, team)(st, actions, stepped, reward, ep_return, ep_length, max_cycles, flags, mask_out,
+                               counts_out, obs, radius)
