@@ -71,10 +71,11 @@ import platform
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -82,8 +83,8 @@ import numpy as np
 import subterra_env
 from subterra_env.config import GameConfig
 from subterra_env.core.advance import advance
-from subterra_env.core.observe import observe
 from subterra_env.core.jit import PARALLEL_MIN_BATCH
+from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
 from subterra_env.rewards import TeamReward
@@ -148,7 +149,7 @@ def timed_run(step: Step, seconds: float) -> tuple[float, float, float]:
     return steps / elapsed, calls / elapsed, games / elapsed
 
 
-def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], timing: "Timing",
+def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], timing: Timing,
             timer: str = "wall") -> Row:
     """The row of one benchmark: warm up, then the median (by env-steps/s) of ``timing.repeats`` timed runs,
     each followed by a run of the interleaved reference game (``timing.reference``) under the same conditions,

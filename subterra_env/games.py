@@ -19,7 +19,8 @@ this is the layer under them. An unknown name, setting or preset is refused with
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .config import GameConfig
 from .config import from_dict as sub_terra_settings

@@ -20,7 +20,8 @@ The arrays, per game b of the batch (B,) unless said:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numba import prange
