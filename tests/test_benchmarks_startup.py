@@ -43,7 +43,7 @@ def test_start_only_rows_interleave_and_hide_scipy(tmp_path: Path) -> None:
     assert set(result["breakdowns"][f"user start, {ROOT}"]) == set(parts) == {
         "dependencies_s", "import_s", "first_load_s", "other_loads_s", "python_s", "gc_s", "bitcode_s", "loads",
         "total_s"}
-    assert parts["loads"] == 7  # setup, flags, mask, counts, observe, step, after-step: the first AEC step's kernels
+    assert parts["loads"] == 6  # setup, flags, mask, counts, observe (reset), advance (the step): the first AEC step
     assert 0 < parts["import_s"] + parts["first_load_s"] + parts["other_loads_s"] < parts["total_s"]
     assert result["rows"] == [] and result["cache_bytes"] is None and result["scipy_installed"] is False
     assert list(result["starts"]) == ["user start", "numba floor", f"user start, {ROOT}"]
