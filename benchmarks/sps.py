@@ -18,12 +18,13 @@ Rows (every one timed by the same loop; all but the heuristic's under random leg
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
     core       the compiled ``Core`` at each batch size B, driven as the episode layer drives it: one
-               ``core.advance`` call per decision of every game (step, episode bookkeeping, legal masks, info
-               counts: "step+mask"; and the acting cavers' observations, radius 7, into preallocated arrays:
-               "step+mask+obs"); finished games are re-initialised in place, so every call steps B live games.
+               ``core.advance`` call per decision of every game below 64 games (step, episode bookkeeping, legal
+               masks, info counts: "step+mask"; and the acting cavers' observations, radius 7, into preallocated
+               arrays: "step+mask+obs"), the separate kernels above; finished games are re-initialised in place,
+               so every call steps B live games.
                The actions come from the mask, so the step runs unchecked (as the vector envs do); at B = 4096
                (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
-               "separate" (legal_mask, observe and step as three calls, as before the one-trip entry) and
+               "one call" (``core.advance`` at that size too, which the episode layer does not use there) and
                "checked" (separate calls with the default checked step, each action tested against a freshly
                computed mask)
     heuristic  the compiled heuristic team (``agents.heuristic.HeuristicAgent``) on the same games, at B = 4096 (or
@@ -230,7 +231,9 @@ class RandomLegal:
         return self.out
 
 
-@numba.njit(cache=True)
+# Not cached: numba's cache records the module by name, and a cache written under one name (a test loading the file,
+# ``python benchmarks/sps.py``) fails to load under another (``python -m benchmarks.sps``). It compiles in a second.
+@numba.njit
 def _pick_legal(mask: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
     for b in range(mask.shape[0]):
         n = 0
@@ -271,12 +274,12 @@ def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
 
 
 def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None,
-                 threads: int | None = None, checked: bool = False, separate: bool = False) -> Step:
-    """One decision of every game of a batch as the episode layer takes it: ``core.advance`` (step, episode
-    bookkeeping, legal masks, info counts and, ``with_obs``, the acting cavers' observations in one compiled
-    call); finished games re-initialised in place. ``separate``: the same work as separate calls (legal_mask,
-    observe, step), as before the one-trip entry. ``checked``: separate calls with the default checked step (each
-    action tested against a freshly computed mask)."""
+                 threads: int | None = None, checked: bool = False, one_call: bool | None = None) -> Step:
+    """One decision of every game of a batch as the episode layer takes it: below PARALLEL_MIN_BATCH games one
+    ``core.advance`` call (step, episode bookkeeping, legal masks, info counts and, ``with_obs``, the acting
+    cavers' observations), at larger batches the separate kernels (legal_mask, observe, step), which are faster
+    there; ``one_call`` forces either. Finished games re-initialised in place. ``checked``: separate calls with the
+    default checked step (each action tested against a freshly computed mask)."""
     core = Core(config or GameConfig(), threads=threads)
     next_seed = seed << 32  # game seeds seed<<32, seed<<32 + 1, ...: a fresh game for every reset
     st = core.init(np.arange(next_seed, next_seed + batch))
@@ -312,7 +315,10 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
             restart(done)
         return batch, len(done)
 
-    return separate_calls if separate or checked else one_trip
+    # as the episode layer (sub_terra.SubTerra.advance): one call below PARALLEL_MIN_BATCH, separate kernels above
+    if one_call is None:
+        one_call = batch < PARALLEL_MIN_BATCH and not checked
+    return one_trip if one_call else separate_calls
 
 
 class EpisodeArrays:
@@ -589,8 +595,8 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
             rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
                                                                                 checked=True)))
         b = 4096 if 4096 in batches else max(batches)
-        rows.append(row("core", "core step+mask+obs, separate", b, partial(core_stepper, b, True, seed,
-                                                                            separate=True)))
+        rows.append(row("core", "core step+mask+obs, one call", b, partial(core_stepper, b, True, seed,
+                                                                            one_call=True)))
     if "heuristic" in kinds:
         rows += heuristic_rows(batches, seed, row)
     if "vector" in kinds:

@@ -12,7 +12,8 @@ from .config import GameConfig
 from .core import rng
 from .core.actions import ACTION_NAMES
 from .core.advance import Advance
-from .core.kernels import episode_flags
+from .core.jit import PARALLEL_MIN_BATCH
+from .core.kernels import after_step, episode_flags
 from .core.observe import observe
 from .core.rules import Core
 from .core.state import RUNNING, State
@@ -115,10 +116,17 @@ class SubTerra:
 
     def advance(self, st: State, actions: np.ndarray, book: EpisodeBook, slots: np.ndarray | None = None,
                 mask_out: np.ndarray | None = None) -> int:
-        """One compiled call (``core.advance``): the actions, the team reward, the episode bookkeeping, every
-        game's new mask, its ``INFO_KEYS`` counts (``book.counts``) and, when an interface set ``book.obs``, its
-        acting caver's observation."""
+        """The actions, the team reward, the episode bookkeeping, every game's new mask and, when an interface set
+        ``book.obs``, its acting caver's observation. Below ``PARALLEL_MIN_BATCH`` games (the AEC env, small vector
+        envs) in one compiled call (``core/advance.py``), which also writes the ``INFO_KEYS`` counts
+        (``book.counts``, ``book.fresh``); at larger batches the separate kernels (step, bookkeeping, mask,
+        observation), which stream through the batch faster there (measured at B = 4096 on one thread: 0.9-1.0M
+        decisions/s with observations against 0.65-0.76M for the one call; at B = 1 the one call is 1.3x faster)."""
         b = book.num_games
+        if mask_out is None:
+            mask_out = np.empty((b, self.num_actions), dtype=bool)
+        if b >= PARALLEL_MIN_BATCH:
+            return self._advance_apart(st, actions, book, slots, mask_out)
         if slots is None:
             stepped, acts = book.all_slots, actions
         else:  # only these slots step: the others wait, reward 0
@@ -126,8 +134,6 @@ class SubTerra:
             stepped[slots], acts[slots] = True, actions
         if acts.dtype != np.int64:
             acts = acts.astype(np.int64)
-        if mask_out is None:
-            mask_out = np.empty((b, self.num_actions), dtype=bool)
         bound = self._bound
         # the call's arrays are the episode layer's own and stay the same from step to step: bound once for them
         if bound is None or bound[1] is not st or bound[2] is not mask_out or bound[3] is not book \
@@ -140,6 +146,36 @@ class SubTerra:
             bound = self._bound = (call, st, mask_out, book, book.obs)
         n_done = bound[0](acts, stepped)
         book.fresh = True
+        return n_done
+
+    def _advance_apart(self, st: State, actions: np.ndarray, book: EpisodeBook, slots: np.ndarray | None,
+                       mask_out: np.ndarray) -> int:
+        """``advance`` as separate kernels, for large batches (no info counts: ``book.fresh`` is False)."""
+        team_reward, shaped = self.team_reward, self.team_reward.shaped
+        if slots is None:
+            before = team_reward.snapshot(st) if shaped else None
+            self.core.step(st, actions, check=False)  # the core skips ended games
+            reward = team_reward(before, st) if shaped else book.reward
+            stepped = book.all_slots
+        else:  # only these slots step: the others wait, reward 0
+            sub = st.take(slots)
+            before = team_reward.snapshot(sub) if shaped else None
+            self.core.step(sub, actions, check=False)
+            st.put(slots, sub)
+            reward = np.zeros(book.num_games, dtype=np.float32)
+            if shaped:
+                reward[slots] = team_reward(before, sub)
+            stepped = np.zeros(book.num_games, dtype=bool)
+            stepped[slots] = True
+        # without shaping the kernel fills in the end-of-game reward by result
+        n_done = after_step(reward, team_reward.by_result32, not shaped, stepped, book.ep_return, book.ep_length,
+                            st.result, st.round, book.max_cycles, book.terminated, book.truncated, book.over,
+                            book.done)
+        book.reward[:] = reward
+        self.core.legal_mask(st, out=mask_out)
+        if book.obs is not None:
+            observe(self.core.cat, st, np.maximum(st.actor, 0), book.obs_radius, *book.obs, threads=self.core.threads)
+        book.fresh = False
         return n_done
 
     def __getstate__(self) -> dict:

@@ -7,11 +7,12 @@ random stream.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import prange
 
-from .effects import on_exit
 from .board import tiles_left
+from .effects import on_exit
 from .hazards import cards_left
 from .jit import jit
 from .moves import legal_mask
@@ -128,7 +129,7 @@ def episode_flags(result: np.ndarray, rounds: np.ndarray, max_cycles: int, termi
     return n_over
 
 
-@jit
+@numba.njit(inline="always")  # inlined into the batch loops (core/advance.py): see advance_game there
 def episode_slot(i, reward, by_result, fill, stepped, ep_return, ep_length, result, rounds, max_cycles, terminated,
                  truncated, over, done):
     """The episode bookkeeping of slot i after the core stepped it (``result`` and ``rounds``: its game's now):
