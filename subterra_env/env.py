@@ -213,6 +213,7 @@ class raw_env(AECEnv):
                           np.zeros((1, *space["scalars"].shape), dtype=np.int8))
         self._book.obs_radius = obs_radius
         self._ended = False  # the game has ended (terminated or truncated): every agent's flags say so
+        self._action = np.zeros(1, dtype=np.intp)  # the one game's action, handed to the episode layer
         self.action_spaces = {a: gymnasium.spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
         self.state_space = state_space(state_radius, scenario)
         self.state_: State | None = None
@@ -360,8 +361,8 @@ class raw_env(AECEnv):
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)
             return
-        action = self.episodes.check_action(action, 0, agent)
-        self.episodes.advance(np.array([action], dtype=np.intp))  # checked above; no autoreset (one game)
+        self._action[0] = self.episodes.check_action(action, 0, agent)
+        self.episodes.advance(self._action)  # checked above; no autoreset (one game)
         reward = float(self._book.reward[0])
         cumulative = self._cumulative_rewards
         cumulative[agent] = 0.0

@@ -1,13 +1,15 @@
-"""One trip into the compiled rules per decision: step, episode bookkeeping, legal mask, info counts and the
-acting caver's observation of every game, in one call.
+"""One trip into the compiled rules per decision: step, team reward, episode bookkeeping, legal mask, info counts
+and the acting caver's observation of every game, in one call.
 
 Before this, a decision of the AEC env paid five compiled calls (the step, ``after_step``, ``legal_mask``, the
-info counts and ``observe`` from ``last()``), each with numba's argument checks and the Python around it; at
-large batches each call also walked every game's record anew. ``advance_serial`` / ``advance_parallel`` do a
-game's whole decision while its record is in cache: step it (``turns.step_game``), book the episode
-(``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an episode
-ends), write its new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting caver. The episode layer
-(``subterra_env/episode.py``) calls it through ``advance``.
+info counts and ``observe`` from ``last()``), each with numba's argument checks and the Python around it.
+``advance_serial`` / ``advance_parallel`` do a game's whole decision in one call: step it (``turns.step_game``),
+book the episode (``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an
+episode ends), write its new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting
+caver. The episode layer calls it (``sub_terra.SubTerra.advance``) below ``PARALLEL_MIN_BATCH`` games, where the
+calls' fixed costs dominate; at larger batches the separate kernels stream through the batch faster (measured at
+B = 4096 on one thread, alternating in one process: 0.85-1.09M decisions/s with observations for the separate
+kernels against 0.65-0.76M for this one call), so it uses those there.
 
 The arrays, per game b of the batch (B,) unless said:
     actions int64, stepped bool (the slot takes part in this step), reward float32 (the step's team reward:
@@ -70,10 +72,10 @@ def team_reward(g, P, action, by_result, weights, shaped):
         + weights[0] * (out1 - out0)
 
 
-# Inlined into the batch loops: called per game, a function of this many array arguments cost more than the rules
-# (numba passes and reference-counts each array; DESIGN.md's "a compiled function called once per game with 40
-# array arguments was 10x slower than the loop inside one call"). Measured at B = 4096 on one thread: 2.3M
-# decisions/s as a call, against 3.9M for the separate mask and step kernels it replaces.
+# Inlined into the batch loops rather than called per game with two dozen array arguments (DESIGN.md: such a
+# per-game call was 10x slower than the loop inside one call). Even inlined, at B = 4096 on one thread the one
+# call ran at 2.1-2.4M decisions/s without observations against 2.7-3.9M for the separate mask and step kernels:
+# hence the episode layer's threshold (module docstring).
 @numba.njit(inline="always")
 def advance_game(states, b, P, action, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
                  max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
