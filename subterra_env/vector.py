@@ -159,12 +159,13 @@ class BatchedGames(Episodes):
         from the mask); the per-slot check is skipped, and an illegal action then corrupts its game. Without
         autoreset, ended games are skipped by the core, whatever their action."""
         mask = None
-        if out is None:
-            self._grid, self._scalars = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
+        if out is None:  # the other buffer (the same tuple each time: the one-call kernel stays bound to it)
+            pair = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
         else:
-            self._grid, self._scalars, mask = out
-        # the step writes every slot's new observation in the same compiled call (core/advance.py)
-        self.book.obs, self.book.obs_radius = (self._grid, self._scalars), self.obs_radius
+            pair, mask = out[:2], out[2]
+        self._grid, self._scalars = pair
+        # the step writes every slot's new observation (SubTerra.advance: in its one compiled call below 64 games)
+        self.book.obs, self.book.obs_radius = pair, self.obs_radius
         s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked)
         if s.ended is not None:  # autoreset: the rows hold the games as they ended; the new games are observed
             final_grid, final_scalars = self._grid[s.done], self._scalars[s.done]
