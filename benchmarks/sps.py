@@ -88,6 +88,7 @@ from subterra_env.core.jit import PARALLEL_MIN_BATCH
 from subterra_env.core.observe import observe
 from subterra_env.core.rules import Core
 from subterra_env.core.state import RUNNING
+from subterra_env.game import EpisodeBook
 from subterra_env.rewards import TeamReward
 from subterra_env.spaces import grid_shape, num_scalars
 
@@ -289,7 +290,9 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     grid = np.zeros((batch, *grid_shape(OBS_RADIUS, scenario)), dtype=np.int8)
     scalars = np.zeros((batch, num_scalars(scenario)), dtype=np.int8)
     mask = core.legal_mask(st)
-    slots = EpisodeArrays(batch)
+    book = EpisodeBook(batch, core.cfg.num_cavers, True, MAX_ROUND)  # the episode layer's arrays
+    book.counts = np.zeros((5, batch), dtype=np.int64)
+    flags, team = (book.terminated, book.truncated, book.over, book.done), TeamReward()
 
     def restart(done: np.ndarray) -> None:
         nonlocal next_seed
@@ -297,11 +300,12 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
         next_seed += len(done)
 
     def one_trip() -> tuple[int, int]:
-        slots.advance(core, st, policy(mask), mask, (grid, scalars) if with_obs else None)
-        done = np.flatnonzero(slots.over)
+        advance(core, st, policy(mask), book.all_slots, book.reward, team, book.ep_return, book.ep_length,
+                MAX_ROUND, flags, mask, book.counts, (grid, scalars) if with_obs else None, OBS_RADIUS)
+        done = np.flatnonzero(book.over)
         if len(done):
             restart(done)
-            slots.over[done] = False
+            book.over[done] = False
             core.legal_mask(st, out=mask)
         return batch, len(done)
 
@@ -319,24 +323,6 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     if one_call is None:
         one_call = batch < PARALLEL_MIN_BATCH and not checked
     return one_trip if one_call else separate_calls
-
-
-class EpisodeArrays:
-    """The per-slot arrays ``core.advance`` books episodes into (the episode layer's own, for the core rows)."""
-
-    TEAM = TeamReward()
-
-    def __init__(self, batch: int):
-        self.reward, self.ep_return = np.zeros(batch, dtype=np.float32), np.zeros(batch)
-        self.ep_length, self.counts = np.zeros(batch, dtype=np.int64), np.zeros((5, batch), dtype=np.int64)
-        self.everyone = np.ones(batch, dtype=bool)
-        self.flags = tuple(np.zeros(batch, dtype=bool) for _ in range(4))  # terminated, truncated, over, done
-        self.over = self.flags[2]
-
-    def advance(self, core: Core, st: Any, actions: np.ndarray, mask: np.ndarray,
-                obs: tuple[np.ndarray, np.ndarray] | None) -> int:
-        return advance(core, st, actions, self.everyone, self.reward, self.TEAM, self.ep_return, self.ep_length,
-                       MAX_ROUND, self.flags, mask, self.counts, obs, OBS_RADIUS)
 
 
 def itc_core_stepper(batch: int, seed: int, num_players: int = 2) -> Step:
