@@ -36,9 +36,7 @@ class TeamReward:
         # The end-of-game reward by result code + 1 (index 0: the game runs on): one lookup per step.
         object.__setattr__(self, "_by_result", np.array((0.0,) + tuple(self.result), dtype=np.float64))
         object.__setattr__(self, "by_result32", self._by_result.astype(np.float32))  # the episode layer's kernel
-        # The same settings as the one-trip kernel (core/advance.py) reads them: end rewards, then the shaping.
-        object.__setattr__(self, "by_result64", self._by_result)
-        object.__setattr__(self, "weights", np.array((self.escape, self.health, self.tile), dtype=np.float64))
+        object.__setattr__(self, "by_result64", self._by_result)  # what the one-call kernel reads (core/advance.py)
 
     @property
     def shaped(self) -> bool:

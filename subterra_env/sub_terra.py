@@ -62,7 +62,8 @@ class SubTerra:
             raise ValueError("SubTerra: the core given plays other settings than config")
         self.core = core or Core(self.config, threads=threads)
         self.team_reward = team_reward or TeamReward()
-        self._advance = Advance(self.core, self.team_reward)
+        # the one call pays the end reward by result; shaping is TeamReward's, on the separate kernels' path
+        self._advance = None if self.team_reward.shaped else Advance(self.core, self.team_reward)
         self._bound: tuple | None = None  # (the bound call, the State, mask, book and observation arrays it is bound to)
         scenario = self.config.scenario
         self.name = "subterra" if scenario == "base" else f"subterra_{scenario}"
@@ -125,7 +126,7 @@ class SubTerra:
         b = book.num_games
         if mask_out is None:
             mask_out = np.empty((b, self.num_actions), dtype=bool)
-        if b >= PARALLEL_MIN_BATCH:
+        if b >= PARALLEL_MIN_BATCH or self._advance is None:  # large batches, or a shaped team reward
             return self._advance_apart(st, actions, book, slots, mask_out)
         if slots is None:
             stepped, acts = book.all_slots, actions

@@ -13,11 +13,11 @@ kernels against 0.65-0.76M for this one call), so it uses those there.
 
 The arrays, per game b of the batch (B,) unless said:
     actions int64, stepped bool (the slot takes part in this step), reward float32 (the step's team reward:
-    ``team_reward``), ep_return float64, ep_length int64, terminated / truncated / over / done bool, mask_out
+    ``by_result``), ep_return float64, ep_length int64, terminated / truncated / over / done bool, mask_out
     bool (B, A), counts_out int64 (5, B) (``info.INFO_KEYS`` rows), grid_out int8 (B, C, W, W) and scalars_out
     int8 (B, K): the view of each game's acting caver (``max(actor, 0)``, as the vector envs observe) when
-    ``observe`` (else they may be (0, ...) arrays). The team reward's settings: by_result float64 (5,) (the end
-    rewards by result + 1), weights float64 (3,) (escape, health, tile) and shaped.
+    ``observe`` (else they may be (0, ...) arrays). by_result float64 (5,): the end reward by result + 1 (the team
+    reward without shaping; a shaped one is computed by ``rewards.TeamReward`` on the separate path).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 from numba import prange
 
 from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
-from .kernels import cavers_out, episode_slot, game_counts
+from .kernels import episode_slot, game_counts
 from .moves import legal_mask
 from .observe import _tables, observe_game
 from .state import RUNNING, State
@@ -41,35 +41,11 @@ if TYPE_CHECKING:
 
 
 class RewardSettings(Protocol):
-    """What the kernel reads of the team reward (``subterra_env.rewards.TeamReward``, a layer above the core)."""
+    """What the kernel reads of the team reward (``subterra_env.rewards.TeamReward``, a layer above the core):
+    the end reward by result. Shaped rewards (``shaped``) are the episode layer's separate path."""
 
     by_result64: np.ndarray  # (5,) float64: the end reward by result code + 1 (0: the game runs on)
-    weights: np.ndarray  # (3,) float64: shaping per caver escaped, per health point lost, per tile placed
     shaped: bool
-
-
-@jit
-def shaping_counts(g):
-    """(health total, tiles placed, cavers on the exit): what the shaped team reward compares across a step
-    (``rewards.TeamReward.snapshot`` for one game)."""
-    hp = 0
-    for s in range(g.c_hp.shape[0]):
-        hp += g.c_hp[s]
-    return hp, np.int64(g.n_tiles), cavers_out(g)
-
-
-@jit
-def team_reward(g, P, action, by_result, weights, shaped):
-    """Step game g and return its team reward (``rewards.TeamReward``, the same arithmetic in the same order):
-    ``by_result[result + 1]``, with shaping ``- health * lost + tile * placed + escape * escaped``."""
-    if not shaped:
-        step_game(g, P, action)
-        return by_result[g.result + 1]
-    hp0, tiles0, out0 = shaping_counts(g)
-    step_game(g, P, action)
-    hp1, tiles1, out1 = shaping_counts(g)
-    return by_result[g.result + 1] - weights[1] * (hp1 - hp0) + weights[2] * (tiles1 - tiles0) \
-        + weights[0] * (out1 - out0)
 
 
 # Inlined into the batch loops rather than called per game with two dozen array arguments (DESIGN.md: such a
@@ -77,17 +53,14 @@ def team_reward(g, P, action, by_result, weights, shaped):
 # call ran at 2.1-2.4M decisions/s without observations against 2.7-3.9M for the separate mask and step kernels:
 # hence the episode layer's threshold (module docstring).
 @numba.njit(inline="always")
-def advance_game(states, b, P, action, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+def advance_game(states, b, P, action, stepped, reward, by_result, ep_return, ep_length,
                  max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
                  radius, grid_out, scalars_out, observe):
     """Game b's whole decision; True if its episode ended."""
     g = states[b]
     if stepped[b] and g.result == RUNNING:
-        if shaped:
-            reward[b] = team_reward(g, P, action, by_result, weights, shaped)
-        else:
-            step_game(g, P, action)
-            reward[b] = by_result[g.result + 1]
+        step_game(g, P, action)
+        reward[b] = by_result[g.result + 1]
     ended = episode_slot(b, reward, by_result, False, stepped, ep_return, ep_length, g.result, g.round, max_cycles,
                          terminated, truncated, over, done)
     legal_mask(g, P, mask_out[b])
@@ -99,14 +72,14 @@ def advance_game(states, b, P, action, stepped, reward, by_result, weights, shap
 
 
 @jit
-def advance_serial(states, params, actions, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+def advance_serial(states, params, actions, stepped, reward, by_result, ep_return, ep_length,
                    max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
                    radius, grid_out, scalars_out, observe):
     """Every game's decision, one after the other; returns how many episodes ended."""
     P = params[0]
     n_done = 0
     for b in range(states.shape[0]):
-        if advance_game(states, b, P, actions[b], stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+        if advance_game(states, b, P, actions[b], stepped, reward, by_result, ep_return, ep_length,
                         max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables,
                         scenario, radius, grid_out, scalars_out, observe):
             n_done += 1
@@ -114,14 +87,14 @@ def advance_serial(states, params, actions, stepped, reward, by_result, weights,
 
 
 @jit(parallel=True)
-def advance_parallel(states, params, actions, stepped, reward, by_result, weights, shaped, ep_return, ep_length,
+def advance_parallel(states, params, actions, stepped, reward, by_result, ep_return, ep_length,
                      max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables,
                      scenario, radius, grid_out, scalars_out, observe):
     """advance_serial with the games spread over numba's threads (games share nothing)."""
     n_done = 0
     for b in prange(states.shape[0]):
         # params[0] is read inside the prange body: numba cannot pass a record variable into a parallel loop.
-        if advance_game(states, b, params[0], actions[b], stepped, reward, by_result, weights, shaped, ep_return,
+        if advance_game(states, b, params[0], actions[b], stepped, reward, by_result, ep_return,
                         ep_length, max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size,
                         tables, scenario, radius, grid_out, scalars_out, observe):
             n_done += 1
@@ -138,7 +111,10 @@ class Advance:
 
     def __init__(self, core: Core, team: RewardSettings):
         self.core = core
-        self._params, self._team = core.params, (team.by_result64, team.weights, bool(team.shaped))
+        if team.shaped:
+            raise ValueError("core.advance pays the end reward by result only; a shaped team reward steps through the "
+                             "separate kernels (sub_terra.SubTerra.advance)")
+        self._params, self._by_result = core.params, team.by_result64
         self._tables, self._scenario = _tables(core.cat), core.cat.scenario
 
     def __call__(self, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
@@ -158,10 +134,9 @@ class Advance:
              ) -> Callable[[np.ndarray, np.ndarray], int]:
         """The call with every argument but the actions and the stepping slots fixed (the episode layer's arrays
         stay the same from step to step): ``bound(actions, stepped) -> episodes ended``."""
-        by_result, weights, shaped = self._team
         grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
         head = (st.packed, self._params)
-        tail = (reward, by_result, weights, shaped, ep_return, ep_length, max_cycles, *flags, mask_out, counts_out,
+        tail = (reward, self._by_result, ep_return, ep_length, max_cycles, *flags, mask_out, counts_out,
                 st.stack.shape[1], self._tables, self._scenario, radius, grid, scalars, obs is not None)
         core = self.core
         if st.batch_size >= PARALLEL_MIN_BATCH and core.threads != 1:
@@ -176,6 +151,6 @@ def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, rew
             team: RewardSettings, ep_return: np.ndarray, ep_length: np.ndarray, max_cycles: int,
             flags: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], mask_out: np.ndarray,
             counts_out: np.ndarray, obs: tuple[np.ndarray, np.ndarray] | None = None, radius: int = 7) -> int:
-    """``Advance(core, team)(...)`` once (the team reward: its result values and shaping)."""
+    """``Advance(core, team)(...)`` once (``team``: an unshaped team reward)."""
     return Advance(core, team)(st, actions, stepped, reward, ep_return, ep_length, max_cycles, flags, mask_out,
                                counts_out, obs, radius)
