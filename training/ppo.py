@@ -77,7 +77,8 @@ class Args:
     state_radius: int = field(default=4, metadata=dict(min=1, max=20))
     """mappo: the global state's window radius around the start tile."""
     lr: float = field(default=3e-4, metadata=dict(min=0.0, max=1.0))
-    """Adam's learning rate (annealed linearly to 0 over ``total_steps`` when ``anneal_lr``)."""
+    """Adam's learning rate (annealed linearly to 0 over ``total_steps``, or over ``max_seconds`` if that budget
+    runs out first, when ``anneal_lr``)."""
     anneal_lr: bool = True
     """Anneal the learning rate linearly to 0."""
     gamma: float = field(default=0.995, metadata=dict(min=0.0, max=1.0))
@@ -553,6 +554,13 @@ class Run:
     def seconds(self) -> float:
         return time.perf_counter() - self.start
 
+    def progress(self) -> float:
+        """The share of the budget spent: of total_steps, or of max_seconds where that runs out sooner (a
+        wall-clock budget then anneals the learning rate to 0 by its end, at the cost of depending on the
+        machine's speed)."""
+        done = self.step / self.args.total_steps
+        return max(done, self.seconds() / self.args.max_seconds) if self.args.max_seconds else done
+
     def checkpoint(self, name: str) -> Path:
         learner = self.learner
         return save_checkpoint(self.path / name, learner.model, self.trainer.config_dict, {
@@ -579,7 +587,7 @@ class Run:
     def iterate(self) -> dict[str, Any]:
         """One PPO iteration, logged (progress.jsonl, TensorBoard, the bar) and saved as last.pt."""
         a, trainer = self.args, self.trainer
-        lr = a.lr * (1.0 - self.step / a.total_steps) if a.anneal_lr else a.lr
+        lr = a.lr * max(0.0, 1.0 - self.progress()) if a.anneal_lr else a.lr
         t0, before = time.perf_counter(), dict(trainer.timing)
         stats = trainer.iterate(lr)
         wall = time.perf_counter() - t0
