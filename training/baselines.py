@@ -1,5 +1,6 @@
 """The baselines table: native PPO from scratch (IPPO and MAPPO, several seeds) on the learnable presets, each final
-team evaluated with ``training/evaluate.py`` beside reference teams, with learning curves.
+team evaluated with ``training/evaluate.py`` beside reference teams, with learning curves; ``--bc TEACHER`` adds
+"BC + PPO" cells beside them (the same runs started from a clone of the teacher).
 
     python -m training.baselines --out runs/baselines                       # `make baselines`: hours on 2 cores
     python -m training.baselines --presets tiny --seeds 0 --steps tiny=200000 --eval-games 50 --out /tmp/b  # CI
@@ -11,6 +12,12 @@ teams' rows (``--reference``, default random and heuristic), so the rows are pai
 directory per cell, ``baselines.json`` (every cell: budget in env-steps and seconds, greedy cavers out with its 95%
 interval and medal rates; the references), ``baselines.md`` (the table) and ``curves_PRESET.png`` (greedy evaluation
 during training against env-steps, mean over seeds, min-max band).
+
+``--bc TEACHER`` (heuristic, search, search:N or minari:ID: ``training/ppo.py``'s ``bc_teacher``, with its bc_*
+settings, which ``--set`` may change) trains each preset x critic x seed a second time with ``--set
+bc_teacher=TEACHER``, in ``PRESET-CRITIC-bc-SEED``: its cells carry ``bc_teacher`` in the JSON (null for the runs
+from scratch), its rows read "CRITIC, BC (TEACHER) + PPO" and its curves (dashed) start at step 0 from the cloned
+policy. Their budget in env-steps is PPO's; their wall-clock includes the cloning.
 """
 
 from __future__ import annotations
@@ -43,7 +50,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra training/ppo.py setting")
     p.add_argument("--out", type=Path, default=Path("runs/baselines"))
     p.add_argument("--resume", action="store_true", help="skip cells whose evaluation is already there")
+    p.add_argument("--bc", metavar="TEACHER", help="also train BC + PPO cells, PPO started from a clone of TEACHER "
+                   "(training/ppo.py's bc_teacher: heuristic, search, search:N, minari:ID)")
     args = p.parse_args(argv)
+    if args.bc is not None:
+        from training.ppo import check_teacher_name
+        from training.schema import SettingsError
+
+        try:
+            check_teacher_name(args.bc)
+        except SettingsError as e:
+            p.error(f"--bc: {e}")
     steps = dict(DEFAULT_STEPS)
     for item in args.steps:
         name, _, value = item.partition("=")
@@ -71,8 +88,9 @@ def evaluate(preset: str, teams: list[str], games: int, out: Path) -> list[dict[
     return [{k: r[k] for k in ("team", "escaped_mean", "escaped_ci95", "rates", "num_games")} for r in rows]
 
 
-def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int) -> dict[str, Any]:
-    run_dir = args.out / f"{preset}-{critic}-{seed}"
+def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int, teacher: str | None) -> dict[str, Any]:
+    """One run (from scratch, or BC + PPO from ``teacher``) and its evaluation; ``--resume`` reuses a finished one."""
+    run_dir = args.out / (f"{preset}-{critic}-bc-{seed}" if teacher else f"{preset}-{critic}-{seed}")
     result = run_dir / "eval" / "results.json"
     if not (args.resume and result.exists()):
         cmd = [sys.executable, "-m", "training.ppo", "--config", "configs/train/ppo_tiny.yaml", "--run-dir",
@@ -81,6 +99,8 @@ def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int) ->
                f"max_cycles={MAX_CYCLES[preset]}", "--set", "progress_bar=false"]
         for extra in args.set:
             cmd += ["--set", extra]
+        if teacher:
+            cmd += ["--set", f"bc_teacher={teacher}"]
         t0 = time.perf_counter()
         run(cmd)
         (run_dir / "wall_seconds.txt").write_text(f"{time.perf_counter() - t0:.1f}\n")
@@ -88,7 +108,7 @@ def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int) ->
     row = json.loads(result.read_text())["results"][0]
     progress = [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
     curve = [json.loads(line) for line in (run_dir / "eval.jsonl").read_text().splitlines()]
-    return {"preset": preset, "critic": critic, "seed": seed, "env_steps": progress[-1]["step"],
+    return {"preset": preset, "critic": critic, "seed": seed, "bc_teacher": teacher, "env_steps": progress[-1]["step"],
             "seconds": float((run_dir / "wall_seconds.txt").read_text()),
             "escaped_mean": row["escaped_mean"], "escaped_ci95": row["escaped_ci95"], "rates": row["rates"],
             "games": row["num_games"], "curve": [(c["step"], c["escaped_mean"]) for c in curve]}
@@ -101,17 +121,27 @@ def table(cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]
         for ref in references.get(preset, []):
             lines.append(f"| {preset} | {ref['team']} | - | - | - | {ref['escaped_mean']:.2f} ± "
                          f"{ref['escaped_ci95']:.2f} | {ref['rates']['gold']:.1%} |")
-        for critic in CRITICS:
-            mine = [c for c in cells if c["preset"] == preset and c["critic"] == critic]
+        for critic, teacher in variants(cells):
+            mine = [c for c in cells if c["preset"] == preset and (c["critic"], c["bc_teacher"]) == (critic, teacher)]
             if not mine:
                 continue
             per_seed = ", ".join(f"{c['escaped_mean']:.2f}" for c in mine)
             mean = sum(c["escaped_mean"] for c in mine) / len(mine)
             gold = sum(c["rates"]["gold"] for c in mine) / len(mine)
-            lines.append(f"| {preset} | {critic.upper()} from scratch | {len(mine)} | "
+            lines.append(f"| {preset} | {label(critic, teacher)} | {len(mine)} | "
                          f"{mine[0]['env_steps']:,} | {sum(c['seconds'] for c in mine) / len(mine) / 60:.0f} min | "
                          f"{mean:.2f} (seeds: {per_seed}) | {gold:.1%} |")
     return "\n".join(lines) + "\n"
+
+
+def variants(cells: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """The (critic, BC teacher or None) pairs of the cells: each critic from scratch, then BC-started."""
+    have = {(c["critic"], c["bc_teacher"]) for c in cells}
+    return sorted(have, key=lambda v: (CRITICS.index(v[0]), v[1] is not None, v[1] or ""))
+
+
+def label(critic: str, teacher: str | None) -> str:
+    return f"{critic.upper()}, BC ({teacher}) + PPO" if teacher else f"{critic.upper()} from scratch"
 
 
 def curves(cells: list[dict[str, Any]], out: Path) -> list[Path]:
@@ -124,18 +154,20 @@ def curves(cells: list[dict[str, Any]], out: Path) -> list[Path]:
     paths = []
     for preset in dict.fromkeys(c["preset"] for c in cells):
         fig, ax = plt.subplots(figsize=(6, 3.6), dpi=100)
-        for critic in CRITICS:
-            mine = [c for c in cells if c["preset"] == preset and c["critic"] == critic and c["curve"]]
+        for critic, teacher in variants(cells):
+            mine = [c for c in cells if c["preset"] == preset and (c["critic"], c["bc_teacher"]) == (critic, teacher)
+                    and c["curve"]]
             if not mine:
                 continue
             n = min(len(c["curve"]) for c in mine)
             steps = np.array([p[0] for p in mine[0]["curve"][:n]]) / 1e6
             values = np.array([[p[1] for p in c["curve"][:n]] for c in mine])
-            ax.plot(steps, values.mean(0), marker="o", label=f"{critic.upper()} ({len(mine)} seeds)")
+            ax.plot(steps, values.mean(0), marker="o", linestyle="--" if teacher else "-",
+                    label=f"{label(critic, teacher)} ({len(mine)} seeds)")
             ax.fill_between(steps, values.min(0), values.max(0), alpha=0.2)
         ax.set_xlabel("env-steps (millions)")
         ax.set_ylabel("greedy cavers out (of 4)")
-        ax.set_title(f"native PPO from scratch: {preset}")
+        ax.set_title(f"native PPO: {preset}")
         ax.set_ylim(0, 4)
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right")
@@ -154,9 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     for preset in args.presets:
         if args.reference:
             references[preset] = evaluate(preset, args.reference, args.eval_games, args.out / f"reference-{preset}")
-    cells = [train_cell(args, preset, critic, seed)
-             for preset in args.presets for critic in args.critics for seed in args.seeds]
-    (args.out / "baselines.json").write_text(json.dumps({"cells": cells, "references": references,
+    teachers = [None] + ([args.bc] if args.bc else [])
+    cells = [train_cell(args, preset, critic, seed, teacher) for preset in args.presets for critic in args.critics
+             for teacher in teachers for seed in args.seeds]
+    (args.out / "baselines.json").write_text(json.dumps({"cells": cells, "references": references, "bc": args.bc,
                                                          "command": " ".join(sys.argv)}, indent=1))
     text = table(cells, references)
     (args.out / "baselines.md").write_text(text)

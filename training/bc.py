@@ -4,12 +4,14 @@
     demos = load_demos("minari:subterra/tiny/heuristic-v0", gamma=0.995)   # or a Minari dataset's decisions
     train_set, held_out = split(demos, holdout=0.1, seed=0)
     history = train_bc(model.policy, train_set, held_out, epochs=4, batch_size=512, lr=1e-3)
+    history = train_bc(NativePolicy(actor_critic), train_set, held_out, ...)  # training/ppo.py's network
 
 The teacher (an ``agents`` agent bound to every slot of the vector env) plays whole games; every decision it takes
 becomes one (observation, mask, action) sample, plus the discounted team return that followed (to pretrain the
 value head, so PPO's first advantages are not noise). The policy learns by masked cross-entropy: illegal actions
 get no probability (sb3-contrib masks the logits), so the loss is over the legal actions only. Held-out samples
-are whole games the policy never trained on.
+are whole games the policy never trained on. One implementation serves both trainers: ``train_bc`` and
+``evaluate_bc`` call the few methods of an SB3 policy, which ``NativePolicy`` gives ``training/ppo.py``'s network.
 
 ``play_games`` plays N seeded games (one per slot, the slot's first game) with any batch policy; the training
 script's evaluation and the BC teacher's score use it.
@@ -27,7 +29,8 @@ import torch
 from tqdm.auto import tqdm
 
 Obs = dict[str, np.ndarray]
-OBS_KEYS = ("observation", "scalars", "advice")  # advice: agents.advice, when the vector env adds it
+# advice: agents.advice, when the vector env adds it; state: the native trainer's mappo global state (training/ppo.py)
+OBS_KEYS = ("observation", "scalars", "advice", "state")
 MEDAL_POINTS = {"defeat": 0, "bronze": 1, "silver": 2, "gold": 3}
 RESULTS = ("running", "defeat", "bronze", "silver", "gold")  # subterra_env.info: RESULTS[code + 1]
 
@@ -231,6 +234,74 @@ def split(demos: Demonstrations, holdout: float, seed: int = 0) -> tuple[Demonst
         held[rng.integers(len(games))] = True
     is_held = np.isin(demos.game, games[held])
     return demos.take(np.flatnonzero(~is_held)), demos.take(np.flatnonzero(is_held))
+
+
+def dataset_spaces(dataset_id: str) -> tuple[dict[str, tuple[int, ...]], int]:
+    """(the observation shapes by key, the number of actions) of a Minari dataset, from its metadata alone (no
+    episode is read), so a trainer can refuse a dataset of another window before any work."""
+    from subterra_game.datasets.store import load
+
+    dataset = load(dataset_id)
+    return ({k: tuple(space.shape) for k, space in dataset.observation_space.spaces.items()},
+            int(dataset.action_space.n))
+
+
+@dataclass
+class MaskedLogits:
+    """The masked policy of a batch, shaped as sb3-contrib's distribution where BC reads it (``distribution.logits``,
+    ``log_prob``): illegal actions get log-probability -inf."""
+
+    logits: torch.Tensor  # (B, A) log-probabilities over the legal actions
+    mask: torch.Tensor  # (B, A) bool
+
+    @property
+    def distribution(self) -> MaskedLogits:
+        return self
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.logits.gather(1, actions[:, None]).squeeze(1)
+
+    def entropy(self) -> torch.Tensor:
+        # the -inf of illegal actions zeroed before the product: 0 x -inf would be NaN
+        return -(self.logits.exp() * self.logits.masked_fill(~self.mask, 0.0)).sum(1)
+
+
+class NativePolicy:
+    """The methods of an SB3 policy that ``train_bc`` and ``evaluate_bc`` call, over the native trainer's network
+    (``agents.native_policy.ActorCritic``), so both trainers share one behaviour cloning. Observations are the
+    demonstrations' int8 arrays: ``observation``, ``scalars`` and, for a mappo critic, ``state`` (the flat global
+    state); without ``state`` a mappo network's value is None (clone the actor alone: ``value_coef=0``)."""
+
+    def __init__(self, model: torch.nn.Module):
+        self.model = model
+        self.device = next(model.parameters()).device
+
+    def parameters(self):
+        return self.model.parameters()
+
+    def set_training_mode(self, mode: bool) -> None:
+        self.model.train(mode)
+
+    def obs_to_tensor(self, obs: Obs) -> tuple[dict[str, torch.Tensor], bool]:
+        return {k: torch.as_tensor(v, device=self.device) for k, v in obs.items()}, True
+
+    def _policy(self, logits: torch.Tensor, action_masks: np.ndarray) -> MaskedLogits:
+        from agents.native_policy import masked_log_probs
+
+        mask = torch.as_tensor(action_masks, device=self.device)
+        return MaskedLogits(masked_log_probs(logits, mask), mask)
+
+    def get_distribution(self, obs: dict[str, torch.Tensor], action_masks: np.ndarray) -> MaskedLogits:
+        return self._policy(self.model.logits(obs["observation"], obs["scalars"]), action_masks)
+
+    def evaluate_actions(self, obs: dict[str, torch.Tensor], actions: torch.Tensor, action_masks: np.ndarray
+                         ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        if self.model.spec.critic == "mappo" and "state" not in obs:
+            logits, values = self.model.logits(obs["observation"], obs["scalars"]), None
+        else:
+            logits, values = self.model(obs["observation"], obs["scalars"], obs.get("state"))
+        policy = self._policy(logits, action_masks)
+        return values, policy.log_prob(actions), policy.entropy()
 
 
 def _batch(policy: Any, demos: Demonstrations, idx: np.ndarray) -> tuple[Any, torch.Tensor, np.ndarray]:

@@ -15,6 +15,15 @@ are computed along it (``gae``). A truncated game bootstraps the value of its fi
 does not. Critics: ``ippo`` (the value on the acting caver's observation, sharing the actor's body) or ``mappo``
 (a centralised critic on the env's global state; ``agents.native_policy``).
 
+Behaviour cloning (``bc_teacher``; null trains from scratch): before the first iteration the heuristic or the search
+plays ``bc_decisions`` decisions of the same game (same window, rounds and reward), or a Minari dataset of this
+network's window is read (``minari:ID``; another window is an error before any work), and ``training/bc.py``'s
+``train_bc`` clones them: masked cross-entropy on the actor, the value regressed on the teacher's discounted returns
+at this run's ``gamma`` (mappo: on the global state collected beside; a dataset has none, so there the actor alone
+is cloned). ``bc.json`` holds the teacher, the decisions, each epoch's train and held-out accuracy and
+cross-entropy and the seconds (counted in the run's); ``eval.jsonl`` starts with the cloned policy's evaluation at
+step 0. ``--resume`` does not clone again: the checkpoint holds the cloned and trained weights.
+
 ``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
 the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
 (a GPU with many cores), not on a 2-core CPU where both want the same cores (``docs/baselines.md`` has the
@@ -46,7 +55,8 @@ import yaml
 
 from agents.native_policy import ActorCritic, NetSpec, load_checkpoint, masked_log_probs, save_checkpoint
 from agents.onnx_policy import export_onnx
-from training.run_files import append_jsonl, build_game, versions
+from training import bc
+from training.run_files import append_jsonl, build_game, stream_seed, versions
 from training.schema import SettingsError, apply_override, from_mapping, to_plain
 
 
@@ -119,6 +129,20 @@ class Args:
     """Stop after this many seconds of training (0: no limit); the run ends as if total_steps were reached."""
     progress_bar: bool = True
     """A tqdm progress bar on stderr."""
+    bc_teacher: str | None = None
+    """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
+    bc_decisions: int = field(default=200_000, metadata=dict(min=1))
+    """Teacher decisions to collect (a Minari dataset gives all of its own)."""
+    bc_games: int = field(default=64, metadata=dict(min=1, max=65536))
+    """Games the teacher plays at once while collecting."""
+    bc_epochs: int = field(default=4, metadata=dict(min=0, max=1000))
+    """Passes of behaviour cloning over the demonstrations."""
+    bc_lr: float = field(default=1e-3, metadata=dict(min=0.0, max=1.0))
+    """Adam's learning rate for the cloning (an optimiser of its own: PPO's starts fresh)."""
+    bc_batch: int = field(default=512, metadata=dict(min=1, max=1_000_000))
+    """Minibatch size of the cloning."""
+    bc_holdout: float = field(default=0.1, metadata=dict(min=0.0, max=0.9))
+    """Share of the teacher's games held out to measure the imitation (bc.json)."""
 
     def validate(self, prefix: str = "") -> None:
         batch = self.num_games * self.rollout
@@ -127,6 +151,18 @@ class Args:
         if self.num_games % self.shards:
             raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
         check_device(self.device)
+        check_teacher_name(self.bc_teacher)
+
+
+def check_teacher_name(name: str | None) -> None:
+    """bc_teacher names a teacher ``training/bc.py`` can make, or a Minari dataset."""
+    if name is None or name in ("heuristic", "search"):
+        return
+    worlds = name[len("search:"):] if name.startswith("search:") else ""
+    if worlds.isdigit() and int(worlds) >= 1 or bc.is_dataset(name) and len(name) > len(bc.DATASET_PREFIX):
+        return
+    raise SettingsError(f"bc_teacher={name!r}: expected heuristic, search, search:WORLDS (a positive integer), "
+                        "minari:DATASET_ID or null (no behaviour cloning)")
 
 
 def check_device(device: str) -> None:
@@ -488,6 +524,96 @@ def evaluate_greedy(model: ActorCritic, config, obs_radius: int, games: int, see
                for code, name in enumerate(("defeat", "bronze", "silver", "gold"))}}
 
 
+# ---------------------------------------------------------------------------------------------- behaviour cloning
+class GlobalStateVecEnv:
+    """A teacher's vector env whose observations also hold ``state``: the flat global state the mappo critic reads
+    (as ``Learner.state_of`` joins it), so the cloned critic learns the teacher's returns from its own input."""
+
+    def __init__(self, venv, radius: int):
+        self.venv, self.games, self.num_envs, self.radius = venv, venv.games, venv.num_envs, radius
+
+    def _with_state(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        grid, scalars = global_state(self.games, self.games.state, self.radius)
+        return {**obs, "state": np.concatenate([grid.reshape(len(grid), -1), scalars], axis=1)}
+
+    def reset(self) -> dict[str, np.ndarray]:
+        return self._with_state(self.venv.reset())
+
+    def step(self, actions: np.ndarray):
+        obs, rewards, dones, infos = self.venv.step(actions)
+        return self._with_state(obs), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.venv.action_masks()
+
+
+def check_teacher(args: Args, spec: NetSpec) -> None:
+    """A Minari teacher's observations must be this network's (window, planes, scalars) and its actions the game's:
+    anything else is refused before any work, naming the mismatch."""
+    if not (args.bc_teacher and bc.is_dataset(args.bc_teacher)):
+        return
+    try:
+        shapes, num_actions = bc.dataset_spaces(args.bc_teacher[len(bc.DATASET_PREFIX):])
+    except ValueError as e:  # DatasetError: Minari not installed, a malformed id, no such dataset
+        raise SettingsError(f"bc_teacher={args.bc_teacher!r}: {e}") from e
+    grid, scalars = shapes.get("observation"), shapes.get("scalars")
+    if grid == spec.grid_shape and scalars == (spec.num_scalars,) and num_actions == spec.num_actions:
+        return
+    radius = (grid[-1] - 1) // 2 if grid and len(grid) == 3 else None
+    raise SettingsError(f"bc_teacher={args.bc_teacher!r}: the dataset's observations {grid} (obs radius {radius}) "
+                        f"with {scalars} scalars and {num_actions} actions do not fit this network's "
+                        f"{spec.grid_shape} (obs_radius={args.obs_radius}) with ({spec.num_scalars},) scalars and "
+                        f"{spec.num_actions} actions: set obs_radius={radius}, or build the dataset from this game "
+                        f"with --obs-radius {args.obs_radius}")
+
+
+def teacher_demos(args: Args, trainer: Trainer) -> bc.Demonstrations:
+    """The teacher's decisions in the network's own format: a Minari dataset's (``check_teacher``), or games of
+    this very game (window, rounds, reward) played by the heuristic or the search from a seed stream of their own,
+    with the discounted returns at this run's gamma."""
+    if bc.is_dataset(args.bc_teacher):
+        return bc.load_demos(args.bc_teacher, args.gamma)
+    from subterra_env.sb3 import SubterraVecEnv
+
+    venv = SubterraVecEnv(args.bc_games, trainer.config, seed=stream_seed(args.seed, 7_777), copy_obs=False,
+                          obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_escape=args.reward_escape,
+                          threads=args.engine_threads)  # copy_obs off: collect copies each step into its arrays
+    if args.critic == "mappo":
+        venv = GlobalStateVecEnv(venv, args.state_radius)
+    return bc.collect(venv, bc.make_teacher(args.bc_teacher, venv, args.seed), args.bc_decisions, args.gamma)
+
+
+def behaviour_clone(args: Args, run: Run) -> dict[str, Any]:
+    """The BC stage: the teacher's decisions cloned by ``training/bc.py``'s ``train_bc`` (masked cross-entropy on
+    the actor; the value on the known returns, weighted ``vf_coef``, unless a mappo critic has no global state in
+    the demonstrations). Writes bc.json and the ``bc/`` TensorBoard scalars (x: the epoch); returns the record."""
+    t0 = time.perf_counter()
+    run.say(f"bc: {args.bc_teacher}'s decisions, then {args.bc_epochs} epochs of cloning")
+    demos = teacher_demos(args, run.trainer)
+    train_set, held_out = bc.split(demos, args.bc_holdout, args.seed)
+    value = args.critic == "ippo" or "state" in demos.obs
+
+    def log(epoch: int, metrics: dict[str, float]) -> None:
+        for k, v in metrics.items():
+            if v is not None:
+                run.writer.add_scalar(f"bc/{k}", v, epoch)
+
+    history = bc.train_bc(bc.NativePolicy(run.learner.model), train_set, held_out, args.bc_epochs, args.bc_batch,
+                          args.bc_lr, args.vf_coef if value else 0.0, args.seed, log)
+    run.learner.model.train()  # train_bc leaves it in eval mode
+    teacher = bc.summarize([{**g, "length": 0, "return": 0.0} for g in demos.finished]) if demos.finished else {}
+    record = {"teacher": args.bc_teacher, "decisions": len(demos), "train_decisions": len(train_set),
+              "held_out_decisions": len(held_out), "teacher_games": len(demos.finished),
+              "teacher_escaped": teacher.get("escaped"), "value_cloned": value,
+              "seconds": round(time.perf_counter() - t0, 1), "history": history}
+    (run.path / "bc.json").write_text(json.dumps(record, indent=1))
+    last = history[-1]
+    run.say(f"bc: {len(demos):,} decisions of {args.bc_teacher} in {record['seconds']:.0f} s; accuracy train "
+            f"{last['train_acc']:.3f}, held out {last.get('held_out_acc', float('nan')):.3f} (chance "
+            f"{last['train_chance']:.3f})")
+    return record
+
+
 # ------------------------------------------------------------------------------------------------------ the run
 def parse_cli(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Native PPO (IPPO or MAPPO) for the Sub Terra team, stepping the "
@@ -584,6 +710,13 @@ class Run:
             self.bar.write(f"step {self.step:,}: greedy {res['escaped_mean']:.2f} ± {res['escaped_ci95']:.2f} "
                            f"cavers out (best {self.best:.2f})")
 
+    def say(self, text: str) -> None:
+        """A line on the terminal that leaves the progress bar whole."""
+        if self.bar is not None:
+            self.bar.write(text)
+        else:
+            print(text, flush=True)
+
     def iterate(self) -> dict[str, Any]:
         """One PPO iteration, logged (progress.jsonl, TensorBoard, the bar) and saved as last.pt."""
         a, trainer = self.args, self.trainer
@@ -640,12 +773,17 @@ def main(argv: list[str] | None = None) -> int:
             _, data = load_checkpoint(path / "last.pt")
             spec = NetSpec(**dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"])))
         trainer = Trainer(args, spec)
+        if resumed is None:
+            check_teacher(args, trainer.spec)
     except (SettingsError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) follow args.seed
     torch.set_num_threads(args.torch_threads)
     run = Run(args, path, trainer, resumed)
+    if resumed is None and args.bc_teacher:  # a resumed run's checkpoint already holds the cloned weights
+        behaviour_clone(args, run)
+        run.evaluate()  # at step 0: the curve starts from the cloned policy
     trainer.reset()
     while run.step < args.total_steps:
         run.iterate()
