@@ -54,3 +54,32 @@ def test_plot_curve_reads_an_rllib_run(tmp_path: Path) -> None:
         {"iteration": i, "env_steps": 4000 * i, "episode_return_mean": r, "escaped_mean": e, "medal_rate": m}) + "\n"
         for i, r, e, m in ((1, 0.06, 0.16, 0.0), (2, 0.5, 0.6, 0.1))))
     assert read_run(run)["train"] == [(4000.0, 0.16, 0.0, 0.06), (8000.0, 0.6, 0.1, 0.5)]
+
+
+def test_plot_curve_against_wall_clock_for_a_native_run(tmp_path: Path) -> None:
+    """--x seconds: a training/ppo.py run's iterations and evaluations drawn at the seconds they happened (a BC
+    stage's bc.json has the teacher's cavers out only); a run of another trainer is refused, naming it."""
+    pytest.importorskip("matplotlib")
+    from training.plot_curve import read_run
+
+    run = tmp_path / "native"
+    run.mkdir()
+    (run / "config.yaml").write_text("seed: 0\n")
+    (run / "progress.jsonl").write_text("".join(json.dumps(
+        {"step": s, "seconds": t, "env_steps_per_s": 100.0, "return_mean": r, "escaped_mean": e, "medal_rate": m})
+        + "\n" for s, t, r, e, m in ((8192, 40.5, 0.1, 0.9, 0.05), (16384, 61.0, 0.2, 1.1, 0.25))))
+    (run / "eval.jsonl").write_text(json.dumps({"step": 0, "seconds": 30.0, "escaped_mean": 1.45,
+                                                "share_defeat": 0.665}) + "\n")
+    (run / "bc.json").write_text(json.dumps({"teacher_escaped": 3.0}))
+    curves = read_run(run, "seconds")
+    assert curves["train"] == [(40.5, 0.9, 0.05, 0.1), (61.0, 1.1, 0.25, 0.2)]
+    assert [(e["step"], e["escaped"]) for e in curves["evals"]] == [(30.0, 1.45)]
+    out = tmp_path / "wall.png"
+    done = subprocess.run([sys.executable, "-m", "training.plot_curve", str(run), "--x", "seconds", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == f"wrote {out}" and out.read_bytes()[:4] == b"\x89PNG"
+    sb3 = tmp_path / "sb3"
+    _fake_run(sb3)
+    refused = subprocess.run([sys.executable, "-m", "training.plot_curve", str(sb3), "--x", "seconds"], cwd=ROOT,
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "--x seconds needs a training/ppo.py run" in refused.stderr
