@@ -96,7 +96,7 @@ def _broken(record: dict, change) -> dict:
     (lambda d: d.update(format="chess"), "not a Sub Terra game record"),
     (lambda d: d.update(seed="7"), "'seed' must be int"),
     (lambda d: d["settings"].update(num_cavers=9), "bad settings"),
-    (lambda d: d["actions"][5].update(action=89), "illegal action at step 5: 89 ('surface 8')"),
+    (lambda d: d["actions"][5].update(action=89), "step 5: action 89 ('surface 8') is not legal"),
     (lambda d: d["actions"][3].update(action=900), "step 3: action 900 is out of range"),
     (lambda d: d["actions"][2].pop("action"), "step 2: missing key 'action'"),
     (lambda d: d["actions"][4].update(seat=(d["actions"][4]["seat"] + 1) % 4), "step 4: the record has seat"),
