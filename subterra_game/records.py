@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from subterra_env import episode
 from subterra_env.config import CAVER_NAMES, SCENARIOS, ConfigError, GameConfig, from_dict, to_dict
 from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS_ALL, num_actions
 from subterra_env.core.observe import observe
@@ -54,9 +55,7 @@ from subterra_env.core.state import HASH_FIELDS, RUNNING, State, scenario_hash_f
 from subterra_env.env import raw_env
 from subterra_env.events import Event
 from subterra_env.game import IllegalActionError
-from subterra_env import episode
-from subterra_env.info import result_name
-from subterra_env.info import game_info
+from subterra_env.info import game_info, result_name
 
 FORMAT = "subterra-record"
 SCHEMA_VERSION = 1
@@ -427,8 +426,9 @@ def seat_labels(doc: dict[str, Any]) -> list[str]:
 def frames(doc: dict[str, Any], cell: int | None = None, replay: Replay | None = None) -> Iterator[np.ndarray]:
     """The record's pictures (``render_rgb`` with status strip and legend), all the same size: the start, then
     the game after every decision (decisions + 1 frames), each captioned with the step."""
-    from .narrate import short_action
     from subterra_env.frames import FRAME_CELL, render_rgb
+
+    from .narrate import short_action
 
     replay = replay or replay_record(doc)
     cfg = replay.env.config
