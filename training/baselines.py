@@ -128,8 +128,10 @@ def table(cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]
             per_seed = ", ".join(f"{c['escaped_mean']:.2f}" for c in mine)
             mean = sum(c["escaped_mean"] for c in mine) / len(mine)
             gold = sum(c["rates"]["gold"] for c in mine) / len(mine)
+            steps = sorted({c["env_steps"] for c in mine})  # a wall-clock budget (max_seconds) ends seeds apart
+            span = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,}-{steps[-1]:,}"
             lines.append(f"| {preset} | {label(critic, teacher)} | {len(mine)} | "
-                         f"{mine[0]['env_steps']:,} | {sum(c['seconds'] for c in mine) / len(mine) / 60:.0f} min | "
+                         f"{span} | {sum(c['seconds'] for c in mine) / len(mine) / 60:.0f} min | "
                          f"{mean:.2f} (seeds: {per_seed}) | {gold:.1%} |")
     return "\n".join(lines) + "\n"
 
