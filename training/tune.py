@@ -6,7 +6,8 @@
 Each trial trains from scratch for a fixed wall-clock budget (``--seconds``: what a setting buys per second of the
 machine, not per step) with settings drawn by Optuna's TPE sampler: learning rate, entropy weight, clip range,
 games stepped together (the batch), minibatches and the network's width; the rest comes from ``--config`` and
-``--set``. The learning rate is not annealed (the steps a trial reaches are not known in advance). A trial's score
+``--set``. The learning rate is not annealed (so the tiny study ran; ``training/ppo.py`` can anneal it over a
+clock since, ``max_seconds``, which the trials do not use yet). A trial's score
 is the greedy evaluation at its end (``--eval-games`` seeded games, seeds from 1,000,000, never the seeds of the
 reported tables). The study lives in ``OUT/study.db`` (SQLite: ``--out`` again resumes it and adds trials);
 ``OUT/trials.md`` is the table of every trial, best first, and ``OUT/best.yaml`` the best trial's drawn settings on top
