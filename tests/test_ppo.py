@@ -420,3 +420,17 @@ def test_a_native_checkpoint_and_its_onnx_export_play_in_the_terminal_game(ippo_
     assert play_main(["--config", str(ROOT / "configs" / "tiny.yaml"), "--seats", seats, "--watch", "--seed", "3",
                       "--delay", "0"]) == 0
     assert "GAME OVER" in capsys.readouterr().out
+
+
+def test_the_learning_rate_anneals_over_whichever_budget_ends_first() -> None:
+    """progress() is the spent share of total_steps, or of max_seconds where the clock runs out sooner."""
+    from types import SimpleNamespace
+
+    def progress(step: int, seconds: float, total_steps: int, max_seconds: float) -> float:
+        run = SimpleNamespace(step=step, seconds=lambda: seconds,
+                              args=SimpleNamespace(total_steps=total_steps, max_seconds=max_seconds))
+        return ppo.Run.progress(run)
+
+    assert progress(250, 10.0, 1000, 0.0) == 0.25  # no clock: steps alone
+    assert progress(250, 30.0, 1000, 60.0) == 0.5  # the clock is further along
+    assert progress(900, 30.0, 1000, 60.0) == 0.9  # the steps are
