@@ -53,9 +53,22 @@ class FirstLegalAgent:
         return np.asarray(action_masks, dtype=bool).argmax(axis=1)
 
 
+TEACHERS = "heuristic, search, search:WORLDS (a positive integer), random or first_legal"
+
+
+def check_teacher_name(name: str) -> None:
+    """ValueError unless ``make_teacher`` knows ``name`` (checked before any work, without building the teacher)."""
+    if name in ("heuristic", "search", "random", "first_legal"):
+        return
+    worlds = name[len("search:"):] if name.startswith("search:") else ""
+    if not (worlds.isdigit() and int(worlds) >= 1):
+        raise ValueError(f"unknown teacher {name!r}: choose {TEACHERS}")
+
+
 def make_teacher(name: str, venv: Any, seed: int = 0) -> Any:
     """The teacher agent by name: ``heuristic`` or ``search`` / ``search:WORLDS`` (bound to every slot of ``venv``),
     ``random``, ``first_legal``."""
+    check_teacher_name(name)
     if name == "heuristic":
         from agents.heuristic import HeuristicAgent
 
@@ -69,9 +82,7 @@ def make_teacher(name: str, venv: Any, seed: int = 0) -> Any:
         from agents.random_agent import RandomAgent
 
         return RandomAgent(seed)
-    if name == "first_legal":
-        return FirstLegalAgent()
-    raise ValueError(f"unknown teacher {name!r}: choose heuristic, search, search:WORLDS, random or first_legal")
+    return FirstLegalAgent()  # the last name check_teacher_name lets through
 
 
 @dataclass

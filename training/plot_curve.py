@@ -42,19 +42,21 @@ def read_run(run: Path, x: str = "step") -> dict:
                                   float(row.get("rollout/medal_rate") or 0.0),
                                   float(row.get("rollout/ep_rew_mean") or "nan")))
     lines = run / "progress.jsonl"  # train_rllib.py's and training/ppo.py's statistics per iteration
+    rllib = False
     if lines.exists():
         for line in lines.read_text().splitlines():
             row = json.loads(line) if line.strip() else {}
             if row.get("escaped_mean") is None:
                 continue
             if "env_steps" in row:  # train_rllib.py
+                rllib = True
                 train.append((float(row["env_steps"]), float(row["escaped_mean"]), float(row["medal_rate"] or 0.0),
                               float(row["episode_return_mean"])))
             else:  # training/ppo.py
                 train.append((float(row[x]), float(row["escaped_mean"]), float(row.get("medal_rate") or 0.0),
                               float(row["return_mean"])))
     if x != "step":
-        native = lines.exists() and not progress.exists() and "\"env_steps\":" not in lines.read_text()
+        native = lines.exists() and not progress.exists() and not rllib
         if not native or any(x not in e for e in evals):
             raise ValueError(f"{run}: --x {x} needs a training/ppo.py run (its rows say when they happened)")
         for e in evals:  # evaluations are drawn against the same axis

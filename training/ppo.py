@@ -155,14 +155,14 @@ class Args:
 
 
 def check_teacher_name(name: str | None) -> None:
-    """bc_teacher names a teacher ``training/bc.py`` can make, or a Minari dataset."""
-    if name is None or name in ("heuristic", "search"):
+    """bc_teacher names a teacher ``training/bc.py`` can make (its one check), or a Minari dataset."""
+    if name is None or bc.is_dataset(name) and len(name) > len(bc.DATASET_PREFIX):
         return
-    worlds = name[len("search:"):] if name.startswith("search:") else ""
-    if worlds.isdigit() and int(worlds) >= 1 or bc.is_dataset(name) and len(name) > len(bc.DATASET_PREFIX):
-        return
-    raise SettingsError(f"bc_teacher={name!r}: expected heuristic, search, search:WORLDS (a positive integer), "
-                        "minari:DATASET_ID or null (no behaviour cloning)")
+    try:
+        bc.check_teacher_name(name)
+    except ValueError:
+        raise SettingsError(f"bc_teacher={name!r}: expected {bc.TEACHERS}, minari:DATASET_ID or null (no "
+                            "behaviour cloning)") from None
 
 
 def check_device(device: str) -> None:
