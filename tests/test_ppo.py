@@ -331,6 +331,7 @@ def test_resume_continues_the_run_on_new_games(tmp_path: Path, monkeypatch: pyte
     ("critic=qmix", "critic"),
     ("bc_teacher=bogus", "bc_teacher"),
     ("bc_teacher=search:0", "bc_teacher"),
+    ("bc_teacher=search:x", "bc_teacher"),
     ("bc_epochs=-1", "bc_epochs"),
 ])
 def test_bad_settings_are_errors_naming_them(setting: str, named: str, tmp_path: Path, capsys) -> None:
