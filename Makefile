@@ -13,7 +13,7 @@ GAMES ?= 200
 
 # After installing, agents.warmup compiles the rules core and the bots (subterra_env.warmup, then the heuristic and
 # search kernels): a few minutes on 2 cores, once, that the first test, game or training run would spend anyway;
-# later processes load them from numba's cache (subterra_env/core/jit.py).
+# later processes load them from numba's cache (subterra_env/games/sub_terra/core/jit.py).
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # After editing the rules core or the compiled bots: rebuild the portable machine code the package ships (a fresh
-# install loads it instead of compiling; subterra_env/core/portable.py), about 4 minutes on 2 cores.
+# install loads it instead of compiling; subterra_env/games/sub_terra/core/portable.py), about 4 minutes on 2 cores.
 prebuilt: $(STAMP)
 	$(BIN)/python -m agents.prebuild
 
@@ -93,6 +93,6 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.startup
 	$(BIN)/python -m benchmarks.latency
 
-# The venvs and the compiled rules' numba caches (subterra_env/core/jit.py).
+# The venvs and the compiled rules' numba caches (subterra_env/games/sub_terra/core/jit.py).
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) subterra_env/core/__nbcache__ "$${XDG_CACHE_HOME:-$$HOME/.cache}/subterra_env"
+	rm -rf $(VENV) $(RLLIB_VENV) subterra_env/games/sub_terra/core/__nbcache__ "$${XDG_CACHE_HOME:-$$HOME/.cache}/subterra_env"

@@ -20,9 +20,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from subterra_env.core.actions import NUM_ACTIONS
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 ADVICE_KEY = "advice"
 ADVICE_SPACE = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
 
-from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 
 from .advice import ADVICE_KEY, advice_onehot, with_advice_space
 

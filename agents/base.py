@@ -19,8 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 from subterra_env.info import game_info
 
 Observation = dict[str, np.ndarray]

@@ -27,12 +27,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from subterra_env.core.actions import ACTION_ARG, ACTION_NAMES, NUM_ACTIONS
-from subterra_env.core.catalogue import DIR_NAMES, DX, DY
-from subterra_env.core.observe import SCALARS
+from subterra_env.games.sub_terra.core.actions import ACTION_ARG, ACTION_NAMES, NUM_ACTIONS
+from subterra_env.games.sub_terra.core.catalogue import DIR_NAMES, DX, DY
+from subterra_env.games.sub_terra.core.observe import SCALARS
 
 # Directional actions point at the neighbour in their direction (N, E, S, W: the action's argument); the grid is
-# centred on the acting caver, its rows along the board's y (subterra_env.core.observe).
+# centred on the acting caver, its rows along the board's y (subterra_env.games.sub_terra.core.observe).
 DIRECTIONAL = np.array([name.split()[-1] in DIR_NAMES for name in ACTION_NAMES[:NUM_ACTIONS]])
 GRID_SCALE, SCALAR_SCALE = 1 / 5, 1 / 10  # raw int8 observation values, brought near 0..1
 DECK_LEFT, ROUND = SCALARS.index("hazard cards left"), SCALARS.index("round")

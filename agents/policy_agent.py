@@ -96,7 +96,7 @@ class PolicyAgent(AdvisedAgentMixin, ObservationAgent):
 def check_observation_space(space: Any, path: Path | str = "checkpoint") -> int:
     """The obs_radius of a checkpoint's observation space; ValueError unless it is the v1 observation (with or
     without the heuristic's advice)."""
-    from subterra_env.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS
+    from subterra_env.games.sub_terra.core.observe import NUM_GRID_CHANNELS, NUM_SCALARS
 
     spaces = getattr(space, "spaces", None)
     grid, scalars = (spaces or {}).get("observation"), (spaces or {}).get("scalars")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from subterra_env import prebuild
-from subterra_env.core import jit as core_jit
+from subterra_env.games.sub_terra.core import jit as core_jit
 
 from .heuristic.jit import jit as heuristic_jit
 from .search.jit import jit as search_jit

@@ -146,7 +146,7 @@ class RLlibAgent(ObservationAgent):
         if not isinstance(module, torch.nn.Module):  # RLlib fell back to a bare RLModule: the class did not load
             raise TypeError(f"{self.module_dir}: RLlib could not rebuild the module class of this checkpoint "
                              f"(got {type(module).__name__}); was it saved by another Ray version?")
-        from subterra_env.core.actions import NUM_ACTIONS
+        from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 
         from .policy_agent import check_observation_space
 

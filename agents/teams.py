@@ -18,10 +18,10 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from subterra_env.core import rng
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core import rng
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 from subterra_env.episode import Episodes
 
 from .random_agent import RandomAgent

@@ -74,7 +74,7 @@ def load_policy(path: str | Path) -> tuple[SubterraNet, dict[str, Any]]:
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path} is not a policy written by training/train_torchrl.py (format "
                          f"{CHECKPOINT_FORMAT!r})")
-    from subterra_env.core.actions import NUM_ACTIONS
+    from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 
     net = SubterraNet(tuple(ckpt["grid_shape"]), ckpt["num_scalars"], NUM_ACTIONS, tuple(ckpt["channels"]),
                       ckpt["hidden"])

@@ -17,8 +17,8 @@ import sys
 
 from subterra_env import warmup
 from subterra_env.config import preset
-from subterra_env.core.jit import PARALLEL_MIN_BATCH
-from subterra_env.core.portable import use_portable
+from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH
+from subterra_env.games.sub_terra.core.portable import use_portable
 
 
 def _heuristic(batch: int) -> None:

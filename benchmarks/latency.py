@@ -48,9 +48,9 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig, load
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING, State
 
 from agents import SHIPPED_TEAM
 from agents.heuristic import HeuristicAgent

@@ -24,7 +24,7 @@ import numpy as np
 from agents.onnx_policy import OnnxPolicyAgent
 from agents.policy_agent import PolicyAgent
 from subterra_env.config import preset
-from subterra_env.core.observe import observe
+from subterra_env.games.sub_terra.core.observe import observe
 from subterra_game.seats import Seat, SeatPlan
 from subterra_game.session import Session
 

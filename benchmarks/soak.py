@@ -45,9 +45,9 @@ import numpy as np
 from agents.heuristic import HeuristicAgent
 from benchmarks.soak_shared import action_keys, choose_actions, peak_rss_mb, random_decisions, rss_mb
 from subterra_env.config import GameConfig
-from subterra_env.core.invariants import InvariantError, check_invariants, snapshot
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RESULT_NAMES, RUNNING, State
+from subterra_env.games.sub_terra.core.invariants import InvariantError, check_invariants, snapshot
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RESULT_NAMES, RUNNING, State
 from subterra_env.info import game_info
 
 SETTINGS: tuple[dict[str, Any], ...] = (

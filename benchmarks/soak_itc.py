@@ -20,7 +20,7 @@ come from per-game streams keyed by (seed, decision number) (``soak_shared.rando
 report splits each lane's games into those ended by the rules (final scoring) and those truncated at max_rounds.
 
 After every ``--check-every`` steps each game that was running is checked with
-``subterra_env.in_the_cave.invariants.check_batch`` (token conservation, slot limits, connectivity, depths,
+``subterra_env.games.in_the_cave.invariants.check_batch`` (token conservation, slot limits, connectivity, depths,
 ropes, exploration tokens, and at the end the scores against a recount; compiled, a few microseconds a game).
 ``--max-seconds`` stops the run when the time is up, and the report says how many games finished. RSS is read at
 the start, half-way (half the games finished, or half of --max-seconds gone) and at the end. Exits non-zero on any
@@ -43,9 +43,9 @@ import numpy as np
 from agents.in_the_cave.heuristic import heuristic_action
 from benchmarks import soak_shared
 from subterra_env.in_the_cave import preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.invariants import check, check_batch
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.invariants import check, check_batch
 
 SETTINGS: tuple[dict[str, Any], ...] = (
     {"num_players": 2},

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from subterra_env.core import rng
+from subterra_env.games.sub_terra.core import rng
 
 _ACTION_SALT = np.uint64(0xA11C7)  # separates the action stream from the game's own dice stream
 _COIN_SALT = np.uint64(0xC017)  # separates the heuristic-or-random coin from the random action's draw

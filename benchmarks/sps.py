@@ -83,11 +83,11 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig
-from subterra_env.core.advance import advance
-from subterra_env.core.jit import PARALLEL_MIN_BATCH
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.advance import advance
+from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 from subterra_env.game import EpisodeBook
 from subterra_env.rewards import TeamReward
 from subterra_env.spaces import grid_shape, num_scalars
@@ -329,8 +329,8 @@ def itc_core_stepper(batch: int, seed: int, num_players: int = 2) -> Step:
     """One batched call of In the Cave's ``ItcCore``: masks + step with random legal actions; games that end or are
     truncated (R-ITC-END-4) are replaced in place by new games (inside the timer)."""
     from subterra_env.in_the_cave import ItcConfig
-    from subterra_env.in_the_cave.core import layout as itc_layout
-    from subterra_env.in_the_cave.core.game import ItcCore
+    from subterra_env.games.in_the_cave.core import layout as itc_layout
+    from subterra_env.games.in_the_cave.core.game import ItcCore
 
     core = ItcCore(ItcConfig(num_players=num_players))
     next_seed = seed << 32

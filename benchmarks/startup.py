@@ -6,7 +6,7 @@ process that finds them in numba's cache.
 Each run is a fresh Python process that imports subterra_env, makes the first calls at B = 2 (the serial
 kernels) and at B = 64 (the threaded ones) and one AEC reset and step. The cold runs use an empty cache directory
 (``NUMBA_CACHE_DIR`` pointing to a new temporary directory): "cold" as a fresh install starts (numba's cache is
-empty; the portable machine code shipped in ``subterra_env/core/prebuilt`` loads), "cold, compile" with the
+empty; the portable machine code shipped in ``subterra_env/games/sub_terra/core/prebuilt`` loads), "cold, compile" with the
 shipped code off (``SUBTERRA_PORTABLE=0``: numba compiles every kernel, as ``python -m subterra_env.warmup`` does
 for this machine's own code). The warm runs reuse that compiled cache. Prints a table and writes JSON.
 
@@ -47,8 +47,8 @@ import json, time
 t0 = time.perf_counter()
 import numpy as np
 import subterra_env
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
 t1 = time.perf_counter()
 core = Core()
 for b in (2, 64):
@@ -63,7 +63,7 @@ env.reset(seed=0)
 obs, *_ = env.last()
 env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 t4 = time.perf_counter()
-from subterra_env.core.jit import compile_stats
+from subterra_env.games.sub_terra.core.jit import compile_stats
 print(json.dumps({"compiled_kernels": sum(n for n, _ in compile_stats().values()), "import_s": t1 - t0,
                   "serial_first_calls_s": t2 - t1, "threaded_first_calls_s": t3 - t2,
                   "aec_first_step_s": t4 - t3, "total_s": t4 - t0}))
@@ -105,7 +105,7 @@ def timed(fn, key):
             spent[key].append(dt) if key == "loads" else spent.__setitem__(key, spent[key] + dt)
     return wrapper
 caching.Cache.load_overload = timed(caching.Cache.load_overload, "loads")
-from subterra_env.core.portable import TieredCache
+from subterra_env.games.sub_terra.core.portable import TieredCache
 if "load_overload" in vars(TieredCache):  # its own (without numba's context refresh) where the checkout has one
     TieredCache.load_overload = timed(TieredCache.load_overload, "loads")
 ll.parse_bitcode = timed(ll.parse_bitcode, "bitcode")

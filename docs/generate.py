@@ -3,8 +3,8 @@
     python docs/generate.py           # rewrite the tables between the marker comments
     python docs/generate.py --check   # exit 1 if the file differs from what the code gives (tests/test_docs.py)
 
-Names and ids come from ``subterra_env.core.actions.ACTION_NAMES`` (AP costs from ``KIND_COST``, ``EXERT_BONUS``
-and the ``GameConfig`` defaults) and ``subterra_env.core.observe.GRID_CHANNELS`` / ``SCALARS``; the explanations
+Names and ids come from ``subterra_env.games.sub_terra.core.actions.ACTION_NAMES`` (AP costs from ``KIND_COST``, ``EXERT_BONUS``
+and the ``GameConfig`` defaults) and ``subterra_env.games.sub_terra.core.observe.GRID_CHANNELS`` / ``SCALARS``; the explanations
 are the dicts below, keyed by the row's label as the code names it. A renamed, added or moved action or feature
 changes a label, so the table no longer matches (or a KeyError names the row without an explanation).
 """
@@ -20,8 +20,8 @@ if str(ROOT) not in sys.path:  # run as a script: use this checkout's package
     sys.path.insert(0, str(ROOT))
 
 from subterra_env.config import GameConfig  # noqa: E402
-from subterra_env.core import actions as A  # noqa: E402
-from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS,  # noqa: E402
+from subterra_env.games.sub_terra.core import actions as A  # noqa: E402
+from subterra_env.games.sub_terra.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS,  # noqa: E402
                                        EXTRACTION_SCALARS, GRID_CHANNELS, INVESTIGATION_CHANNELS,
                                        INVESTIGATION_SCALARS, SCALARS)
 

@@ -4,7 +4,7 @@
 |---|---|
 | Import | ``from subterra_env import env, raw_env`` |
 | Agents | the cavers of the game, named after them (``diver``, ``scout``, ...); ``possible_agents`` = all 8; or, with ``agent_names="seat"``, seats ``caver_0`` .. ``caver_{n-1}`` (the same every game) |
-| Actions | ``Discrete(90)`` for every caver, with ``action_mask`` (table: ``subterra_env.core.actions``) |
+| Actions | ``Discrete(90)`` for every caver, with ``action_mask`` (table: ``subterra_env.games.sub_terra.core.actions``) |
 | Observations | ``{"observation": int8 (34, 2R+1, 2R+1), "scalars": int8 (49,), "action_mask": int8 (90,)}``, R = ``obs_radius`` (v1) |
 | Reward | one team reward for all cavers: at the end ``reward_result[result]``, plus optional shaping |
 | Termination | the end of the game (R-RND-3); truncation after ``max_cycles`` rounds |
@@ -28,7 +28,7 @@ The Leader's Direct passes ``agent_selection`` to the directed caver for one act
 
 ``state()`` is a global view for centralised critics: the acting caver's observation, but with a window of
 ``state_radius`` (default 12) centred on the start tile, as one flat int8 vector (grid then scalars;
-``subterra_env.core.observe.split_state`` splits it); like observations it holds no hidden order.
+``subterra_env.games.sub_terra.core.observe.split_state`` splits it); like observations it holds no hidden order.
 ``get_state()`` / ``set_state(snapshot)`` copy and restore the whole environment (the game, the seed stream,
 rewards and flags), so a restored snapshot continues identically: for search and checkpointing. ``copy.deepcopy``
 and ``pickle`` work on the environment too.
@@ -50,9 +50,9 @@ from pettingzoo.utils import wrappers
 
 from .aec import EnvSnapshot, check_radii, check_render_mode, render_in_mode, restore_snapshot, take_snapshot, wrap
 from .config import CAVER_NAMES, GameConfig, from_dict, to_dict
-from .core.actions import ACTION_NAMES, IllegalActionError
-from .core.observe import observe
-from .core.state import State
+from .games.sub_terra.core.actions import ACTION_NAMES, IllegalActionError
+from .games.sub_terra.core.observe import observe
+from .games.sub_terra.core.state import State
 from .episode import Episodes, GameOverError, check_action_id
 from .events import Event
 from .info import INFO_KEYS
@@ -96,6 +96,8 @@ class _AgentDict(dict):
     """A dict over this game's agents (its keys are ``env.agents``, as PettingZoo requires) that answers ``d[a]``
     for a possible agent not seated in this game with that agent's neutral entry instead of KeyError, for
     frameworks that loop over every possible agent (TorchRL). ``get``, ``in`` and iteration see only the keys."""
+
+    __slots__ = ("_absent", "_kind")  # two per step: no instance __dict__ to allocate
 
     def __init__(self, items: Any, absent: _Absent, kind: str):
         super().__init__(items)
@@ -233,6 +235,16 @@ class raw_env(AECEnv):
                                     + now)
 
     # ------------------------------------------------------------------ AEC API
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``: the selected agent's observation, cumulative reward, flags and info (the same values,
+        read from the dicts without a property call each: this runs once per decision)."""
+        agent = self.agent_selection
+        if agent is None:
+            raise RuntimeError("last() before reset(): call reset() first")
+        d = self.__dict__
+        return (self.observe(agent) if observe else None, d["_cumulative_rewards_d"][agent],
+                d["_terminations_d"][agent], d["_truncations_d"][agent], d["_infos_d"][agent])
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new game; ``options={"scenario": text}`` starts from a scenario map instead (``subterra_env.scenario``:
         a position from a bug report, a curriculum stage), its dice from the text's ``seed:`` line, else from the

@@ -3,7 +3,7 @@
 Every interface of both games drives this one object (the AEC envs with B = 1 and agent names on top, the vector
 envs, the single-agent adapter, the TorchRL env, ``training/evaluate.py``, the game apps through the AEC envs), so
 each of these is written once, here, over the ``subterra_env.game.Game`` protocol (Sub Terra:
-``subterra_env.sub_terra.SubTerra``, the default; In the Cave: ``subterra_env.in_the_cave.game.InTheCave``):
+``subterra_env.games.sub_terra.game.SubTerra``, the default; In the Cave: ``subterra_env.games.in_the_cave.game.InTheCave``):
 
 - the seed streams: slot i draws the seed of each of its games from its own stream, so a slot's sequence of
   games is the same at any batch size (``seed``);
@@ -21,7 +21,7 @@ each of these is written once, here, over the ``subterra_env.game.Game`` protoco
 
 Observations are not made here: what to observe differs by interface (the acting seat for the vector envs, any
 seat for the AEC env), so each adapter observes ``state`` itself (``Game.observe``, or Sub Terra's compiled
-``subterra_env.core.observe`` straight) and, for the games that just ended, ``EpisodeStep.ended``.
+``subterra_env.games.sub_terra.core.observe`` straight) and, for the games that just ended, ``EpisodeStep.ended``.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .config import GameConfig
-from .core.actions import ACTION_NAMES, IllegalActionError
-from .core.rules import Core
-from .core.state import State
+from .games.sub_terra.core.actions import ACTION_NAMES, IllegalActionError
+from .games.sub_terra.core.rules import Core
+from .games.sub_terra.core.state import State
 from .events import Event
 from .game import EpisodeBook, Game, check_action_id  # check_action_id: imported from here too
 from .rewards import DEFAULT_RESULT, TeamReward
-from .sub_terra import SubTerra, ended, terminated, truncated  # noqa: F401 (Sub Terra's flags, imported from here)
+from .games.sub_terra.game import SubTerra, ended, terminated, truncated  # noqa: F401 (Sub Terra's flags, imported from here)
 
 # The keywords of Episodes that adapters pass through (besides GameConfig settings).
 EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "threads")

@@ -55,8 +55,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core.events import EV_MAX, EVENT_KINDS, RULE_IDS
-from .core.state import State
+from .games.sub_terra.core.events import EV_MAX, EVENT_KINDS, RULE_IDS
+from .games.sub_terra.core.state import State
 
 
 class Event(NamedTuple):

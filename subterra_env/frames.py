@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from .config import CAVER_NAMES, TILE_TYPES, GameConfig
-from .core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, DX, DY
-from .core.state import RESULT_NAMES, RUNNING, State
+from .games.sub_terra.core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, DX, DY
+from .games.sub_terra.core.state import RESULT_NAMES, RUNNING, State
 from .drawing import default_font, fit, ink_for, text_width
 from .info import game_info
 from .palette import (ARROW_COLOUR, BACKGROUND, CAVER_COLOURS, FLOOD_COLOUR, HORROR_COLOUR, LEAPER_COLOUR, ROPE_COLOUR,

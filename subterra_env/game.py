@@ -1,8 +1,8 @@
 """The ``Game`` protocol: what the episode layer (``subterra_env.episode.Episodes``) needs from a game's rules.
 
 Two games implement it, each as a thin adapter over its compiled core (no rules are copied into the adapter):
-Sub Terra (``subterra_env.sub_terra.SubTerra`` over ``core.rules.Core`` and a ``State``) and In the Cave
-(``subterra_env.in_the_cave.game.InTheCave`` over ``ItcCore`` and a packed (B, RECORD_SIZE) int32 batch). So seed
+Sub Terra (``subterra_env.games.sub_terra.game.SubTerra`` over ``core.rules.Core`` and a ``State``) and In the Cave
+(``subterra_env.games.in_the_cave.game.InTheCave`` over ``ItcCore`` and a packed (B, RECORD_SIZE) int32 batch). So seed
 streams, the action check, flags, rewards, infos, autoreset and snapshots are written once, in ``Episodes``, for
 both; an interface (AEC env, vector env) adds names, turns and observations on top.
 
@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .core.actions import IllegalActionError
+from .games.sub_terra.core.actions import IllegalActionError
 
 STEP_DONE, STEP_ILLEGAL, STEP_OVER = 0, 1, 2  # the per-game codes of Game.step
 

@@ -19,8 +19,8 @@ import operator
 
 import numpy as np
 
-from .core.kernels import counts_batch
-from .core.state import RESULT_NAMES, RUNNING, State
+from .games.sub_terra.core.kernels import counts_batch
+from .games.sub_terra.core.state import RESULT_NAMES, RUNNING, State
 
 RESULTS: tuple[str, ...] = ("running",) + RESULT_NAMES  # RESULTS[code + 1] names a result code
 INFO_KEYS: tuple[str, ...] = ("result", "escaped", "round", "hazard_cards_left", "tiles_left")

@@ -8,7 +8,7 @@ its own palette (``in_the_cave/render.py``).
 
 from __future__ import annotations
 
-from .core.catalogue import CORE_TILE_TYPES
+from .games.sub_terra.core.catalogue import CORE_TILE_TYPES
 
 Colour = tuple[int, int, int]
 

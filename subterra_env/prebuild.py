@@ -6,7 +6,7 @@
 A child process with an empty numba cache runs the warm-up phases (``subterra_env.warmup``; ``agents.warmup``
 too for the bots) with numba compiling for a generic CPU (``NUMBA_CPU_NAME=generic``). The index and data files of
 every entry kernel it compiled (a kernel called from Python: its machine code holds every rule it calls) are then
-copied into the ``prebuilt/`` folder of the kernel's component (``subterra_env/core/prebuilt``,
+copied into the ``prebuilt/`` folder of the kernel's component (``subterra_env/games/sub_terra/core/prebuilt``,
 ``agents/heuristic/prebuilt``, ...), stamped with the hash of that component's sources (``core/portable.py``
 explains the tiers). Run it after editing the rules core or the compiled bots; a test fails until the shipped code
 matches the sources. ``--check`` only reports whether each shipped folder is current (exit status 1 if not).
@@ -27,15 +27,15 @@ from pathlib import Path
 
 from numba.core.caching import IndexDataCacheFile
 
-from .core import jit
-from .core.portable import STAMP_FILE, shipped_stamp
+from .games.sub_terra.core import jit
+from .games.sub_terra.core.portable import STAMP_FILE, shipped_stamp
 
 
 def _child(modules: list[str], out: str) -> None:
     """In the generic-CPU process: run the phases, then write what compiled as JSON."""
     import importlib
 
-    from .core.portable import use_portable
+    from .games.sub_terra.core.portable import use_portable
     from .warmup import run
 
     use_portable(False)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from .config import CAVER_NAMES, GameConfig
-from .core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, T_BOMB, T_ITEM, T_SANCTUARY, build
-from .core.state import RESULT_NAMES, RUNNING, State
+from .games.sub_terra.core.catalogue import BIT, CARD_NAMES, CORE_TILE_TYPES, T_BOMB, T_ITEM, T_SANCTUARY, build
+from .games.sub_terra.core.state import RESULT_NAMES, RUNNING, State
 from .info import game_info
 from .palette import TYPE_CODES
 from .words import ability_status, caver_status, leapers_text, pending_or_none

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.kernels import cavers_out_batch
-from .core.state import State
+from .games.sub_terra.core.kernels import cavers_out_batch
+from .games.sub_terra.core.state import State
 
 DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
 

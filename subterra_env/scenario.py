@@ -53,9 +53,9 @@ from typing import Any
 import numpy as np
 
 from .config import CAVER_NAMES, HAZARDS, SHAPES, TILE_TYPES, GameConfig
-from .core import rng
-from .core.board import relink
-from .core.catalogue import (
+from .games.sub_terra.core import rng
+from .games.sub_terra.core.board import relink
+from .games.sub_terra.core.catalogue import (
     ALL_ITEMS,
     BIT,
     C_DOOM,
@@ -70,8 +70,8 @@ from .core.catalogue import (
     SC_INVESTIGATION,
     X2,
 )
-from .core.rules import Core
-from .core.state import FORCED, State, alloc
+from .games.sub_terra.core.rules import Core
+from .games.sub_terra.core.state import FORCED, State, alloc
 
 ARROWS = {"^": 0, ">": 1, "v": 2, "<": 3}
 

@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .core.actions import ACTION_NAMES
+from .games.sub_terra.core.actions import ACTION_NAMES
 from .episode import check_action_id
 from .vector import BatchedGames
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from .core.actions import num_actions
-from .core.observe import grid_channels, scalars_of
+from .games.sub_terra.core.actions import num_actions
+from .games.sub_terra.core.observe import grid_channels, scalars_of
 
 
 def grid_shape(radius: int, scenario: str = "base") -> tuple[int, int, int]:
@@ -35,6 +35,6 @@ def observation_space(radius: int, with_mask: bool = False, scenario: str = "bas
 
 def state_space(radius: int, scenario: str = "base") -> gymnasium.spaces.Box:
     """``raw_env.state()``: the start-centred grid flattened, then the scalars, one int8 vector (PettingZoo's state
-    API wants a Box); ``subterra_env.core.observe.split_state`` gives the two parts back."""
+    API wants a Box); ``subterra_env.games.sub_terra.core.observe.split_state`` gives the two parts back."""
     n = int(np.prod(grid_shape(radius, scenario))) + num_scalars(scenario)
     return gymnasium.spaces.Box(0, 127, (n,), dtype=np.int8)

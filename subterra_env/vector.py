@@ -33,8 +33,8 @@ import gymnasium
 import numpy as np
 
 from .config import GameConfig, from_dict, to_dict
-from .core.observe import observe
-from .core.state import State
+from .games.sub_terra.core.observe import observe
+from .games.sub_terra.core.state import State
 from .episode import EPISODE_KEYWORDS, Episodes, SlotSnapshot
 from .spaces import grid_shape, num_scalars, observation_space
 

@@ -3,7 +3,7 @@
     python -m subterra_env.warmup
 
 The first process after installing (or after any edit of the rules) compiles the rules core, a minute or more on
-a small machine; every later process loads the machine code from the cache (``subterra_env/core/jit.py``) in
+a small machine; every later process loads the machine code from the cache (``subterra_env/games/sub_terra/core/jit.py``) in
 about a second. ``make`` runs this at install so the first game, test or training run starts warm. It compiles this
 machine's own code even where the portable code shipped with the package (``core/portable.py``) would load: that is
 the faster one. It plays a few
@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .core import jit
-from .core.portable import use_portable
+from .games.sub_terra.core import jit
+from .games.sub_terra.core.portable import use_portable
 
 Phase = tuple[str, Callable[[], object]]
 
@@ -34,8 +34,8 @@ def _random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
 
 
 def _core(batch: int) -> None:
-    from .core.observe import observe
-    from .core.rules import Core
+    from .games.sub_terra.core.observe import observe
+    from .games.sub_terra.core.rules import Core
     from .rewards import TeamReward
 
     core = Core()
@@ -77,8 +77,8 @@ def _vector(num_envs: int) -> None:
 
 def _scenario() -> None:
     from . import scenario
-    from .core.invariants import check_invariants, snapshot
-    from .core.rules import Core
+    from .games.sub_terra.core.invariants import check_invariants, snapshot
+    from .games.sub_terra.core.rules import Core
 
     core = Core()
     st = scenario.build("map:\n  start:NESW  normal:EW\ncavers: scout@0,0 medic@1,0\nstack: normal:I exit\n",
@@ -90,7 +90,7 @@ def _scenario() -> None:
 
 def phases() -> list[Phase]:
     """(what, call) for every part of the environment that runs compiled code."""
-    from .core.jit import PARALLEL_MIN_BATCH as par
+    from .games.sub_terra.core.jit import PARALLEL_MIN_BATCH as par
 
     return [
         ("rules core, 1 game: setup, mask, step, observe (serial kernels)", lambda: _core(1)),

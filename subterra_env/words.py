@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .config import CAVER_NAMES, SHAPES, GameConfig
-from .core.catalogue import BOMBS, CORE_TILE_TYPES, DIR_NAMES, ITEM_NAMES, NUM_ITEMS, build
-from .core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, P_SURFACE, State
+from .games.sub_terra.core.catalogue import BOMBS, CORE_TILE_TYPES, DIR_NAMES, ITEM_NAMES, NUM_ITEMS, build
+from .games.sub_terra.core.state import P_FLARE, P_ITEM, P_PICK, P_PLACE, P_RUN, P_SURFACE, State
 
 
 def caver_flags(st: State, b: int, s: int) -> list[str]:

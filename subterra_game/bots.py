@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.observe import observe
+from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.env import raw_env
 from subterra_env.episode import ended
 from .explain import search_refuses

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 
 RANDOM_WORDS = "picking any legal action at random"
 

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from subterra_env.config import CAVER_NAMES, HAZARDS, TILE_TYPES
-from subterra_env.core import actions as A
-from subterra_env.core.board import in_zone
-from subterra_env.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY,
+from subterra_env.games.sub_terra.core import actions as A
+from subterra_env.games.sub_terra.core.board import in_zone
+from subterra_env.games.sub_terra.core.catalogue import (BIT, C_LEAPER_X2, C_OUT_OF_TIME, CARD_NAMES, CORE_TILE_TYPES, DIR_NAMES, DX, DY,
                                          C_DOOM, ITEM_NAMES, ROT_MASK, X2)
-from subterra_env.core.events import RULE_IDS
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PICK, P_PLACE, RESULT_NAMES, RUNNING, State
+from subterra_env.games.sub_terra.core.events import RULE_IDS
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_PICK, P_PLACE, RESULT_NAMES, RUNNING, State
 from subterra_env.events import Event as RuleEvent
 from subterra_env.events import decode, set_logging
 from subterra_env.words import catalogue_tile_name
@@ -62,7 +62,7 @@ class Event:
 
 # ---------------------------------------------------------------------------------------------- the action table
 def _parse_action_table(doc: str) -> dict[int, tuple[str, str, str]]:
-    """``{action id: (name, AP, legal when)}`` from the Markdown table in ``subterra_env.core.actions``'s docstring:
+    """``{action id: (name, AP, legal when)}`` from the Markdown table in ``subterra_env.games.sub_terra.core.actions``'s docstring:
     the one place where the rules summary of every action is written."""
     rows: dict[int, tuple[str, str, str]] = {}
     for line in doc.splitlines():

@@ -49,9 +49,9 @@ import numpy as np
 
 from subterra_env import episode
 from subterra_env.config import CAVER_NAMES, SCENARIOS, ConfigError, GameConfig, from_dict, to_dict
-from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS_ALL, num_actions
-from subterra_env.core.observe import observe
-from subterra_env.core.state import HASH_FIELDS, RUNNING, State, scenario_hash_fields
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES, NUM_ACTIONS_ALL, num_actions
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.state import HASH_FIELDS, RUNNING, State, scenario_hash_fields
 from subterra_env.env import raw_env
 from subterra_env.events import Event
 from subterra_env.game import IllegalActionError
@@ -393,7 +393,7 @@ def to_samples(record: dict[str, Any] | str | Path, obs_radius: int = 7, only_hu
 
     replay_record(doc, keep_states=False, on_step=grab)
     side = 2 * obs_radius + 1
-    from subterra_env.core.observe import grid_channels, scalars_of
+    from subterra_env.games.sub_terra.core.observe import grid_channels, scalars_of
 
     scenario = record_config(doc).scenario  # a scenario's observation and actions extend the base game's
     return {

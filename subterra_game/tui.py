@@ -27,9 +27,9 @@ from rich.table import Table
 from rich.text import Text
 
 from subterra_env.config import CAVER_NAMES
-from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
+from subterra_env.games.sub_terra.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from .narrate import (ACTION_HELP, HAZARD_TEXT, Event, action_cost, action_detail, frontier_cells, pending_text,
                       status_words)
 from subterra_env.palette import CAVER_COLOURS, HORROR_COLOUR, LEAPER_COLOUR, TYPE_CODES
@@ -304,7 +304,7 @@ def events_panel(events: Sequence[Event], title: str = "what happened", width: i
 
 def menu_panel(core: Core, st: State, legal: Sequence[int], title: str, width: int) -> Panel:
     """The numbered legal actions: number, rulebook name, AP cost (this config's), what it does here."""
-    from subterra_env.core.actions import ACTION_NAMES
+    from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 
     rows = [(Text(f"{i:>2}", style="bold yellow"), Text(ACTION_NAMES[a], style="bold"),
              Text(action_cost(core, int(a)), style="cyan"), Text(action_detail(core, st, int(a)), style=""))
@@ -377,7 +377,7 @@ def help_pages(core: Core) -> list[Group]:
 
 def explain(core: Core, action: int, st: State | None = None) -> Text:
     """One action: its name, AP cost, what it does here (with ``st``) and when it is legal (the rule)."""
-    from subterra_env.core.actions import ACTION_NAMES
+    from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 
     _, _, when = ACTION_HELP[action]
     t = Text()
@@ -515,7 +515,7 @@ class TerminalUI:
                     return int(legal[k - 1])
                 self.say(f"{k} is out of range: choose a number from 1 to {n}")
                 continue
-            from subterra_env.core.actions import ACTION_NAMES
+            from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 
             names = {nm.lower(): i for i, nm in enumerate(ACTION_NAMES)}
             if low in names:

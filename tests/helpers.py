@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from subterra_env.config import CAVER_NAMES, GameConfig
-from subterra_env.core.actions import ACTION_NAMES, action_id
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RESULT_NAMES, RUNNING
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES, action_id
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RESULT_NAMES, RUNNING
 from subterra_env import scenario
 
 

@@ -9,8 +9,8 @@ import numpy as np
 from agents import HeuristicAgent
 from subterra_env import scenario
 from subterra_env.config import GameConfig
-from subterra_env.core.actions import ACTION_NAMES
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.rules import Core
 
 
 def heuristic_decisions(cfg: GameConfig, text: str, n: int = 1) -> list[str]:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from subterra_env.config import GameConfig
-from subterra_env.core.advance import advance
-from subterra_env.core.kernels import after_step, counts_batch
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.advance import advance
+from subterra_env.games.sub_terra.core.kernels import after_step, counts_batch
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.rewards import TeamReward
 
 MAX_CYCLES = 12  # short: some episodes end truncated, most by the rules

@@ -11,10 +11,10 @@ import pytest
 
 from helpers import Game, scene
 from subterra_env.config import ConfigError, GameConfig, preset
-from subterra_env.core.actions import action_id
-from subterra_env.core.catalogue import BIT, T_BOMB, T_CAVE_IN, T_EXIT, build
-from subterra_env.core.invariants import STATE_CHECKS, check_invariants, snapshot
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import action_id
+from subterra_env.games.sub_terra.core.catalogue import BIT, T_BOMB, T_CAVE_IN, T_EXIT, build
+from subterra_env.games.sub_terra.core.invariants import STATE_CHECKS, check_invariants, snapshot
+from subterra_env.games.sub_terra.core.rules import Core
 from random_play import random_legal
 
 ANN = {"scenario": "annihilation"}
@@ -225,7 +225,7 @@ def test_random_annihilation_games_keep_every_invariant(where):  # R-ANN-1..9 wi
         st = core.init(np.arange(64))
     else:
         from subterra_env import scenario
-        from subterra_env.core.state import State
+        from subterra_env.games.sub_terra.core.state import State
         st = State.concat([scenario.build(NEAR_BOMBS.replace("map:", f"seed: {i}\nmap:"), core=core)
                            for i in range(64)])
     rng = np.random.default_rng(7)

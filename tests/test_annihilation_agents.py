@@ -12,8 +12,8 @@ import pytest
 from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent
 from subterra_env.config import GameConfig, preset
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 
 from heuristic_moves import heuristic_decisions
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 import subterra_env
-from subterra_env.core.observe import GRID_CHANNELS, ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, grid_channels, scalars_of
+from subterra_env.games.sub_terra.core.observe import GRID_CHANNELS, ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, grid_channels, scalars_of
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
@@ -46,7 +46,7 @@ cavers: diver@2,1:bombs=1 medic@2,1:hp=0:bombs=1 scout@1,1:bombs=1 leader@1,1
 
 
 def test_events_narration_and_text_board_show_the_bombs() -> None:  # R-ANN-6, R-ANN-7
-    from subterra_env.core.actions import action_id
+    from subterra_env.games.sub_terra.core.actions import action_id
     from subterra_game.narrate import describe_action, narrate
 
     env = subterra_env.env(scenario="annihilation", agent_names="seat", record_events=True,
@@ -142,7 +142,7 @@ def test_the_terminal_help_explains_the_scenario() -> None:
     from rich.console import Console
 
     from subterra_env.config import preset
-    from subterra_env.core.rules import Core
+    from subterra_env.games.sub_terra.core.rules import Core
     from subterra_game.tui import help_pages
 
     def first_page(cfg) -> str:

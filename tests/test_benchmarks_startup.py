@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_probe_reports_every_phase() -> None:
-    from subterra_env.core import jit
+    from subterra_env.games.sub_terra.core import jit
 
     cache = os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR
     row = startup.run_probe(cache, portable=False)
@@ -23,7 +23,7 @@ def test_probe_reports_every_phase() -> None:
 
 
 def test_user_start_and_numba_floor_rows(tmp_path: Path) -> None:
-    from subterra_env.core import jit
+    from subterra_env.games.sub_terra.core import jit
 
     cache = os.environ.get("NUMBA_CACHE_DIR") or jit.CACHE_DIR
     user = startup.median_start(cache, 1, startup.USER_PROBE)

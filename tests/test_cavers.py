@@ -13,10 +13,10 @@ import pytest
 
 from helpers import Game, scene
 from subterra_env.config import GameConfig
-from subterra_env.core.actions import (ACTION_KIND, K_BANDAGE, K_DIRECT, K_EXCAVATE, K_GEAR, K_REPEL, K_SPRINT,
+from subterra_env.games.sub_terra.core.actions import (ACTION_KIND, K_BANDAGE, K_DIRECT, K_EXCAVATE, K_GEAR, K_REPEL, K_SPRINT,
                                        NUM_ACTIONS)
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 
 
 def only(names: set[str], prefix: str) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from helpers import Game, scene
 
-from subterra_env.core.catalogue import T_GAS, T_NORMAL, T_WATER
+from subterra_env.games.sub_terra.core.catalogue import T_GAS, T_NORMAL, T_WATER
 
 
 def only(legal: set[str], prefix: str) -> set[str]:
@@ -68,7 +68,7 @@ def test_setup_sets_the_top_tile_aside_for_a_geologist():  # R-CAV-3, R-SET-4
     import numpy as np
 
     from subterra_env.config import GameConfig
-    from subterra_env.core.rules import Core
+    from subterra_env.games.sub_terra.core.rules import Core
 
     with_geo = Core(GameConfig(cavers=("geologist", "scout", "medic", "leader"))).init(np.arange(5))
     without = Core(GameConfig(cavers=("diver", "scout", "medic", "leader"))).init(np.arange(5))
@@ -141,9 +141,9 @@ def test_random_games_take_every_ability_action():  # R-CAV-1..8
     import numpy as np
 
     from subterra_env.config import CAVER_NAMES, GameConfig
-    from subterra_env.core.actions import ACTION_KIND, K_GEAR, NUM_ACTIONS
-    from subterra_env.core.rules import Core
-    from subterra_env.core.state import RUNNING
+    from subterra_env.games.sub_terra.core.actions import ACTION_KIND, K_GEAR, NUM_ACTIONS
+    from subterra_env.games.sub_terra.core.rules import Core
+    from subterra_env.games.sub_terra.core.state import RUNNING
 
     taken = np.zeros(NUM_ACTIONS, dtype=np.int64)
     for lineup in (CAVER_NAMES[:6], CAVER_NAMES[2:]):

@@ -10,10 +10,10 @@ import pytest
 
 from subterra_env import IllegalActionError
 from subterra_env.config import GameConfig
-from subterra_env.core.actions import NUM_ACTIONS, action_id
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RECORD, RUNNING, alloc
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS, action_id
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RECORD, RUNNING, alloc
 
 
 def _random_play(core: Core, seeds: np.ndarray, steps: int, salt: int = 0):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from subterra_env.config import GameConfig
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 from random_play import random_legal
 
 

@@ -14,8 +14,8 @@ from agents.heuristic import HeuristicAgent
 from agents.policy_agent import PolicyAgent
 from agents.search import SearchAgent
 from subterra_env.config import load
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 from training import bc, distil
 
 ROOT = Path(__file__).resolve().parents[1]

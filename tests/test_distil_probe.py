@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from agents.gain_head import DECK_LEFT, ROUND, GainHead  # noqa: E402
-from subterra_env.core.actions import A_END, A_EXERT, A_MOVE, NUM_ACTIONS  # noqa: E402
+from subterra_env.games.sub_terra.core.actions import A_END, A_EXERT, A_MOVE, NUM_ACTIONS  # noqa: E402
 from training import bc, distil_probe, set_head  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

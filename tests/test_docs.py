@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from subterra_env.config import GameConfig
-from subterra_env.core import actions
-from subterra_env.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS, EXTRACTION_SCALARS,
+from subterra_env.games.sub_terra.core import actions
+from subterra_env.games.sub_terra.core.observe import (ANNIHILATION_CHANNELS, ANNIHILATION_SCALARS, EXTRACTION_CHANNELS, EXTRACTION_SCALARS,
                                        GRID_CHANNELS, INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS, SCALARS)
 
 ROOT = Path(__file__).resolve().parent.parent

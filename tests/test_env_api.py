@@ -8,7 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 import subterra_env
 from subterra_env import IllegalActionError, action_id
-from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 from random_play import random_legal, play_random_aec
 
 

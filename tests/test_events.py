@@ -1,4 +1,4 @@
-"""The event log of the compiled rules (subterra_env/core/events.py, subterra_env/events.py): what each step did,
+"""The event log of the compiled rules (subterra_env/games/sub_terra/core/events.py, subterra_env/events.py): what each step did,
 written by the rules as they do it, on scenario maps with scripted dice, to literal events."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 
 import subterra_env
 from helpers import Game, scene
-from subterra_env.core.catalogue import C_TREMOR
-from subterra_env.core.state import HASH_FIELDS
+from subterra_env.games.sub_terra.core.catalogue import C_TREMOR
+from subterra_env.games.sub_terra.core.state import HASH_FIELDS
 from subterra_env.events import Event, decode, set_logging
 from random_play import random_legal
 

@@ -12,10 +12,10 @@ import pytest
 
 from helpers import Game, scene
 from subterra_env.config import ConfigError, GameConfig, preset
-from subterra_env.core.actions import action_id, num_actions
-from subterra_env.core.catalogue import C_LEAPER, C_LEAPER_X2, SHAPES, T_EXIT, T_HORROR, T_SANCTUARY, build
-from subterra_env.core.invariants import check_invariants, snapshot
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import action_id, num_actions
+from subterra_env.games.sub_terra.core.catalogue import C_LEAPER, C_LEAPER_X2, SHAPES, T_EXIT, T_HORROR, T_SANCTUARY, build
+from subterra_env.games.sub_terra.core.invariants import check_invariants, snapshot
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.events import decode, set_logging
 from random_play import random_legal
 

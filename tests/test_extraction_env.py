@@ -7,7 +7,7 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import preset
-from subterra_env.core.observe import EXTRACTION_CHANNELS, EXTRACTION_SCALARS, GRID_CHANNELS, grid_channels, scalars_of
+from subterra_env.games.sub_terra.core.observe import EXTRACTION_CHANNELS, EXTRACTION_SCALARS, GRID_CHANNELS, grid_channels, scalars_of
 
 
 def test_its_own_name_and_spaces_and_the_base_game_unchanged() -> None:
@@ -70,7 +70,7 @@ leapers: 1,0
 
 
 def test_events_narration_and_text_board_show_leapers_slashes_sanctuary_and_biosamples() -> None:
-    from subterra_env.core.actions import action_id
+    from subterra_env.games.sub_terra.core.actions import action_id
     from subterra_game.narrate import describe_action, narrate
 
     env = subterra_env.env(scenario="extraction", biosamples=True, agent_names="seat", record_events=True,

@@ -13,7 +13,7 @@ from pettingzoo.test import api_test
 
 import subterra_env
 from subterra_env import CAVER_NAMES
-from subterra_env.core.observe import SCALARS
+from subterra_env.games.sub_terra.core.observe import SCALARS
 from subterra_env.info import INFO_KEYS, RESULTS, result_name
 from random_play import random_legal
 

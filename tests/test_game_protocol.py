@@ -6,18 +6,18 @@ import pytest
 
 from subterra_env import EnvSnapshot, GameConfig, IllegalActionError
 from subterra_env import preset as subterra_preset
-from subterra_env.core import rng
-from subterra_env.core.board import cell_slot as subterra_cell_slot
+from subterra_env.games.sub_terra.core import rng
+from subterra_env.games.sub_terra.core.board import cell_slot as subterra_cell_slot
 from subterra_env.episode import Episodes
 from subterra_env.game import STEP_DONE, STEP_ILLEGAL, STEP_OVER, Game
 from subterra_env.in_the_cave import ItcVectorEnv, env, preset
-from subterra_env.in_the_cave.core import actions as itc_actions
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.cave import add_tile, tile_at
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.game import InTheCave
+from subterra_env.games.in_the_cave.core import actions as itc_actions
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.cave import add_tile, tile_at
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.game import InTheCave
 from subterra_env.rewards import TeamReward
-from subterra_env.sub_terra import SubTerra
+from subterra_env.games.sub_terra.game import SubTerra
 
 
 def test_both_games_satisfy_the_protocol():

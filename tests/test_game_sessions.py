@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from subterra_env.config import load
-from subterra_env.core.actions import ACTION_NAMES
-from subterra_env.in_the_cave.config import preset as itc_preset
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES as ITC_ACTION_NAMES
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
+from subterra_env.games.in_the_cave.config import preset as itc_preset
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES as ITC_ACTION_NAMES
 from subterra_game.in_the_cave.records import game_hash
 from subterra_game.in_the_cave.session import Table
 from subterra_game.play import main

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from subterra_env.config import CAVER_NAMES, SCENARIO_SETTINGS
-from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING, State
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURE = Path(os.environ.get("SUBTERRA_GOLDEN", GOLDEN / "trajectories.npz"))

@@ -13,10 +13,10 @@ from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
 from subterra_env import GameConfig, scenario
 from subterra_env.config import CAVER_NAMES
-from subterra_env.core.actions import ACTION_NAMES, action_id
-from subterra_env.core.catalogue import C_OUT_OF_TIME
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, RUNNING
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES, action_id
+from subterra_env.games.sub_terra.core.catalogue import C_OUT_OF_TIME
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_PICK, P_PLACE, P_RUN, RUNNING
 from subterra_env.rewards import escaped
 
 # A short cave: 14 tiles, the exit among the last 3.

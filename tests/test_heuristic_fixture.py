@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from subterra_env.config import CAVER_NAMES
-from subterra_env.core.actions import NUM_ACTIONS
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.rules import Core
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURE = Path(os.environ.get("SUBTERRA_HEURISTIC_FIXTURE", GOLDEN / "heuristic_decisions.npz"))

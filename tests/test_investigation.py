@@ -12,10 +12,10 @@ import pytest
 
 from helpers import Game, scene
 from subterra_env.config import ConfigError, GameConfig, preset
-from subterra_env.core.actions import num_actions
-from subterra_env.core.catalogue import C_DOOM, ITEM_NAMES, NUM_ITEMS, SHAPES, T_EXIT, T_ITEM, build
-from subterra_env.core.invariants import check_invariants, snapshot
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import num_actions
+from subterra_env.games.sub_terra.core.catalogue import C_DOOM, ITEM_NAMES, NUM_ITEMS, SHAPES, T_EXIT, T_ITEM, build
+from subterra_env.games.sub_terra.core.invariants import check_invariants, snapshot
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.events import decode, set_logging
 from random_play import random_legal
 

@@ -11,8 +11,8 @@ import numpy as np
 
 from agents.heuristic import HeuristicAgent
 from subterra_env.config import GameConfig, preset
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 
 from heuristic_moves import heuristic_decisions
 
@@ -131,7 +131,7 @@ def test_gas_mask_decision_always_uses_it():  # R-INV-18, R-INV-5
     stake and its own. The diver stands on the gas tile with no AP left (exerted), and a Gas card comes at the
     round's end, whatever the others play."""
     from subterra_env import scenario
-    from subterra_env.core.actions import A_GAS_MASK_USE, ACTION_NAMES
+    from subterra_env.games.sub_terra.core.actions import A_GAS_MASK_USE, ACTION_NAMES
 
     text = """
 map:

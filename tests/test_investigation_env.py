@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 import subterra_env
-from subterra_env.core.catalogue import ITEM_NAMES
-from subterra_env.core.observe import GRID_CHANNELS, INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS, grid_channels, \
+from subterra_env.games.sub_terra.core.catalogue import ITEM_NAMES
+from subterra_env.games.sub_terra.core.observe import GRID_CHANNELS, INVESTIGATION_CHANNELS, INVESTIGATION_SCALARS, grid_channels, \
     scalars_of
 
 
@@ -63,7 +63,7 @@ def test_the_item_deck_order_stays_hidden() -> None:  # R-INV-2
 
 
 def test_events_narration_and_text_board_show_items() -> None:  # R-INV-3, R-INV-4, R-INV-5
-    from subterra_env.core.actions import action_id
+    from subterra_env.games.sub_terra.core.actions import action_id
     from subterra_game.narrate import describe_action, narrate
 
     env = subterra_env.env(scenario="investigation", agent_names="seat", record_events=True, render_mode="ansi")

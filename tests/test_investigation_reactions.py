@@ -1,5 +1,5 @@
 """Investigation's Gas Mask as its holder's decision: the setting ``explicit_reactions`` (RULES_VAR.md R-INV-5,
-R-INV-18; ``subterra_env/core/reactions.py``). Gas about to hurt the holder pauses the resolution: the holder acts,
+R-INV-18; ``subterra_env/games/sub_terra/core/reactions.py``). Gas about to hurt the holder pauses the resolution: the holder acts,
 answers "use gas mask" or "decline gas mask" knowing the health at stake, and the resolution then goes on as the
 automatic rule's would. Maps as in test_investigation.py (cells ``column,row``; ``items=`` held; ``gas: on`` entering
 damage active; one Gas Mask exists, R-INV-2, so one holder at most is asked).
@@ -13,13 +13,13 @@ import pytest
 import subterra_env
 from helpers import Game, scene
 from subterra_env.config import preset
-from subterra_env.core.actions import A_GAS_MASK_DECLINE, A_GAS_MASK_USE, ACTION_NAMES, num_actions
-from subterra_env.core.catalogue import I_ARMOR, I_GAS_MASK, ITEM_NAMES, NUM_ITEMS
-from subterra_env.core.invariants import check_invariants, snapshot
-from subterra_env.core.observe import scalars_of
-from subterra_env.core.reactions import REACT_ENTER, REACT_HAZARD
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_NONE, P_PLACE, P_RUN, REACTION_FIELDS
+from subterra_env.games.sub_terra.core.actions import A_GAS_MASK_DECLINE, A_GAS_MASK_USE, ACTION_NAMES, num_actions
+from subterra_env.games.sub_terra.core.catalogue import I_ARMOR, I_GAS_MASK, ITEM_NAMES, NUM_ITEMS
+from subterra_env.games.sub_terra.core.invariants import check_invariants, snapshot
+from subterra_env.games.sub_terra.core.observe import scalars_of
+from subterra_env.games.sub_terra.core.reactions import REACT_ENTER, REACT_HAZARD
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_NONE, P_PLACE, P_RUN, REACTION_FIELDS
 from subterra_env.events import decode, set_logging
 from random_play import random_legal
 
@@ -250,7 +250,7 @@ def test_random_games_with_the_setting_keep_every_invariant(cavers):  # R-INV-18
 
 def test_the_reaction_fields_enter_the_state_hash_only_while_pending():  # R-INV-18: hashes of other states unchanged
     from subterra_game.records import state_hash
-    from subterra_env.core.state import scenario_hash_fields
+    from subterra_env.games.sub_terra.core.state import scenario_hash_fields
 
     g = react(*GAS_CARD, cavers="diver@1,0:items=gas-mask leader@0,0", deck="gas", ap="0")
     assert not set(REACTION_FIELDS) & set(scenario_hash_fields(g.st, 0))

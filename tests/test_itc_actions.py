@@ -5,9 +5,9 @@ Board (2 players): tile 0 home base (0,0) open N/E/S; 1 N arm (0,-1); 2 E arm (1
 
 import pytest
 
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import IllegalActionError
-from subterra_env.in_the_cave.scenario import Position
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import IllegalActionError
+from subterra_env.games.in_the_cave.scenario import Position
 
 N_ARM, E_ARM = 1, 2
 

@@ -6,10 +6,10 @@ import pytest
 from agents.in_the_cave import HeuristicTeam, RandomTeam, heuristic_action
 from agents.in_the_cave.evaluate import play, wilson
 from subterra_env.in_the_cave import env, preset
-from subterra_env.in_the_cave.core import actions as A
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.invariants import check
+from subterra_env.games.in_the_cave.core import actions as A
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.invariants import check
 
 
 def test_heuristic_self_play_finishes_the_cave():

@@ -5,10 +5,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from subterra_env.in_the_cave import env, preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.invariants import check
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.invariants import check
 from random_play import random_legal
 
 
@@ -55,7 +55,7 @@ def test_set9_initial_packing_hidden_in_env():
     e.reset(seed=2)
     assert e.agent_selection == "team_0"
     e.step(ACTION_NAMES.index("take_camera"))
-    from subterra_env.in_the_cave.observe import VECTOR_NAMES
+    from subterra_env.games.in_the_cave.observe import VECTOR_NAMES
     i = VECTOR_NAMES.index("other1_bp_camera")
     assert e.observe("team_1")["vector"][i] == 0
     e.step(ACTION_NAMES.index("pack_done"))

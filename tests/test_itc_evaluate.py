@@ -12,10 +12,10 @@ import pytest
 from agents.in_the_cave.evaluate import main, markdown, pairs, play, play_game, round_robin, seating
 from agents.in_the_cave.kinds import PolicyPlayer, RandomPlayer, SpecError, heuristic_player, parse_kind, parse_kinds
 from subterra_env.in_the_cave import preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.observe import flat, flat_size
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import NUM_ACTIONS
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.observe import flat, flat_size
 
 
 def _without_time(report: dict) -> dict:

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS
-from subterra_env.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.games.in_the_cave.core.game import ItcCore
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURE = GOLDEN / "itc_trajectories.npz"

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from subterra_env.in_the_cave import env
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES
-from subterra_env.in_the_cave.observe import VECTOR_NAMES
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES
+from subterra_env.games.in_the_cave.observe import VECTOR_NAMES
 from subterra_game.in_the_cave import screen as S
 from subterra_game.web import itc_view
 

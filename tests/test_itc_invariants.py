@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from subterra_env.in_the_cave import preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.invariants import check, check_batch
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.invariants import check, check_batch
 from random_play import random_legal
 
 CFG = preset("first_game", num_players=2, limited_bank=True)  # 8 backpack slots, 4 camp slots, 50/38/18 bank

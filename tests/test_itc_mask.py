@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from subterra_env.in_the_cave import preset
-from subterra_env.in_the_cave.core import kernels as K
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
-from subterra_env.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.core import kernels as K
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import NUM_ACTIONS
+from subterra_env.games.in_the_cave.core.game import ItcCore
 
 
 @numba.njit(cache=False)

@@ -1,4 +1,4 @@
-"""The compiled observation (``subterra_env.in_the_cave.core.observe``) against a plain Python reference of the same
+"""The compiled observation (``subterra_env.games.in_the_cave.core.observe``) against a plain Python reference of the same
 description (the Python implementation it replaced, kept here as the spec): every grid channel and vector entry
 of every seat, on states of the golden games (deep caves, camps, ropes, the hidden packing) and of random play.
 """
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from subterra_env.in_the_cave import preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore, stacks_left
-from subterra_env.in_the_cave.core.layout import MAX_SEATS, NK
-from subterra_env.in_the_cave.core import observe as compiled
-from subterra_env.in_the_cave.observe import (GRID_CHANNELS, LEARNER_RADIUS, VECTOR_NAMES, VECTOR_SIZE, flat,
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore, stacks_left
+from subterra_env.games.in_the_cave.core.layout import MAX_SEATS, NK
+from subterra_env.games.in_the_cave.core import observe as compiled
+from subterra_env.games.in_the_cave.observe import (GRID_CHANNELS, LEARNER_RADIUS, VECTOR_NAMES, VECTOR_SIZE, flat,
                                               flat_radius, flat_size, grid, vector, vp)
 
 _KIND0, _DEPTH, _TOKEN, _SQ, _ROPE0, _UNEXP, _ME, _OTHERS, _MYCAMP, _CAMPS = 5, 13, 14, 15, 16, 20, 21, 22, 23, 24

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from subterra_env.in_the_cave import env
-from subterra_env.in_the_cave.config import ItcConfig
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES
+from subterra_env.games.in_the_cave.config import ItcConfig
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES
 from subterra_env.in_the_cave.render import CELL, KIND_COLOURS, render_rgb, text_map
 from subterra_game.in_the_cave import screen as S
 from subterra_game.in_the_cave.play import itc_main, play

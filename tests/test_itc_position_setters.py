@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from subterra_env.core.catalogue import SHAPE_MASK
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, IllegalActionError, placement_name, placement_sides
-from subterra_env.in_the_cave.core.game import STEP_DONE, STEP_ILLEGAL, STEP_OVER, tokens
-from subterra_env.in_the_cave.observe import vp
-from subterra_env.in_the_cave.scenario import Position
+from subterra_env.games.sub_terra.core.catalogue import SHAPE_MASK
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, IllegalActionError, placement_name, placement_sides
+from subterra_env.games.in_the_cave.core.game import STEP_DONE, STEP_ILLEGAL, STEP_OVER, tokens
+from subterra_env.games.in_the_cave.observe import vp
+from subterra_env.games.in_the_cave.scenario import Position
 from subterra_env.scenario import ScenarioError
 
 N_ARM = 1

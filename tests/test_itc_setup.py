@@ -7,10 +7,10 @@ import pytest
 
 from subterra_env.config import ConfigError
 from subterra_env.in_the_cave import ItcConfig, load, preset
-from subterra_env.in_the_cave.config import DEFAULT_TILES
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore, stacks_left
-from subterra_env.in_the_cave.scenario import Position
+from subterra_env.games.in_the_cave.config import DEFAULT_TILES
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore, stacks_left
+from subterra_env.games.in_the_cave.scenario import Position
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
 """In the Cave turns, scoring and the end: R-ITC-TURN-1..4, SCORE-1..4, END-1..4."""
 
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.scenario import Position
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.scenario import Position
 
 N_ARM, E_ARM, S_ARM = 1, 2, 3
 

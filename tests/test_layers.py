@@ -47,9 +47,9 @@ def test_environment_imports_nothing_above_it() -> None:
 
 def test_rules_core_imports_only_the_settings_of_the_package() -> None:
     bad = []
-    for file, names in package_imports("subterra_env/core").items():
+    for file, names in package_imports("subterra_env/games/sub_terra/core").items():
         for name in names:
-            if name.startswith("subterra_env.") and not (name.startswith("subterra_env.core")
+            if name.startswith("subterra_env.") and not (name.startswith("subterra_env.games.sub_terra.core")
                                                          or name == "subterra_env.config"):
                 bad.append(f"{file} imports {name}")
     assert bad == []

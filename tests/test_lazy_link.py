@@ -1,4 +1,4 @@
-"""Cached kernels load with their linking bitcode unparsed (subterra_env/core/lazy_link.py) and without numba's
+"""Cached kernels load with their linking bitcode unparsed (subterra_env/games/sub_terra/core/lazy_link.py) and without numba's
 context refresh (core/portable.py), and everything that needs either still gets it: a new compile that calls a
 loaded kernel refreshes the context and links the kernel in, and a symbol lookup that misses parses the waiting
 libraries first. Each check runs in a fresh process, so the kernels come from numba's cache
@@ -17,8 +17,8 @@ import sys
 import numba
 import numpy as np
 from numba.core.registry import cpu_target
-from subterra_env.core import kernels, lazy_link
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core import kernels, lazy_link
+from subterra_env.games.sub_terra.core.rules import Core
 
 core = Core()
 st = core.init(np.arange(3) + 40)
@@ -64,7 +64,7 @@ def test_cached_kernel_loads_lazily_and_still_links_into_a_new_compile():
 def test_symbol_lookup_that_misses_parses_the_waiting_libraries():
     from numba.core.registry import cpu_target
 
-    from subterra_env.core import lazy_link
+    from subterra_env.games.sub_terra.core import lazy_link
 
     codegen = cpu_target.target_context.codegen()
     assert lazy_link._install(codegen)

@@ -12,9 +12,9 @@ import pytest
 import subterra_env
 from subterra_env import scenario
 from subterra_env.config import GameConfig
-from subterra_env.core.actions import action_id
-from subterra_env.core.observe import GRID_CHANNELS, NUM_GRID_CHANNELS, NUM_SCALARS, SCALARS, observe
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import action_id
+from subterra_env.games.sub_terra.core.observe import GRID_CHANNELS, NUM_GRID_CHANNELS, NUM_SCALARS, SCALARS, observe
+from subterra_env.games.sub_terra.core.rules import Core
 
 CAVE = """
 map:
@@ -54,7 +54,7 @@ def _assert_scalars(scalars: np.ndarray, expected: dict[str, int]) -> None:
 
 
 def test_the_docstring_table_is_the_layout() -> None:
-    from subterra_env.core import observation_layout
+    from subterra_env.games.sub_terra.core import observation_layout
 
     table = observation_layout.layout_text()
     assert table in observation_layout.__doc__

@@ -15,8 +15,8 @@ import pytest
 import subterra_env
 from subterra_env import scenario
 from subterra_env.config import GameConfig
-from subterra_env.core.actions import action_id
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import action_id
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.env import raw_env
 from subterra_game.narrate import ACTION_HELP, describe_action, narrate
 from subterra_game.records import (GameRecord, RecordError, config_from_json, events_to_json, load_record, parse_record,

@@ -1,4 +1,4 @@
-"""The portable machine code shipped in the package (subterra_env/core/portable.py, python -m subterra_env.prebuild):
+"""The portable machine code shipped in the package (subterra_env/games/sub_terra/core/portable.py, python -m subterra_env.prebuild):
 current with the sources, and a fresh install plays from it without compiling, the same games as this machine's
 own code."""
 
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from agents import prebuild
-from subterra_env.core import portable
+from subterra_env.games.sub_terra.core import portable
 
 # A fresh process: the AEC env and the heuristic team play 40 decisions of one seeded game; prints what compiled,
 # how many overloads came from the shipped code, and the actions and rewards (the game's trajectory).
@@ -21,7 +21,7 @@ PLAY = r"""
 import json
 import subterra_env
 from agents.heuristic import HeuristicAgent
-from subterra_env.core.jit import compile_stats, portable_loads
+from subterra_env.games.sub_terra.core.jit import compile_stats, portable_loads
 env = subterra_env.env()
 env.reset(seed=11)
 bot = HeuristicAgent(env)

@@ -1,5 +1,5 @@
 """Property tests: for any valid settings, seeds and legal play, every step keeps the rules' invariants
-(subterra_env.core.invariants), and the checker really does catch a corrupted state.
+(subterra_env.games.sub_terra.core.invariants), and the checker really does catch a corrupted state.
 
 Hypothesis runs derandomized without an example database, so CI sees the same examples on every run.
 """
@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from subterra_env.config import CAVER_NAMES, DIFFICULTIES, GameConfig
-from subterra_env.core.catalogue import E, OPPOSITE, T_EXIT
-from subterra_env.core.invariants import InvariantError, check_invariants, snapshot
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.catalogue import E, OPPOSITE, T_EXIT
+from subterra_env.games.sub_terra.core.invariants import InvariantError, check_invariants, snapshot
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING, State
 
 STEPS = 200
 DETERMINISTIC = settings(deadline=None, derandomize=True, database=None, print_blob=False,

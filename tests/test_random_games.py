@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from subterra_env.config import GameConfig
-from subterra_env.core.invariants import check_invariants, snapshot
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.invariants import check_invariants, snapshot
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 
 SETTINGS = [
     {},

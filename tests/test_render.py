@@ -8,8 +8,8 @@ import pytest
 from helpers import play
 from subterra_env import scenario
 from subterra_env.config import TILE_TYPES, GameConfig
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PLACE, RUNNING
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_PLACE, RUNNING
 from subterra_env.frames import FRAME_CELL, MEDAL_COLOURS, render_rgb
 from subterra_env.palette import BACKGROUND, CAVER_COLOURS, HORROR_COLOUR, TYPE_CODES, TYPE_COLOURS, WALL_COLOUR
 from subterra_env.render import render_ansi
@@ -216,8 +216,8 @@ def test_text_legend_names_the_scenario_tiles_on_the_board():
     import numpy as np
 
     from subterra_env.config import GameConfig
-    from subterra_env.core.catalogue import T_BOMB, T_ITEM
-    from subterra_env.core.rules import Core
+    from subterra_env.games.sub_terra.core.catalogue import T_BOMB, T_ITEM
+    from subterra_env.games.sub_terra.core.rules import Core
     from subterra_env.render import LEGEND, render_ansi
 
     st = Core(GameConfig()).init(np.array([0]))

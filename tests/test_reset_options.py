@@ -8,7 +8,7 @@ import pytest
 
 import subterra_env
 from subterra_env.config import ConfigError, GameConfig
-from subterra_env.core.actions import ACTION_NAMES, action_id
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES, action_id
 from subterra_env.scenario import ScenarioError
 from subterra_env.vector import SubterraVectorEnv
 

@@ -12,7 +12,7 @@ import pytest
 
 from helpers import Game, scene
 from subterra_env.config import GameConfig
-from subterra_env.core.catalogue import T_CAVE_IN, T_LEDGE, T_NORMAL, T_SLIDE, T_SQUEEZE, build
+from subterra_env.games.sub_terra.core.catalogue import T_CAVE_IN, T_LEDGE, T_NORMAL, T_SLIDE, T_SQUEEZE, build
 
 DM = "diver@0,0 medic@0,0"
 LINE = scene("start:NESW normal:EW normal:EW normal:EW normal:W", cavers=DM)

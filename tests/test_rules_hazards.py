@@ -13,7 +13,7 @@ import pytest
 
 from helpers import Game, scene
 from subterra_env.config import GameConfig
-from subterra_env.core.catalogue import C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, X2, build
+from subterra_env.games.sub_terra.core.catalogue import C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, X2, build
 
 LINE9 = "horror:E normal:EW normal:EW normal:EW start:NESW normal:EW normal:EW normal:EW horror:W"
 ROW5 = "start:E normal:EW normal:EW horror:EW:x normal:W"  # a horror tile 3 steps east of the start

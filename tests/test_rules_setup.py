@@ -9,8 +9,8 @@ import pytest
 
 from helpers import Game
 from subterra_env.config import GameConfig
-from subterra_env.core.catalogue import C_OUT_OF_TIME, T_EXIT, T_START, X2
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.catalogue import C_OUT_OF_TIME, T_EXIT, T_START, X2
+from subterra_env.games.sub_terra.core.rules import Core
 from random_play import random_legal
 
 SEEDS = np.arange(200)

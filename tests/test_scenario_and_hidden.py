@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.scenario import ScenarioError, build
 
 BASE = """

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from subterra_env.config import GameConfig
-from subterra_env.core.actions import action_id, num_actions
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import action_id, num_actions
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.scenario import ScenarioError, build
 
 

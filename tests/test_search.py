@@ -17,12 +17,12 @@ from agents.heuristic import HeuristicAgent
 from agents.search import SearchAgent
 from agents.search.worlds import sample_worlds
 from subterra_env.config import load
-from subterra_env.core.actions import ACTION_NAMES
-from subterra_env.core.catalogue import C_OUT_OF_TIME
-from subterra_env.core.invariants import check_invariants
-from subterra_env.core.rng import mix
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.catalogue import C_OUT_OF_TIME
+from subterra_env.games.sub_terra.core.invariants import check_invariants
+from subterra_env.games.sub_terra.core.rng import mix
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING, State
 from training.eval_agents import AgentCache, EvalError, GamesHolder, parse_team
 from training.evaluate import evaluate_team
 

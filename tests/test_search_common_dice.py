@@ -11,10 +11,10 @@ import numpy as np
 from agents.search.agent import rollout_core
 from agents.search.worlds import sample_worlds
 from subterra_env.config import load
-from subterra_env.core.actions import ACTION_NAMES
-from subterra_env.core.rng import mix
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.rng import mix
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 ROOT = Path(__file__).resolve().parents[1]
 

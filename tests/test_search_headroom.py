@@ -30,8 +30,8 @@ def test_headroom_workers_match_one_process_and_states_reload(tmp_path: Path) ->
     import numpy as np
 
     from subterra_env.config import load
-    from subterra_env.core.rules import Core
-    from subterra_env.core.state import State
+    from subterra_env.games.sub_terra.core.rules import Core
+    from subterra_env.games.sub_terra.core.state import State
 
     small = str(ROOT / "configs" / "small.yaml")
     one, two, states = tmp_path / "one.json", tmp_path / "two.json", tmp_path / "states.npz"

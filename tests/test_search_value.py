@@ -14,9 +14,9 @@ from agents.heuristic import HeuristicAgent
 from agents.search import DEFAULT_HORIZON, SearchAgent
 from agents.search.value import NF, ValueNet, network_inputs
 from subterra_env.config import load
-from subterra_env.core.kernels import cavers_out_batch
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 from test_search import _core, alter_hidden, holder, mid_game
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_test
 import subterra_env
 from subterra_env import GameOverError, IllegalActionError
 from subterra_env.config import ConfigError, load
-from subterra_env.core.observe import SCALARS, split_state
+from subterra_env.games.sub_terra.core.observe import SCALARS, split_state
 from subterra_env.vector import BatchedGames, SubterraVectorEnv
 from random_play import random_legal, play_random_aec
 

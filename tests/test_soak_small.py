@@ -9,10 +9,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from subterra_env.core import rng
-from subterra_env.core.invariants import InvariantError
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core import rng
+from subterra_env.games.sub_terra.core.invariants import InvariantError
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 REPORT_FIELDS = {"games", "finished", "failed", "aborted", "errors", "error_list", "seconds", "games_per_s",
                  "steps_total", "steps_per_s", "batch", "check_every", "seed", "rss_mb", "lanes"}

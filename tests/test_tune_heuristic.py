@@ -12,7 +12,7 @@ from training.tune_heuristic import candidates, play
 
 from agents.heuristic import DEFAULT_WEIGHTS
 from subterra_env.config import load
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.rules import Core
 
 ROOT = Path(__file__).resolve().parents[1]
 

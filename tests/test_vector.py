@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from subterra_env.core.actions import NUM_ACTIONS
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.vector import BatchedGames, SubterraVectorEnv
 from random_play import random_legal_rows
 

@@ -1,5 +1,5 @@
 """The warm-up commands (``python -m subterra_env.warmup``, ``python -m agents.warmup``) and the one-line notice a
-process prints when it must compile a kernel rather than load it from numba's cache (subterra_env/core/jit.py).
+process prints when it must compile a kernel rather than load it from numba's cache (subterra_env/games/sub_terra/core/jit.py).
 
 The warm-ups run against the cache the tests use (warm after ``make``, so each process takes seconds); the cold
 notice is tested on a tiny kernel in a fresh ``NUMBA_CACHE_DIR``, since a cold compile of the core takes minutes.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from subterra_env.core import jit
+from subterra_env.games.sub_terra.core import jit
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTICE = "subterra_env: compiling"
@@ -41,7 +41,7 @@ def test_warmups_exit_0_and_a_warm_start_prints_no_notice() -> None:
 
 KERNEL = '''
 from pathlib import Path
-from subterra_env.core.jit import jit_beside_core
+from subterra_env.games.sub_terra.core.jit import jit_beside_core
 
 jit = jit_beside_core(Path(__file__).resolve().parent, what="the test kernel")
 
@@ -58,7 +58,7 @@ if sys.argv[1] == "configured":
 if sys.argv[1] == "level":
     logging.getLogger("subterra_env.compile").setLevel(logging.ERROR)
 import tiny_kernel  # from the folder on PYTHONPATH (_probe)
-from subterra_env.core.jit import compile_stats
+from subterra_env.games.sub_terra.core.jit import compile_stats
 assert tiny_kernel.add(1, 2) == 3
 assert tiny_kernel.add(1.5, 2.0) == 3.5  # a second signature: a second compile, no second notice
 print("stats", compile_stats())

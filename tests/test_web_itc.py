@@ -22,8 +22,8 @@ from subterra_game.in_the_cave import records as R
 from subterra_game.in_the_cave.play import itc_main
 from subterra_game.in_the_cave.play import resume as itc_resume
 from subterra_game.web.server import STORE
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import NUM_ACTIONS
 
 
 def run(coro):

@@ -79,8 +79,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from subterra_env.config import ConfigError, GameConfig, load, to_dict
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RESULT_NAMES
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RESULT_NAMES
 from subterra_env.episode import Episodes
 from subterra_env.rewards import escaped
 from training import eval_report

@@ -27,9 +27,9 @@ import numpy as np
 from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
 from agents.search.value import NET_PATH, ValueNet, network_inputs
 from subterra_env.config import preset
-from subterra_env.core.invariants import on_exit
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING
+from subterra_env.games.sub_terra.core.invariants import on_exit
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING
 
 SETTINGS = {"tiny": ("tiny", {}), "small": ("small", {}), "medium": ("medium", {}), "full": ("full", {}),
             "full-5": ("full", {"num_cavers": 5}), "full-6": ("full", {"num_cavers": 6})}

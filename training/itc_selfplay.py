@@ -6,7 +6,7 @@ cloning warm start), a frozen copy of the learner as its self-play opponent, and
     opponent = PolicyOpponent(model.policy)          # plays the other seat; SelfPlaySync refreshes it
 
 The demonstrations reuse ``training/bc.py`` (``Demonstrations``, ``train_bc``): one observation key,
-``observation``, the learners' flattened input (``subterra_env.in_the_cave.observe.flat``, the default ``observe``
+``observation``, the learners' flattened input (``subterra_env.games.in_the_cave.observe.flat``, the default ``observe``
 here); the value target of a decision is its team's final score minus the other's, / 100 (the env's end reward),
 known for games that ended.
 """
@@ -23,9 +23,9 @@ import torch
 
 from agents.in_the_cave.heuristic import heuristic_action
 from subterra_env.in_the_cave import ItcConfig
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.observe import flat
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.observe import flat
 
 from training.bc import Demonstrations
 

@@ -230,7 +230,7 @@ class Shard:
 
 def global_state(games, st, radius: int, grid_out=None, scalars_out=None) -> tuple[np.ndarray, np.ndarray]:
     """``raw_env.state()`` for every game of ``st``: the acting caver's view centred on the start tile."""
-    from subterra_env.core.observe import observe
+    from subterra_env.games.sub_terra.core.observe import observe
 
     centre = np.zeros(st.batch_size, dtype=np.intp)  # tile 0 is the start tile
     return observe(games.core.cat, st, np.maximum(st.actor, 0), radius, grid_out, scalars_out, centre=centre,
@@ -398,7 +398,7 @@ class Trainer:
         scenario = self.config.scenario
         gshape, k = grid_shape(args.obs_radius, scenario), num_scalars(scenario)
         sshape = grid_shape(args.state_radius, scenario)
-        from subterra_env.core.rules import Core
+        from subterra_env.games.sub_terra.core.rules import Core
 
         num_actions = Core(self.config, threads=1).num_actions
         self.spec = NetSpec(tuple(gshape), k, num_actions, args.network, args.width, args.critic,

@@ -26,8 +26,8 @@ import numpy as np
 from agents.heuristic import DEFAULT_WEIGHTS
 from agents.search import SearchAgent
 from subterra_env.config import load
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 
 def parse_weight(text: str) -> tuple[str, float]:

@@ -33,11 +33,11 @@ from agents.heuristic import HeuristicAgent
 from agents.search.agent import MAX_ROUND, rollout_core
 from agents.search.worlds import sample_worlds
 from subterra_env.config import CAVER_NAMES, load
-from subterra_env.core.actions import ACTION_NAMES
-from subterra_env.core.kernels import cavers_out_batch
-from subterra_env.core.rng import mix
-from subterra_env.core.rules import Core
-from subterra_env.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
+from subterra_env.games.sub_terra.core.rng import mix
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import RUNNING, State
 
 
 def action_values(core: Core, st: State, worlds: int, salt: int, common_dice: bool = True, threads: int | None = None

@@ -35,16 +35,16 @@ import numpy as np
 from agents.in_the_cave.evaluate import wilson
 from agents.in_the_cave.heuristic import heuristic_action
 from subterra_env.in_the_cave import ItcConfig
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.observe import LEARNER_RADIUS, flat, flat_size, vp
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import NUM_ACTIONS
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.observe import LEARNER_RADIUS, flat, flat_size, vp
 
 ROOT = Path(__file__).resolve().parents[1]
 
 OBS_RADIUS = LEARNER_RADIUS  # a smaller window than the env's default 7: fewer inputs for a short run
 # The learner's input for team ``seat`` of game record ``g``: the grid centred on its pawn and the vector, flattened
-# to float32 (``subterra_env.in_the_cave.observe.flat``; it serves the learner, a self-play opponent, BC's teacher
+# to float32 (``subterra_env.games.in_the_cave.observe.flat``; it serves the learner, a self-play opponent, BC's teacher
 # samples and the ``policy:`` agent of ``agents.in_the_cave``).
 observe = flat
 

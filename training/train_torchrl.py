@@ -35,8 +35,8 @@ from torchrl.objectives.value import GAE
 
 from agents.torchrl_agent import SubterraNet, save_policy
 from subterra_env.config import load
-from subterra_env.core.actions import NUM_ACTIONS
-from subterra_env.core.observe import NUM_SCALARS
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.observe import NUM_SCALARS
 from subterra_env.torchrl_env import SubterraTorchRLEnv
 
 _ROOT = Path(__file__).resolve().parents[1]

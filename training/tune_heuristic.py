@@ -25,8 +25,8 @@ import numpy as np
 
 from agents.heuristic import DEFAULT_WEIGHTS, HeuristicAgent
 from subterra_env.config import load
-from subterra_env.core.kernels import cavers_out_batch
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
+from subterra_env.games.sub_terra.core.rules import Core
 
 MAX_CYCLES = 200
 # Weights that are switches or thresholds on whole numbers are stepped by one instead of scaled.

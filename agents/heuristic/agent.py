@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.jit import PARALLEL_MIN_BATCH, parallel_section
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH, parallel_section
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 from ..base import GameBoundAgent, GameView, game_view
 from .board import BOARD

@@ -1,7 +1,7 @@
 """The public board of one game for the compiled heuristic: what a player can see, the danger of ending a round on
 a tile, and the graph searches (crossings a caver can make, cheapest paths, fields of cost to a goal).
 
-Conventions: ``g`` is one game's packed record and ``P`` the config record (``subterra_env.core``), ``bd`` this
+Conventions: ``g`` is one game's packed record and ``P`` the config record (``subterra_env.games.sub_terra.core``), ``bd`` this
 decision's board record (``BOARD`` below: the few tables worth computing once per decision) and ``wt`` the weights
 (``weights.py``). Only public information is read: placed tiles and markers, cavers, horrors, the turn, and the
 counts of tiles and hazard cards left; never the stack or deck order, the random key, counter or scripted dice.
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.board import free_cell, tile_at, tile_beyond, tiles_left
-from subterra_env.core.catalogue import (
+from subterra_env.games.sub_terra.core.board import free_cell, tile_at, tile_beyond, tiles_left
+from subterra_env.games.sub_terra.core.catalogue import (
     BOMBS, C_CAVE_IN, C_FLOOD, C_GAS, C_HORROR, C_TREMOR, DX, DY, OPPOSITE, SC_ANNIHILATION, T_BOMB, T_CAVE_IN, T_EXIT,
     T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SANCTUARY, T_SLIDE, T_SQUEEZE, T_WATER, X2,
 )
-from subterra_env.core.effects import (
+from subterra_env.games.sub_terra.core.effects import (
     RANK_BODYGUARD, RANK_CLIMBER, RANK_DIVER, RANK_ENGINEER, RANK_GEOLOGIST, RANK_LEADER, RANK_SCOUT,
 )
-from subterra_env.core.hazards import cards_left
-from subterra_env.core.state import MAX_TILES
+from subterra_env.games.sub_terra.core.hazards import cards_left
+from subterra_env.games.sub_terra.core.state import MAX_TILES
 
 from .jit import jit
 from .weights import HAZ_SCALE, KO_EXTRA

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from subterra_env.config import CAVER_NAMES
-from subterra_env.core import actions as A
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core import actions as A
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 from .agent import Scratch
 from .kernels import decide_serial

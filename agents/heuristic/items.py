@@ -18,9 +18,9 @@ Flare's sides in N, E, S, W order (each tile's rotation as any placement); the M
 
 from __future__ import annotations
 
-from subterra_env.core.actions import (A_ADRENALINE, A_BATTERY, A_BOOSTER, A_DIG, A_FLARE, A_FLARE_SIDE, A_GAS_MASK_USE,
+from subterra_env.games.sub_terra.core.actions import (A_ADRENALINE, A_BATTERY, A_BOOSTER, A_DIG, A_FLARE, A_FLARE_SIDE, A_GAS_MASK_USE,
                                        A_GRENADE, A_HOOK, A_ITEM_PICK, A_MAP, A_MOVE, A_PAINKILLERS, A_ROPE, A_SHOVEL)
-from subterra_env.core.catalogue import NUM_ITEMS, T_HORROR
+from subterra_env.games.sub_terra.core.catalogue import NUM_ITEMS, T_HORROR
 
 from .board import n_revealable
 from .jit import jit

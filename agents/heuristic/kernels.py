@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from subterra_env.core.moves import legal_mask
-from subterra_env.core.state import RUNNING
-from subterra_env.core.turns import step_game
+from subterra_env.games.sub_terra.core.moves import legal_mask
+from subterra_env.games.sub_terra.core.state import RUNNING
+from subterra_env.games.sub_terra.core.turns import step_game
 
 from .jit import jit
 from .turn import decide

@@ -6,10 +6,10 @@ A path is three arrays (from tile, side, edge kind) of its steps in order, as ``
 from __future__ import annotations
 
 
-from subterra_env.core.actions import (
+from subterra_env.games.sub_terra.core.actions import (
     A_DEMOLISH, A_DIG, A_EXCAVATE, A_GEAR, A_MOVE, A_REPEL, A_ROPE, A_RUN, A_SPRINT, A_SQUEEZE, A_SWIM,
 )
-from subterra_env.core.effects import RANK_CLIMBER, RANK_GEOLOGIST, RANK_MEDIC, RANK_SCOUT
+from subterra_env.games.sub_terra.core.effects import RANK_CLIMBER, RANK_GEOLOGIST, RANK_MEDIC, RANK_SCOUT
 
 from .board import E_BLAST, E_SQUEEZE, E_SWIM, barred
 from .jit import jit

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.actions import (
+from subterra_env.games.sub_terra.core.actions import (
     A_BANDAGE, A_DIRECT, A_DIVE, A_END, A_EXERT, A_EXPLORE, A_HEAL, A_HIDE, A_REVEAL,
 )
-from subterra_env.core.catalogue import T_BOMB, T_WATER
-from subterra_env.core.effects import RANK_CLIMBER, RANK_DIVER, RANK_GEOLOGIST, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
+from subterra_env.games.sub_terra.core.catalogue import T_BOMB, T_WATER
+from subterra_env.games.sub_terra.core.effects import RANK_CLIMBER, RANK_DIVER, RANK_GEOLOGIST, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
 
 from .board import (
     E_BLAST, HEAP, INF, NT, adjacency, barred, can_draw, conscious, empty_around_cell, end_danger, field_to,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.actions import A_PICK, A_ROTATE
-from subterra_env.core.board import tile_at
-from subterra_env.core.catalogue import (
+from subterra_env.games.sub_terra.core.actions import A_PICK, A_ROTATE
+from subterra_env.games.sub_terra.core.board import tile_at
+from subterra_env.games.sub_terra.core.catalogue import (
     CORE_TILE_TYPES, DX, DY, OPPOSITE, ROT_MASK, T_CAVE_IN, T_EXIT, T_GAS, T_HORROR, T_LEDGE, T_ROUGH, T_SLIDE,
     T_SQUEEZE, T_WATER,
 )

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.actions import (
+from subterra_env.games.sub_terra.core.actions import (
     A_BANDAGE, A_END, A_GIVE, A_HEAL, A_MAP, A_PLACE_BOMB, A_REDRAW, A_REPEL, A_ROTATE, A_STEP, A_STOP, A_SURFACE, A_TAKE,
 )
-from subterra_env.core.catalogue import SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
-from subterra_env.core.catalogue import T_WATER
-from subterra_env.core.effects import RANK_BODYGUARD, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
-from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
+from subterra_env.games.sub_terra.core.catalogue import SC_ANNIHILATION, SC_EXTRACTION, SC_INVESTIGATION
+from subterra_env.games.sub_terra.core.catalogue import T_WATER
+from subterra_env.games.sub_terra.core.effects import RANK_BODYGUARD, RANK_LEADER, RANK_MEDIC, RANK_SCOUT
+from subterra_env.games.sub_terra.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE
 
 from .board import INF, end_danger, init_board, n_revealable
 from .items import boost, gas_mask_answer, item_decision, item_override, item_swap, want_map

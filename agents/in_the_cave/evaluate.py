@@ -35,9 +35,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from subterra_env.in_the_cave import preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import ItcCore
-from subterra_env.in_the_cave.core.layout import MAX_SEATS
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import ItcCore
+from subterra_env.games.in_the_cave.core.layout import MAX_SEATS
 
 from .kinds import KIND_HELP, Agent, AgentKind, RandomPlayer, SpecError, heuristic_player, parse_kinds
 

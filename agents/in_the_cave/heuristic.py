@@ -16,12 +16,12 @@ import heapq
 
 import numpy as np
 
-from subterra_env.core.catalogue import ROT_MASK
-from subterra_env.in_the_cave.core import actions as A
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.packing import bp_used, can_draw_bank
-from subterra_env.in_the_cave.invariants import neighbours
-from subterra_env.in_the_cave.observe import vp
+from subterra_env.games.sub_terra.core.catalogue import ROT_MASK
+from subterra_env.games.in_the_cave.core import actions as A
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.packing import bp_used, can_draw_bank
+from subterra_env.games.in_the_cave.invariants import neighbours
+from subterra_env.games.in_the_cave.observe import vp
 
 DXY = ((0, -1), (1, 0), (0, 1), (-1, 0))
 # what it packs, in order: raft, 6 consumables, 1 rope (8 slots); the camera stays home: range (a turn's walk

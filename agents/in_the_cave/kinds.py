@@ -7,7 +7,7 @@
 Kinds (``KINDS``): ``random`` (uniform among the legal actions, its own stream seeded by ``make``), ``heuristic``
 (``heuristic_action``: deterministic, public information only) and ``policy:PATH`` (a MaskablePPO checkpoint of
 ``training/train_itc_ppo.py``, played greedily with the mask applied: the legal action of highest logit, from the
-learners' flat input ``subterra_env.in_the_cave.observe.flat`` with the radius its observation size implies). The
+learners' flat input ``subterra_env.games.in_the_cave.observe.flat`` with the radius its observation size implies). The
 policy kind needs the ``train`` extra (torch, sb3-contrib); its checkpoint is loaded once per kind. A spec may
 name its kind for reports: ``LABEL=KIND`` (e.g. ``dagger=policy:runs/itc_dagger/model.zip``).
 """
@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
-from subterra_env.in_the_cave.observe import LEARNER_RADIUS, flat, flat_radius, flat_size
+from subterra_env.games.in_the_cave.core.actions import NUM_ACTIONS
+from subterra_env.games.in_the_cave.observe import LEARNER_RADIUS, flat, flat_radius, flat_size
 
 from ..policy_agent import load_maskable_ppo
 from .heuristic import heuristic_action
@@ -88,7 +88,7 @@ def check_spaces(observation_space: Any, action_space: Any, path: Path | str = "
     radius = flat_radius(shape[0]) if shape is not None and len(shape) == 1 else None
     if radius is None or getattr(observation_space, "dtype", None) != np.float32:
         raise ValueError(f"{path}: observation size does not match: its observation space is {observation_space}, "
-                         f"In the Cave's flat input (subterra_env.in_the_cave.observe.flat) is float32 of "
+                         f"In the Cave's flat input (subterra_env.games.in_the_cave.observe.flat) is float32 of "
                          f"flat_size(radius) values ({flat_size(LEARNER_RADIUS)} at the learners' radius "
                          f"{LEARNER_RADIUS}): trained on another observation or another game")
     if getattr(action_space, "n", None) != NUM_ACTIONS:

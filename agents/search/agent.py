@@ -44,11 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.catalogue import SC_BASE
-from subterra_env.core.kernels import cavers_out_batch
-from subterra_env.core.rng import mix
-from subterra_env.core.rules import Core
-from subterra_env.core.state import State
+from subterra_env.games.sub_terra.core.catalogue import SC_BASE
+from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
+from subterra_env.games.sub_terra.core.rng import mix
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import State
 
 from ..base import GameBoundAgent, GameView, game_view
 from ..heuristic import HeuristicAgent

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 
 
 def best_actions(agent, k: int = 2, row: int = 0) -> list[tuple[int, float]]:

@@ -2,6 +2,6 @@
 
 from pathlib import Path
 
-from subterra_env.core.jit import jit_beside_core
+from subterra_env.games.sub_terra.core.jit import jit_beside_core
 
 jit = jit_beside_core(Path(__file__).resolve().parent)

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from subterra_env.core.board import FAR, distances_from, tiles_left
-from subterra_env.core.hazards import cards_left
-from subterra_env.core.kernels import cavers_out_batch
-from subterra_env.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.board import FAR, distances_from, tiles_left
+from subterra_env.games.sub_terra.core.hazards import cards_left
+from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
+from subterra_env.games.sub_terra.core.state import RUNNING, State
 
 from .jit import jit
 

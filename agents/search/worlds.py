@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from subterra_env.core.catalogue import C_OUT_OF_TIME
-from subterra_env.core.rng import draw_one, mix_one
-from subterra_env.core.setup import permutation
-from subterra_env.core.state import FORCED, MAX_STACK
+from subterra_env.games.sub_terra.core.catalogue import C_OUT_OF_TIME
+from subterra_env.games.sub_terra.core.rng import draw_one, mix_one
+from subterra_env.games.sub_terra.core.setup import permutation
+from subterra_env.games.sub_terra.core.state import FORCED, MAX_STACK
 
 from .jit import jit
 

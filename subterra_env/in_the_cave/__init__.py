@@ -1,8 +1,8 @@
 """In the Cave: the competitive caving game (RULES_ITC.md) as a second environment on Sub Terra's engine: its own
 compiled rules (``core/``), a ``Game`` of the shared episode layer (``InTheCave``), and its envs on that layer."""
 
-from .config import ItcConfig, load, preset
-from .game import InTheCave
+from subterra_env.games.in_the_cave.config import ItcConfig, load, preset
+from subterra_env.games.in_the_cave.game import InTheCave
 from .vector import ItcVectorEnv
 
 

@@ -4,7 +4,7 @@
 |---|---|
 | Import | ``from subterra_env.in_the_cave import env`` |
 | Agents | one per team: ``team_0`` .. ``team_{n-1}`` in seat order (R-ITC-SET-10); n = ``num_players`` |
-| Actions | ``Discrete(81)`` with ``action_mask`` (table: ``subterra_env.in_the_cave.core.actions``) |
+| Actions | ``Discrete(81)`` with ``action_mask`` (table: ``subterra_env.games.in_the_cave.core.actions``) |
 | Observations | ``{"observation": int8 (25, 2R+1, 2R+1) centred on the team's pawn, "vector": int16 (VECTOR_SIZE,), "action_mask": int8 (81,)}`` |
 | Reward | at the end (R-ITC-END-3): own score minus the mean of the others' (eliminated teams score 0); plus ``reward_vp`` per VP gained as it happens (shaping, default 0) |
 | Termination | the end of the game (R-ITC-END-2); truncation after ``max_rounds`` rounds (R-ITC-END-4), reward 0 |
@@ -16,7 +16,7 @@ sees it, then its vector; it never holds the stacks' order. ``info[agent]``: ``r
 seat; zeros while running), ``winners`` and ``result`` ("running", "ended", "truncated").
 
 The env runs on the shared episode layer (``subterra_env.episode.Episodes`` over the ``InTheCave`` game,
-``subterra_env.in_the_cave.game``), as Sub Terra's does: one action check (``IllegalActionError``, Sub Terra's
+``subterra_env.games.in_the_cave.game``), as Sub Terra's does: one action check (``IllegalActionError``, Sub Terra's
 class), one seed stream, the rewards and flags. ``reset(seed)`` seeds the stream the games are drawn from (the
 first game of ``reset(seed=s)`` is the same as before the episode layer: recorded games replay). ``get_state()``
 returns an ``EnvSnapshot`` (``subterra_env.aec``, as Sub Terra's env) that ``set_state`` continues exactly.
@@ -35,13 +35,13 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..aec import EnvSnapshot, check_radii, check_render_mode, render_in_mode, restore_snapshot, take_snapshot, wrap
-from ..episode import Episodes
-from .config import ItcConfig, from_dict, to_dict
-from .core import layout as L
-from .core.actions import ACTION_NAMES, NUM_ACTIONS
-from .game import RESULTS, InTheCave  # noqa: F401 (RESULTS: imported from here too)
-from .observe import GRID_CHANNELS, VECTOR_SIZE, grid, vector
+from subterra_env.aec import EnvSnapshot, check_radii, check_render_mode, render_in_mode, restore_snapshot, take_snapshot, wrap
+from subterra_env.episode import Episodes
+from subterra_env.games.in_the_cave.config import ItcConfig, from_dict, to_dict
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.games.in_the_cave.game import RESULTS, InTheCave  # noqa: F401 (RESULTS: imported from here too)
+from subterra_env.games.in_the_cave.observe import GRID_CHANNELS, VECTOR_SIZE, grid, vector
 
 
 def team_names(n: int) -> list[str]:
@@ -97,7 +97,7 @@ class raw_env(AECEnv):
 
     @property
     def game(self) -> np.ndarray:
-        """This game's record (a row of the packed batch; ``subterra_env.in_the_cave.core.layout``)."""
+        """This game's record (a row of the packed batch; ``subterra_env.games.in_the_cave.core.layout``)."""
         if not self._started:
             raise RuntimeError("no game yet: call reset() first")
         return self.episodes.state[0]

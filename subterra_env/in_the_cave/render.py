@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import layout as L
-from .core.game import stacks_left, tokens
-from .invariants import neighbours
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import stacks_left, tokens
+from subterra_env.games.in_the_cave.invariants import neighbours
 
 Colour = tuple[int, int, int]
 
@@ -296,8 +296,8 @@ def _with_status(g: np.ndarray, seats: int, mapimg: np.ndarray, marks: list[tupl
                  labels: list[str] | None, caption: str | None = None) -> np.ndarray:
     from PIL import Image, ImageDraw
 
-    from ..drawing import default_font, ink_for
-    from .observe import vp
+    from subterra_env.drawing import default_font, ink_for
+    from subterra_env.games.in_the_cave.observe import vp
 
     font, small = default_font(14), default_font(max(9, q))
     tiny = default_font(max(7, q - 3))

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from ..episode import Episodes
-from .config import ItcConfig, from_dict
-from .core import layout as L
-from .game import InTheCave
+from subterra_env.episode import Episodes
+from subterra_env.games.in_the_cave.config import ItcConfig, from_dict
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.game import InTheCave
 
 
 class ItcVectorEnv:

@@ -14,7 +14,7 @@ from agents.teams import (DEFAULT_OBS_RADIUS, AgentCache, GamesHolder, SeatGroup
                           needs_observation, observations, parse_team, seat_groups, team_label)
 from subterra_env import __version__
 from subterra_env.config import PRESETS, ConfigError, GameConfig, load, preset
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.episode import Episodes
 
 from ..records import settings_to_json

@@ -23,8 +23,8 @@ import numpy as np
 from minari.data_collector.episode_buffer import EpisodeBuffer
 
 from subterra_env.config import GameConfig
-from subterra_env.core.observe import observe
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.episode import Episodes
 from subterra_env.info import INFO_KEYS
 

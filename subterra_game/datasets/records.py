@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.teams import DEFAULT_OBS_RADIUS
 from subterra_env import __version__
-from subterra_env.core.rules import Core
+from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.episode import Episodes
 
 from ..records import RecordError, load_record, record_config, replay_record, settings_to_json

@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from subterra_env.in_the_cave.config import PRESETS
-from subterra_env.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.config import PRESETS
+from subterra_env.games.in_the_cave.core import layout as L
 
 from ..records import RecordError
 from . import records as R

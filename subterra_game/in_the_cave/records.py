@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import ConfigError
-from subterra_env.in_the_cave.config import ItcConfig, from_dict, to_dict
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from subterra_env.games.in_the_cave.config import ItcConfig, from_dict, to_dict
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from subterra_env.in_the_cave.env_aec import raw_env
 
 from ..records import RecordError, _need, check_actions, save_record

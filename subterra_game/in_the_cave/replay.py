@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core import layout as L
 from subterra_env.in_the_cave.env_aec import raw_env
 
 from ..records import RecordError, add_replay_options

@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.catalogue import ROT_MASK
-from subterra_env.in_the_cave.core import actions as A
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import backpack, camp_contents, stacks_left, tokens
-from subterra_env.in_the_cave.core.observe import public_bank
-from subterra_env.in_the_cave.observe import vp
+from subterra_env.games.sub_terra.core.catalogue import ROT_MASK
+from subterra_env.games.in_the_cave.core import actions as A
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import backpack, camp_contents, stacks_left, tokens
+from subterra_env.games.in_the_cave.core.observe import public_bank
+from subterra_env.games.in_the_cave.observe import vp
 from subterra_env.in_the_cave.render import LEGEND, text_map, where
 
 SIDES = "NESW"

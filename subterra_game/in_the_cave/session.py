@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import ConfigError
-from subterra_env.in_the_cave.config import PRESETS, ItcConfig, load, preset
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES
+from subterra_env.games.in_the_cave.config import PRESETS, ItcConfig, load, preset
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES
 from subterra_env.in_the_cave.env_aec import raw_env
 
 from ..records import default_record_name

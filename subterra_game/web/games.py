@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import CAVER_NAMES, PRESETS, ConfigError, GameConfig, preset
-from subterra_env.core.actions import ACTION_NAMES
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 from subterra_env.env import IllegalActionError
 from ..bots import build_bots
 from ..narrate import Event

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from ..in_the_cave import records as R
 from ..in_the_cave import screen as S
 from ..in_the_cave.session import ItcPlayError, table_config

@@ -1,7 +1,7 @@
 """What the page draws for In the Cave, as plain JSON: the shared cave, every team's pawn, camp and public
 inventory, the turn, and the legal actions with the cells they point at.
 
-Read from one game's record (``subterra_env.in_the_cave.core.layout``), public information only, as the terminal
+Read from one game's record (``subterra_env.games.in_the_cave.core.layout``), public information only, as the terminal
 (``in_the_cave.screen``) and the picture (``render``) show it: never the stacks' order, and during the hidden
 initial packing (R-ITC-SET-9) no other team's kit. The words are the terminal's (``in_the_cave.screen``: kit,
 tokens, camp, the turn and tiles lines, AP costs, the final scores); coordinates are grid cells with home at
@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.catalogue import ROT_MASK
-from subterra_env.in_the_cave.core import actions as A
-from subterra_env.in_the_cave.core import layout as L
-from subterra_env.in_the_cave.core.game import backpack, stacks_left
-from subterra_env.in_the_cave.invariants import neighbours
-from subterra_env.in_the_cave.observe import vp
+from subterra_env.games.sub_terra.core.catalogue import ROT_MASK
+from subterra_env.games.in_the_cave.core import actions as A
+from subterra_env.games.in_the_cave.core import layout as L
+from subterra_env.games.in_the_cave.core.game import backpack, stacks_left
+from subterra_env.games.in_the_cave.invariants import neighbours
+from subterra_env.games.in_the_cave.observe import vp
 from subterra_env.in_the_cave.render import DXY, EXIT_COLOUR, KIND_CHARS, KIND_COLOURS, ROPE_COLOUR, TEAM_COLOURS
 from subterra_env.in_the_cave.render import unexplored_cells, where
 from ..in_the_cave import screen as S

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from subterra_env.config import DIFFICULTIES, PRESETS
-from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
+from subterra_env.games.in_the_cave.config import PRESETS as ITC_PRESETS
 
 MAX_MESSAGE_BYTES = 4096  # the largest message a client needs is ~100 bytes
 # Action ids are checked against the table's own game (a scenario has more than the base game's 90, In the Cave
@@ -170,7 +170,7 @@ def _delay(body: dict[str, Any]) -> float:
 
 
 def parse_itc_table_request(body: dict[str, Any]) -> ItcTableRequest:
-    """An In the Cave table: a preset of ``subterra_env.in_the_cave.config`` (never a file), 2-5 teams, seats
+    """An In the Cave table: a preset of ``subterra_env.games.in_the_cave.config`` (never a file), 2-5 teams, seats
     human / heuristic / random, the round limit (default the preset's, 100)."""
     preset = body.get("preset", "default")
     if not isinstance(preset, str) or preset not in ITC_PRESETS:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.core.actions import NUM_ACTIONS
+from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 from ..narrate import narrate
 from ..records import parse_record, replay_record, seat_labels
 from .view import board_view

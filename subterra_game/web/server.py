@@ -25,7 +25,7 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from subterra_env.config import DIFFICULTIES, LEARNABLE_PRESETS, PRESETS
-from subterra_env.in_the_cave.config import PRESETS as ITC_PRESETS
+from subterra_env.games.in_the_cave.config import PRESETS as ITC_PRESETS
 from ..records import RecordError
 from subterra_env.palette import CAVER_COLOURS, FLOOD_COLOUR, TYPE_CODES, TYPE_COLOURS
 from .itc_view import palette as itc_palette

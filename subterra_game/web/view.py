@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import CAVER_NAMES
-from subterra_env.core import actions as A
-from subterra_env.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ITEM_NAMES, NUM_ITEMS, ROT_MASK
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
+from subterra_env.games.sub_terra.core import actions as A
+from subterra_env.games.sub_terra.core.catalogue import CARD_NAMES, CORE_TILE_TYPES, DX, DY, ITEM_NAMES, NUM_ITEMS, ROT_MASK
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_PLACE, RESULT_NAMES, RUNNING, State
 from ..narrate import action_cost, action_detail, frontier_cells, pending_text, status_words, where
 from subterra_env.info import game_info
 from subterra_env.words import ability_status

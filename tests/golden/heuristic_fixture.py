@@ -2,7 +2,7 @@
 
 The fixture holds seeded games played by the hand-written Python ``agents.heuristic.HeuristicAgent`` in every seat
 (recorded by ``record_heuristic.py`` here; see README.md). A replay rebuilds each settings group's games from their
-stored config and seeds, batched through ``subterra_env.core.rules.Core``, and plays the RECORDED actions, so every
+stored config and seeds, batched through ``subterra_env.games.sub_terra.core.rules.Core``, and plays the RECORDED actions, so every
 decision point of the Python heuristic is met again in exactly the same state, whatever the tested agent says.
 At each one, a decision function under test is asked for its action and compared with the recorded one::
 
@@ -22,7 +22,7 @@ Fixture layout (``np.load``, no pickles):
   ``config`` (``subterra_env.config.to_dict`` of the full config, as JSON: the replay builds from this one),
   ``games``, ``decisions``, ``escaped_mean``), ``max_cycles``, the seed rule, and where and when it was recorded;
 * per game ``g`` (n games): ``group`` int16 (index into meta's groups), ``seed`` int64, ``escaped`` int8 (cavers on
-  the exit at the end), ``result`` int8 (``subterra_env.core.state``: 0 defeat .. 3 gold, -1 still running when
+  the exit at the end), ``result`` int8 (``subterra_env.games.sub_terra.core.state``: 0 defeat .. 3 gold, -1 still running when
   truncated), ``truncated`` bool (the game passed ``max_cycles`` rounds: stopped, as training/evaluate.py does),
   ``rounds`` int16;
 * ragged actions: ``actions`` int8, game g's decisions in order at ``actions[offsets[g]:offsets[g + 1]]``
@@ -41,9 +41,9 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from subterra_env.config import SCENARIO_SETTINGS, GameConfig, from_dict, to_dict
-from subterra_env.core.actions import ACTION_NAMES, NUM_ACTIONS
-from subterra_env.core.rules import Core
-from subterra_env.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING, State
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES, NUM_ACTIONS
+from subterra_env.games.sub_terra.core.rules import Core
+from subterra_env.games.sub_terra.core.state import P_PICK, P_PLACE, P_RUN, P_SURFACE, RUNNING, State
 from subterra_env.rewards import escaped
 
 HERE = Path(__file__).resolve().parent

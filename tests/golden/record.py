@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python tests/golden/record.py [--games 500] [--out tests/golden/trajectories.npz]
 
-Plays seeded games, one at a time (B=1), through ``subterra_env.core.rules.Core`` over mixed settings groups (the
+Plays seeded games, one at a time (B=1), through ``subterra_env.games.sub_terra.core.rules.Core`` over mixed settings groups (the
 soak benchmark's lanes plus a shortened cave and a set of non-default numbers), with a seeded uniform random legal
 policy whose choice depends only on (game seed, decision number). For every game the fixture stores its settings
 group, its seed, every action id in order, the hash of the initial state and of the state after every step
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from subterra_env.config import GameConfig, from_dict, to_dict
-from subterra_env.core.state import (HASH_FIELDS, INVESTIGATION_FIELDS, REACTION_FIELDS, SCENARIO_FIELDS, State,
+from subterra_env.games.sub_terra.core.state import (HASH_FIELDS, INVESTIGATION_FIELDS, REACTION_FIELDS, SCENARIO_FIELDS, State,
                                      scenario_hash_fields)
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +47,7 @@ HASH_SPEC = ("blake2b(digest_size=8) per game over every State field in dataclas
 
 
 def hashed_fields() -> list[str]:
-    """The State fields in hash order (``subterra_env.core.state.HASH_FIELDS``): the numpy core's dataclass order,
+    """The State fields in hash order (``subterra_env.games.sub_terra.core.state.HASH_FIELDS``): the numpy core's dataclass order,
     where ``grid`` (an (G, G) int8 field then, a property computed from the tiles now) came after ``t_blast``."""
     return list(HASH_FIELDS)
 
@@ -122,7 +122,7 @@ def state_hash_reference(st: State) -> int:
 
 def pack_masks(masks: list[np.ndarray] | np.ndarray) -> np.ndarray:
     """(n, A) bool legal masks as (n, ceil(A / 8)) uint8 (np.packbits, big bit order)."""
-    from subterra_env.core.actions import NUM_ACTIONS
+    from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 
     arr = np.asarray(masks, dtype=bool).reshape(-1, NUM_ACTIONS)
     return np.packbits(arr, axis=1)
@@ -190,8 +190,8 @@ def _git(*args: str) -> str:
 # ---------------------------------------------------------------------------------------------- recording
 def record_game(core, seed: int, soak: ModuleType, check: bool) -> dict[str, Any]:
     """Play one game alone: its initial hash and legal mask, actions, hash and mask after each step, result."""
-    from subterra_env.core.invariants import check_invariants, snapshot
-    from subterra_env.core.state import RUNNING
+    from subterra_env.games.sub_terra.core.invariants import check_invariants, snapshot
+    from subterra_env.games.sub_terra.core.state import RUNNING
 
     seeds = np.array([seed], dtype=np.int64)
     st = core.init(seeds)
@@ -222,8 +222,8 @@ def record_game(core, seed: int, soak: ModuleType, check: bool) -> dict[str, Any
 
 def record(games: int, check: bool = True, progress: bool = True) -> dict[str, np.ndarray]:
     """Play and hash `games` games spread evenly over the groups; the fixture's arrays (meta as JSON)."""
-    from subterra_env.core.actions import NUM_ACTIONS
-    from subterra_env.core.rules import Core
+    from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
+    from subterra_env.games.sub_terra.core.rules import Core
 
     assert NUM_ACTIONS <= 256, "actions are stored as uint8"
     soak = load_soak()
@@ -264,8 +264,8 @@ def record(games: int, check: bool = True, progress: bool = True) -> dict[str, n
         "python": platform.python_version(),
         "platform": platform.platform(),
         "git_revision": _git("rev-parse", "HEAD"),
-        # the rules core reads only subterra_env/core and the config
-        "core_uncommitted_changes": _git("status", "--porcelain", "--", "subterra_env/core",
+        # the rules core reads only subterra_env/games/sub_terra/core and the config
+        "core_uncommitted_changes": _git("status", "--porcelain", "--", "subterra_env/games/sub_terra/core",
                                          "subterra_env/config.py") != "",
         "recorded_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": f"python tests/golden/record.py --games {games}" + ("" if check else " --no-check"),

@@ -5,7 +5,7 @@
 Plays seeded games with ``agents.heuristic.HeuristicAgent`` (as importable: set PYTHONPATH to the checkout whose
 heuristic is the reference) in every seat, over settings groups: the learnable presets tiny, small, medium and
 full with 4 cavers, the full game with 5 and 6 cavers, and fixed line-ups (``cavers``) that between them hold
-every caver at least twice. Each group's games run as one batch through ``subterra_env.core.rules.Core``, with one
+every caver at least twice. Each group's games run as one batch through ``subterra_env.games.sub_terra.core.rules.Core``, with one
 HeuristicAgent bound to the batch answering ``act_batch(None, masks, games=idx)`` for the running games, as
 training/evaluate.py does; a game still running after ``max_cycles`` (200) rounds is stopped (truncated). Game
 seeds: ``100000 * (group index + 1) + k``.
@@ -120,8 +120,8 @@ def _watch_fallbacks(agent: Any) -> set[int]:
 def play_group(cfg, seeds: np.ndarray, max_cycles: int) -> dict[str, Any]:
     """Play the games of one group as one batch; per game its actions (in order) and end, and the fallbacks."""
     from agents.heuristic import HeuristicAgent
-    from subterra_env.core.rules import Core
-    from subterra_env.core.state import RUNNING
+    from subterra_env.games.sub_terra.core.rules import Core
+    from subterra_env.games.sub_terra.core.state import RUNNING
     from subterra_env.rewards import escaped
 
     core = Core(cfg)
@@ -165,7 +165,7 @@ def play_group(cfg, seeds: np.ndarray, max_cycles: int) -> dict[str, Any]:
 
 def record(scale: float = 1.0, names: list[str] | None = None, progress: bool = True) -> dict[str, Any]:
     import agents
-    from subterra_env.core.actions import NUM_ACTIONS
+    from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
 
     hf = load_fixture_module()
     assert NUM_ACTIONS <= 127, "actions are stored as int8"

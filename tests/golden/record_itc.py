@@ -2,7 +2,7 @@
 
     python tests/golden/record_itc.py [--out tests/golden/itc_trajectories.npz]
 
-Plays 100 seeded games, one at a time (B=1), through ``subterra_env.in_the_cave.core.game.ItcCore`` over settings
+Plays 100 seeded games, one at a time (B=1), through ``subterra_env.games.in_the_cave.core.game.ItcCore`` over settings
 groups (2-5 teams with default settings, played by a seeded uniform random legal policy and by the heuristic in
 every seat, plus two groups of non-default settings), checking the invariants after every step. For every game
 the fixture stores its group, seed, every action id, the hash of the game record after setup and after every step
@@ -51,7 +51,7 @@ GROUPS: tuple[tuple[str, str, dict[str, Any], int], ...] = tuple(
 
 def record_hashes(G: np.ndarray) -> np.ndarray:
     """(B,) uint64: the hash of each game's record row (HASH_SPEC); the same alone as inside any batch."""
-    from subterra_env.in_the_cave.core import layout as L
+    from subterra_env.games.in_the_cave.core import layout as L
 
     G = np.ascontiguousarray(G, dtype=np.int32)
     head = f"itc-record:{G.dtype.str}:{L.RECORD_SIZE};".encode()
@@ -69,14 +69,14 @@ def pack_masks(masks: np.ndarray) -> np.ndarray:
 
 
 def group_config(group: dict[str, Any]):
-    from subterra_env.in_the_cave.config import preset
+    from subterra_env.games.in_the_cave.config import preset
 
     return preset("default", **group["settings"])
 
 
 def resolved(cfg) -> dict[str, Any]:
     """Every setting, defaults included, as JSON data: a replay checks that no default moved underneath."""
-    from subterra_env.in_the_cave.config import to_dict
+    from subterra_env.games.in_the_cave.config import to_dict
 
     return json.loads(json.dumps(to_dict(cfg), default=dict))
 
@@ -103,8 +103,8 @@ def _git(*args: str) -> str:
 def record_game(core, seed: int, policy: str) -> dict[str, Any]:
     """One game alone: hashes and masks after setup and after every step, its actions, result and scores."""
     from agents.in_the_cave.heuristic import heuristic_action
-    from subterra_env.in_the_cave.core import layout as L
-    from subterra_env.in_the_cave.invariants import check
+    from subterra_env.games.in_the_cave.core import layout as L
+    from subterra_env.games.in_the_cave.invariants import check
 
     rng = np.random.default_rng([seed, 7])  # the random policy's stream: the game seed alone decides it
     G = core.init([seed])
@@ -128,8 +128,8 @@ def record_game(core, seed: int, policy: str) -> dict[str, Any]:
 
 
 def record(progress: bool = True) -> dict[str, np.ndarray]:
-    from subterra_env.in_the_cave.core.actions import NUM_ACTIONS
-    from subterra_env.in_the_cave.core.game import ItcCore
+    from subterra_env.games.in_the_cave.core.actions import NUM_ACTIONS
+    from subterra_env.games.in_the_cave.core.game import ItcCore
 
     assert NUM_ACTIONS <= 256, "actions are stored as uint8"
     groups = [{"name": name, "policy": policy, "settings": settings} for name, policy, settings, _ in GROUPS]
@@ -165,7 +165,7 @@ def record(progress: bool = True) -> dict[str, np.ndarray]:
         "games": len(lens), "steps": int(lens.sum()), "groups": groups,
         "numpy": np.__version__, "python": platform.python_version(), "platform": platform.platform(),
         "git_revision": _git("rev-parse", "HEAD"),
-        "rules_uncommitted_changes": _git("status", "--porcelain", "--", "subterra_env/in_the_cave") != "",
+        "rules_uncommitted_changes": _git("status", "--porcelain", "--", "subterra_env/games/in_the_cave") != "",
         "recorded_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": "python tests/golden/record_itc.py",
     }
