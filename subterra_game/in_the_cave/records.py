@@ -38,7 +38,7 @@ from subterra_env.games.in_the_cave.core import layout as L
 from subterra_env.games.in_the_cave.core.actions import ACTION_NAMES, NUM_ACTIONS, IllegalActionError
 from subterra_env.in_the_cave.env_aec import raw_env
 
-from ..records import RecordError, _need, check_actions, save_record
+from ..record_json import RecordError, _need, check_actions, save_record
 
 FORMAT = "in-the-cave-record"
 SCHEMA_VERSION = 1
