@@ -370,7 +370,7 @@ class raw_env(AECEnv):
         if not self.agents:
             raise GameOverError(f"step({action!r}) after the game ended ({self.episodes.outcome(0)}): call reset()")
         agent = self.agent_selection
-        if self.terminations.get(agent) or self.truncations.get(agent):
+        if self._ended:  # every agent's flag is set together when the game ends (_after_change)
             self._was_dead_step(action)
             return
         self._action[0] = self.episodes.check_action(action, 0, agent)
