@@ -240,7 +240,7 @@ class raw_env(AECEnv):
         read from the dicts without a property call each: this runs once per decision)."""
         agent = self.agent_selection
         if agent is None:
-            raise RuntimeError("last() before reset(): call reset() first")
+            raise RuntimeError("last(): no agent is selected (every agent has left the finished game): call reset()")
         d = self.__dict__
         return (self.observe(agent) if observe else None, d["_cumulative_rewards_d"][agent],
                 d["_terminations_d"][agent], d["_truncations_d"][agent], d["_infos_d"][agent])
