@@ -43,6 +43,8 @@ class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self._own_specs: dict[str, importlib.machinery.ModuleSpec] = {}
 
     def find_spec(self, name: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if not name.startswith("subterra_env."):  # first on sys.meta_path: every import of the process asks here
+            return None
         new = new_name(name)
         return None if new is None else importlib.machinery.ModuleSpec(name, self, origin=new)
 
