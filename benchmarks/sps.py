@@ -24,9 +24,10 @@ Rows (every one timed by the same loop; all but the heuristic's under random leg
                so every call steps B live games.
                The actions come from the mask, so the step runs unchecked (as the vector envs do); at B = 4096
                (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
-               "one call" (``core.advance`` at that size too, which the episode layer does not use there) and
-               "checked" (separate calls with the default checked step, each action tested against a freshly
-               computed mask)
+               "one call" (``core.advance`` at that size too, which the episode layer does not use there), "radius
+               2" (the native trainer's 5 x 5 window instead of the default 15 x 15: 0.9 KB written a game a
+               decision instead of 7.6 KB, which bounds the default row by memory bandwidth there) and "checked"
+               (separate calls with the default checked step, each action tested against a freshly computed mask)
     heuristic  the compiled heuristic team (``agents.heuristic.HeuristicAgent``) on the same games, at B = 4096 (or
                the largest B): "heuristic decide" times ``decide`` alone (decisions per second of the team's
                choices; the rules' legal_mask + step between calls run outside the timer), at numba's default
@@ -100,6 +101,7 @@ DEFAULT_BATCHES = (1, 16, 256, 1024, 4096, 16384)
 QUICK_BATCHES = (1, 16, 256)
 DEFAULT_OUT = Path(__file__).parent / "results" / "sps.json"
 OBS_RADIUS = 7
+TRAINER_RADIUS = 2  # training/ppo.py's ego network's window (configs/train/ppo_tiny.yaml obs_radius)
 WARMUP_CALLS = 3
 MEMORY_CALLS = 5
 TORCHRL_BATCHES = (1, 256, 1024)  # the issue's rows: >= 100,000 env-steps/s at B = 1024 on the 2-core machine
@@ -275,19 +277,21 @@ def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
 
 
 def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None,
-                 threads: int | None = None, checked: bool = False, one_call: bool | None = None) -> Step:
+                 threads: int | None = None, checked: bool = False, one_call: bool | None = None,
+                 radius: int = OBS_RADIUS) -> Step:
     """One decision of every game of a batch as the episode layer takes it: below PARALLEL_MIN_BATCH games one
     ``core.advance`` call (step, episode bookkeeping, legal masks, info counts and, ``with_obs``, the acting
     cavers' observations), at larger batches the separate kernels (legal_mask, observe, step), which are faster
     there; ``one_call`` forces either. Finished games re-initialised in place. ``checked``: separate calls with the
-    default checked step (each action tested against a freshly computed mask)."""
+    default checked step (each action tested against a freshly computed mask). ``radius``: the observation window's
+    (7: the env's default, 15 x 15; 2: the native trainer's 5 x 5)."""
     core = Core(config or GameConfig(), threads=threads)
     next_seed = seed << 32  # game seeds seed<<32, seed<<32 + 1, ...: a fresh game for every reset
     st = core.init(np.arange(next_seed, next_seed + batch))
     next_seed += batch
     policy = RandomLegal(np.random.default_rng(seed), batch)
     scenario = core.cfg.scenario  # a scenario's observation has more planes and scalars
-    grid = np.zeros((batch, *grid_shape(OBS_RADIUS, scenario)), dtype=np.int8)
+    grid = np.zeros((batch, *grid_shape(radius, scenario)), dtype=np.int8)
     scalars = np.zeros((batch, num_scalars(scenario)), dtype=np.int8)
     mask = core.legal_mask(st)
     book = EpisodeBook(batch, core.cfg.num_cavers, True, MAX_ROUND)  # the episode layer's arrays
@@ -301,7 +305,7 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
 
     def one_trip() -> tuple[int, int]:
         advance(core, st, policy(mask), book.all_slots, book.reward, team, book.ep_return, book.ep_length,
-                MAX_ROUND, flags, mask, book.counts, (grid, scalars) if with_obs else None, OBS_RADIUS)
+                MAX_ROUND, flags, mask, book.counts, (grid, scalars) if with_obs else None, radius)
         done = np.flatnonzero(book.over)
         if len(done):
             restart(done)
@@ -312,7 +316,7 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     def separate_calls() -> tuple[int, int]:
         core.legal_mask(st, out=mask)
         if with_obs:  # every game runs (finished ones are replaced below), so every actor is a seat
-            observe(core.cat, st, st.actor, OBS_RADIUS, grid, scalars)
+            observe(core.cat, st, st.actor, radius, grid, scalars)
         core.step(st, policy(mask), check=checked)
         done = np.flatnonzero(st.result != RUNNING)
         if len(done):
@@ -581,6 +585,9 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
             rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
                                                                                 checked=True)))
         b = 4096 if 4096 in batches else max(batches)
+        # the default 15 x 15 window writes 7.6 KB a game a decision (memory-bound at B = 4096); the trainer's 5 x 5, 0.9 KB
+        rows.append(row("core", "core step+mask+obs, radius 2", b, partial(core_stepper, b, True, seed,
+                                                                            radius=TRAINER_RADIUS)))
         rows.append(row("core", "core step+mask+obs, one call", b, partial(core_stepper, b, True, seed,
                                                                             one_call=True)))
     if "heuristic" in kinds:

@@ -320,6 +320,39 @@ def test_resume_continues_the_run_on_new_games(tmp_path: Path, monkeypatch: pyte
     np.testing.assert_array_equal(np.concatenate([s.games.seeds for s in trainer.shards]), resumed)
 
 
+def test_init_from_starts_where_the_checkpoint_plays(ippo_run: Path, tmp_path: Path, capsys) -> None:
+    """A curriculum stage: the new run's step-0 evaluation (same games, greedy) is the checkpoint's own score, and
+    its first iteration trains on from those weights (fresh optimiser, counters from 0)."""
+    first = jsonl(ippo_run / "eval.jsonl")[0]
+    run = tmp_path / "stage2"
+    assert run_ppo(run, *LEARN, "critic=ippo", "total_steps=4096", f"init_from={ippo_run / 'best.pt'}") == 0
+    evals = jsonl(run / "eval.jsonl")
+    assert [e["step"] for e in evals] == [0, 4096]  # LEARN: 128 games x 32 decisions an iteration
+    assert evals[0]["escaped_mean"] == first["escaped_mean"]
+    assert [p["step"] for p in jsonl(run / "progress.jsonl")] == [4096]
+    assert "init: the network of" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("setting, named", [
+    ("width=32", "width=32"),                 # another network: the spec names the width
+    ("critic=mappo", "critic='mappo'"),
+    ("bc_teacher=heuristic", "not both"),
+])
+def test_init_from_another_network_is_refused_before_any_work(ippo_run: Path, tmp_path: Path, capsys,
+                                                               setting: str, named: str) -> None:
+    run = tmp_path / "stage2"
+    assert run_ppo(run, *LEARN, "critic=ippo", setting, f"init_from={ippo_run / 'best.pt'}") == 2
+    err = capsys.readouterr().err
+    assert "init_from" in err and named in err, err
+    assert not run.exists()
+
+
+def test_init_from_a_missing_file_names_it(tmp_path: Path, capsys) -> None:
+    assert run_ppo(tmp_path / "run", f"init_from={tmp_path / 'nope.pt'}") == 2
+    err = capsys.readouterr().err
+    assert "init_from" in err and "nope.pt" in err, err
+
+
 # ------------------------------------------------------------------------------------------------- bad settings
 @pytest.mark.parametrize("setting, named", [
     ("lrr=1", "lrr"),

@@ -22,7 +22,9 @@ network's window is read (``minari:ID``; another window is an error before any w
 at this run's ``gamma`` (mappo: on the global state collected beside; a dataset has none, so there the actor alone
 is cloned). ``bc.json`` holds the teacher, the decisions, each epoch's train and held-out accuracy and
 cross-entropy and the seconds (counted in the run's); ``eval.jsonl`` starts with the cloned policy's evaluation at
-step 0. ``--resume`` does not clone again: the checkpoint holds the cloned and trained weights.
+step 0. ``--resume`` does not clone again: the checkpoint holds the cloned and trained weights. ``init_from`` starts
+instead from another run's checkpoint of the same network (a curriculum stage: the tiny cave's team on the small
+cave), with a fresh optimiser; ``eval.jsonl`` then starts with its evaluation in this game at step 0.
 
 ``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
 the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
@@ -129,6 +131,10 @@ class Args:
     """Stop after this many seconds of training (0: no limit); the run ends as if total_steps were reached."""
     progress_bar: bool = True
     """A tqdm progress bar on stderr."""
+    init_from: str | None = None
+    """Start from this checkpoint's network weights instead of a fresh network (a curriculum stage: a tiny-cave run's
+    best.pt for the small cave); its network (window, planes, scalars, actions, width, critic) must be this run's.
+    The optimiser, the counters and the games start fresh. null: a fresh network."""
     bc_teacher: str | None = None
     """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
     bc_decisions: int = field(default=200_000, metadata=dict(min=1))
@@ -152,6 +158,9 @@ class Args:
             raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
         check_device(self.device)
         check_teacher_name(self.bc_teacher)
+        if self.init_from is not None and self.bc_teacher is not None:
+            raise SettingsError(f"init_from={self.init_from!r} and bc_teacher={self.bc_teacher!r}: a run starts from "
+                                "a checkpoint or from a clone, not both")
 
 
 def check_teacher_name(name: str | None) -> None:
@@ -567,6 +576,22 @@ def check_teacher(args: Args, spec: NetSpec) -> None:
                         f"with --obs-radius {args.obs_radius}")
 
 
+def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None:
+    """``init_from``'s network weights, refused before any work unless its network is this run's (the window,
+    planes, scalars and actions of the game, the network's kind and width, the critic)."""
+    if args.init_from is None:
+        return None
+    try:
+        _, data = load_checkpoint(args.init_from)
+    except (FileNotFoundError, ValueError) as e:
+        raise SettingsError(f"init_from={args.init_from!r}: {e}") from e
+    theirs = NetSpec(**dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"])))
+    if theirs != spec:
+        raise SettingsError(f"init_from={args.init_from!r}: its network {theirs} is not this run's {spec} (another "
+                            "observation window, network, width, critic or game with other planes or actions)")
+    return data["model"]
+
+
 def teacher_demos(args: Args, trainer: Trainer) -> bc.Demonstrations:
     """The teacher's decisions in the network's own format: a Minari dataset's (``check_teacher``), or games of
     this very game (window, rounds, reward) played by the heuristic or the search from a seed stream of their own,
@@ -775,12 +800,17 @@ def main(argv: list[str] | None = None) -> int:
         trainer = Trainer(args, spec)
         if resumed is None:
             check_teacher(args, trainer.spec)
+        start = initial_weights(args, trainer.spec) if resumed is None else None
     except (SettingsError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     # seeding: the network's initialisation and the sampling (Learner) and the games (Shard seeds) follow args.seed
     torch.set_num_threads(args.torch_threads)
     run = Run(args, path, trainer, resumed)
+    if resumed is None and start is not None:
+        trainer.learner.model.load_state_dict(start)
+        run.say(f"init: the network of {args.init_from}")
+        run.evaluate()  # at step 0: the curve starts from the checkpoint's policy in this game
     if resumed is None and args.bc_teacher:  # a resumed run's checkpoint already holds the cloned weights
         behaviour_clone(args, run)
         run.evaluate()  # at step 0: the curve starts from the cloned policy
