@@ -333,6 +333,24 @@ def test_init_from_starts_where_the_checkpoint_plays(ippo_run: Path, tmp_path: P
     assert "init: the network of" in capsys.readouterr().out
 
 
+def test_critic_warmup_leaves_a_mappo_actor_as_it_was(tmp_path: Path) -> None:
+    """Two iterations inside ``critic_warmup``: the actor's weights (body and policy head) are bit-identical to the
+    start, the centralised critic's are not; the third iteration, past it, moves the actor."""
+    first = tmp_path / "first"
+    assert run_ppo(first, *LEARN, "critic=mappo", "total_steps=4096") == 0
+    start = torch.load(first / "final.pt", weights_only=False)["model"]
+    run = tmp_path / "warm"
+    assert run_ppo(run, *LEARN, "critic=mappo", "total_steps=8192", "critic_warmup=8192",
+                   f"init_from={first / 'final.pt'}") == 0
+    after = torch.load(run / "final.pt", weights_only=False)["model"]
+    actor = [k for k in start if not k.startswith("critic.")]
+    assert actor and all(torch.equal(start[k], after[k]) for k in actor)
+    assert not all(torch.equal(start[k], after[k]) for k in start if k.startswith("critic."))
+    assert ppo.main(["--resume", str(run), "--set", "total_steps=12288"]) == 0
+    moved = torch.load(run / "final.pt", weights_only=False)["model"]
+    assert not all(torch.equal(start[k], moved[k]) for k in actor)
+
+
 @pytest.mark.parametrize("setting, named", [
     ("width=32", "width=32"),                 # another network: the spec names the width
     ("critic=mappo", "critic='mappo'"),

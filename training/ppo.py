@@ -135,6 +135,10 @@ class Args:
     """Start from this checkpoint's network weights instead of a fresh network (a curriculum stage: a tiny-cave run's
     best.pt for the small cave); its network (window, planes, scalars, actions, width, critic) must be this run's.
     The optimiser, the counters and the games start fresh. null: a fresh network."""
+    critic_warmup: int = field(default=0, metadata=dict(min=0))
+    """Env-steps at the start in which only the value is trained (the policy and entropy terms off): a critic fitted
+    to this game before a started actor (``init_from``, a clone) is moved by its advantages. With ``mappo`` the
+    actor stays exactly as it was; with ``ippo`` the shared body still moves with the value loss."""
     bc_teacher: str | None = None
     """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
     bc_decisions: int = field(default=200_000, metadata=dict(min=1))
@@ -340,8 +344,9 @@ class Learner:
     def value(self, grid, scalars, sgrid=None, sscalars=None) -> np.ndarray:
         return self.model(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))[1].cpu().numpy()
 
-    def update(self, ro: Rollout, lr: float) -> dict[str, float]:
-        """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches."""
+    def update(self, ro: Rollout, lr: float, actor: bool = True) -> dict[str, float]:
+        """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches (``actor``
+        False: the value loss alone, ``critic_warmup``)."""
         a = self.args
         for g in self.opt.param_groups:
             g["lr"] = lr
@@ -378,7 +383,9 @@ class Learner:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
                 value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
-                loss = policy_loss - a.ent_coef * entropy + a.vf_coef * value_loss
+                loss = a.vf_coef * value_loss
+                if actor:
+                    loss = loss + policy_loss - a.ent_coef * entropy
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.max_grad_norm)
@@ -493,10 +500,10 @@ class Trainer:
         self.timing["engine"] += time.perf_counter() - t0
         return result
 
-    def iterate(self, lr: float) -> dict[str, float]:
+    def iterate(self, lr: float, actor: bool = True) -> dict[str, float]:
         self.collect()
         t0 = time.perf_counter()
-        stats = self.learner.update(self.store, lr)
+        stats = self.learner.update(self.store, lr, actor)
         if self.learner.device.type == "cuda":
             torch.cuda.synchronize()
         self.timing["update"] += time.perf_counter() - t0
@@ -747,7 +754,7 @@ class Run:
         a, trainer = self.args, self.trainer
         lr = a.lr * max(0.0, 1.0 - self.progress()) if a.anneal_lr else a.lr
         t0, before = time.perf_counter(), dict(trainer.timing)
-        stats = trainer.iterate(lr)
+        stats = trainer.iterate(lr, actor=self.step >= a.critic_warmup)
         wall = time.perf_counter() - t0
         per_iter = a.num_games * a.rollout
         self.step += per_iter
