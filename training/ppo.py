@@ -383,9 +383,9 @@ class Learner:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
                 value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
-                loss = a.vf_coef * value_loss
-                if actor:
-                    loss = loss + policy_loss - a.ent_coef * entropy
+                # the same expression as before critic_warmup existed, so that seeded runs stay bit-identical
+                value_term = a.vf_coef * value_loss
+                loss = policy_loss - a.ent_coef * entropy + value_term if actor else value_term
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.max_grad_norm)
