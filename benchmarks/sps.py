@@ -585,7 +585,8 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
             rows.append(row("core", "core step+mask+obs, checked", b, partial(core_stepper, b, True, seed,
                                                                                 checked=True)))
         b = 4096 if 4096 in batches else max(batches)
-        # the default 15 x 15 window writes 7.6 KB a game a decision (memory-bound at B = 4096); the trainer's 5 x 5, 0.9 KB
+        # the default 15 x 15 window writes 7.6 KB a game a decision (memory-bound at B = 4096); the trainer's
+        # 5 x 5 writes 0.9 KB
         rows.append(row("core", "core step+mask+obs, radius 2", b, partial(core_stepper, b, True, seed,
                                                                             radius=TRAINER_RADIUS)))
         rows.append(row("core", "core step+mask+obs, one call", b, partial(core_stepper, b, True, seed,
