@@ -589,10 +589,10 @@ def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None
     if args.init_from is None:
         return None
     try:
-        _, data = load_checkpoint(args.init_from)
+        model, data = load_checkpoint(args.init_from)
     except (FileNotFoundError, ValueError) as e:
         raise SettingsError(f"init_from={args.init_from!r}: {e}") from e
-    theirs = NetSpec(**dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"])))
+    theirs = model.spec
     if theirs != spec:
         raise SettingsError(f"init_from={args.init_from!r}: its network {theirs} is not this run's {spec} (another "
                             "observation window, network, width, critic or game with other planes or actions)")
@@ -802,8 +802,7 @@ def main(argv: list[str] | None = None) -> int:
         args, path, resumed = prepare_run(cli)
         spec = None
         if resumed is not None:
-            _, data = load_checkpoint(path / "last.pt")
-            spec = NetSpec(**dict(data["spec"], grid_shape=tuple(data["spec"]["grid_shape"])))
+            spec = load_checkpoint(path / "last.pt")[0].spec
         trainer = Trainer(args, spec)
         if resumed is None:
             check_teacher(args, trainer.spec)
