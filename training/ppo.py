@@ -109,6 +109,9 @@ class Args:
     """Weight of the value loss."""
     max_grad_norm: float = field(default=0.5, metadata=dict(min=0.0))
     """Gradient clipping by global norm."""
+    target_kl: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
+    """Stop an iteration's update at the first minibatch whose approximate KL divergence from the rollout's policy
+    exceeds 1.5 x this (SB3's rule): a bound on how far one iteration moves the policy. 0: no bound."""
     max_cycles: int = field(default=60, metadata=dict(min=1))
     """Rounds after which a game is truncated."""
     reward_escape: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
@@ -365,7 +368,11 @@ class Learner:
         size = n // a.minibatches
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": []}
+        bound = 1.5 * a.target_kl if a.target_kl and actor else float("inf")  # the value-only warm-up: no bound
+        stop = False
         for _ in range(a.epochs):
+            if stop:
+                break
             order = torch.randperm(n, generator=self.cpu_gen).to(self.device)
             for start in range(0, n, size):
                 idx = order[start:start + size]
@@ -379,6 +386,11 @@ class Learner:
                 entropy = -(logp_all.exp() * logp_all.masked_fill(~mask, 0.0)).sum(1).mean()
                 log_ratio = logp - flat["logp"][idx]
                 ratio = log_ratio.exp()
+                with torch.no_grad():
+                    kl = ((ratio - 1) - log_ratio).mean().item()
+                if kl > bound:  # target_kl: the policy moved far enough this iteration; no step on this minibatch
+                    stop = True
+                    break
                 mb_adv = flat["adv"][idx]
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
@@ -394,9 +406,10 @@ class Learner:
                     stats["policy_loss"].append(policy_loss.item())
                     stats["value_loss"].append(value_loss.item())
                     stats["entropy"].append(entropy.item())
-                    stats["approx_kl"].append(((ratio - 1) - log_ratio).mean().item())
+                    stats["approx_kl"].append(kl)
                     stats["clip_fraction"].append(((ratio - 1).abs() > a.clip).float().mean().item())
-        return {k: float(np.mean(v)) for k, v in stats.items()}
+        means = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+        return {**means, "minibatch_steps": len(stats["approx_kl"])}
 
 
 # ------------------------------------------------------------------------------------------------- the trainer
