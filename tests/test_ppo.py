@@ -352,9 +352,10 @@ def test_critic_warmup_leaves_a_mappo_actor_as_it_was(tmp_path: Path) -> None:
 
 
 def test_target_kl_stops_an_update_once_the_policy_has_moved_that_far(tmp_path: Path) -> None:
-    """``target_kl``: with a bound (1e-5) far below what one step at lr 0.05 moves the policy, each iteration's update stops
-    after its first minibatch step (the second minibatch's KL is over 1.5 x the bound, so it takes no step); with no
-    bound every iteration takes epochs x minibatches steps (8 here), and the first minibatch (ratio 1) has KL 0."""
+    """``target_kl``: with a bound (1e-5) far below what one step at lr 0.05 moves the policy, each iteration's
+    update stops after its first minibatch step (the second minibatch's KL is over 1.5 x the bound, so it takes no
+    step); with no bound every iteration takes epochs x minibatches steps (8 here). The first minibatch is scored at
+    the rollout's own policy (ratio 1), so its KL is 0 up to rounding."""
     sets = ("total_steps=4096", "epochs=4", "lr=0.05", "eval_every=0", "checkpoint_every=0")
     assert run_ppo(tmp_path / "free", *sets) == 0
     assert [p["minibatch_steps"] for p in jsonl(tmp_path / "free" / "progress.jsonl")] == [8, 8]
