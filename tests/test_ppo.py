@@ -500,3 +500,29 @@ def test_the_learning_rate_anneals_over_whichever_budget_ends_first() -> None:
     assert progress(250, 10.0, 1000, 0.0) == 0.25  # no clock: steps alone
     assert progress(250, 30.0, 1000, 60.0) == 0.5  # the clock is further along
     assert progress(900, 30.0, 1000, 60.0) == 0.9  # the steps are
+
+
+@pytest.mark.parametrize("norm_adv, moves", [(True, True), (False, False)])
+def test_norm_adv_decides_whether_critic_noise_moves_the_policy_when_no_game_has_a_reward(norm_adv: bool,
+                                                                                          moves: bool) -> None:
+    """A rollout with no reward and values of 1e-6-scale noise (a critic that has learnt "nothing ever happens"):
+    its advantages are that noise. Normalised (the default), they become unit-scale and one update moves the
+    actor's logits by about as much as a real signal would; raw (``norm_adv=false``), the actor stays put. MAPPO:
+    the actor shares no weights with the critic; no entropy bonus, so only the advantages can move the actor."""
+    sets = ["critic=mappo", "ent_coef=0", "lr=0.01", f"norm_adv={str(norm_adv).lower()}"]
+    trainer = ppo.Trainer(ppo.load_args(TEST_CONFIG, sets))
+    trainer.reset()
+    trainer.collect()
+    ro = trainer.store
+    ro.rewards[:] = 0.0
+    ro.values[:] = np.random.default_rng(0).normal(0.0, 1e-6, ro.values.shape).astype(np.float32)
+    grid, scalars = torch.from_numpy(ro.grid[0]), torch.from_numpy(ro.scalars[0])
+    state = trainer.learner.state_of(ro.state_grid[0], ro.state_scalars[0])
+    with torch.no_grad():
+        before = trainer.learner.model(grid, scalars, state)[0]
+    trainer.learner.update(ro, lr=0.01)
+    with torch.no_grad():
+        after = trainer.learner.model(grid, scalars, state)[0]
+    legal = torch.from_numpy(ro.mask[0])
+    shift = (after - before)[legal].abs().max().item()
+    assert (shift > 1e-2) if moves else (shift < 1e-3), shift

@@ -109,6 +109,10 @@ class Args:
     """Weight of the value loss."""
     max_grad_norm: float = field(default=0.5, metadata=dict(min=0.0))
     """Gradient clipping by global norm."""
+    norm_adv: bool = True
+    """Normalise each minibatch's advantages to mean 0 and std 1 (CleanRL's and SB3's default). Off: the raw
+    advantages. Where no game has earned a reward yet (a big cave from scratch), the advantages are the critic's
+    residual noise, which normalising blows up to unit scale: the policy then moves at random and loses entropy."""
     target_kl: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
     """Stop an iteration's update at the first minibatch whose approximate KL divergence from the rollout's policy
     exceeds 1.5 x this (SB3's rule): a bound on how far one iteration moves the policy. 0: no bound."""
@@ -116,6 +120,8 @@ class Args:
     """Rounds after which a game is truncated."""
     reward_escape: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
     """Shaping per caver reaching the exit (a potential difference); the medal reward is always there."""
+    reward_tile: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
+    """Shaping per tile placed: a reward for exploring, where a bigger cave's exit is found only by placing tiles."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
@@ -220,7 +226,7 @@ class Shard:
         n = rows.stop - rows.start
         self.games = BatchedGames(n, config, obs_radius=args.obs_radius, copy_obs=False, seed=seed,
                                   max_cycles=args.max_cycles, reward_escape=args.reward_escape,
-                                  threads=args.engine_threads)
+                                  reward_tile=args.reward_tile, threads=args.engine_threads)
         self.rows, self.store, self.state_radius = rows, store, args.state_radius
         self.mappo = args.critic == "mappo"
 
@@ -392,7 +398,8 @@ class Learner:
                     stop = True
                     break
                 mb_adv = flat["adv"][idx]
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                if a.norm_adv:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
                 value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
                 # the same expression as before critic_warmup existed, so that seeded runs stay bit-identical
@@ -620,9 +627,10 @@ def teacher_demos(args: Args, trainer: Trainer) -> bc.Demonstrations:
         return bc.load_demos(args.bc_teacher, args.gamma)
     from subterra_env.sb3 import SubterraVecEnv
 
+    # copy_obs off: collect copies each step into its arrays
     venv = SubterraVecEnv(args.bc_games, trainer.config, seed=stream_seed(args.seed, 7_777), copy_obs=False,
                           obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_escape=args.reward_escape,
-                          threads=args.engine_threads)  # copy_obs off: collect copies each step into its arrays
+                          reward_tile=args.reward_tile, threads=args.engine_threads)
     if args.critic == "mappo":
         venv = GlobalStateVecEnv(venv, args.state_radius)
     return bc.collect(venv, bc.make_teacher(args.bc_teacher, venv, args.seed), args.bc_decisions, args.gamma)
