@@ -216,6 +216,13 @@ def load_args(path: str | Path | None, overrides: list[str] = ()) -> Args:
 
 
 # ------------------------------------------------------------------------------------------------------- games
+def episode_settings(args: Args) -> dict[str, Any]:
+    """The episode keywords of the run's games (window, rounds, shaping, threads): the training games and the BC
+    teacher's play the same game."""
+    return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_escape=args.reward_escape,
+                reward_tile=args.reward_tile, threads=args.engine_threads)
+
+
 class Shard:
     """One block of games and its slice of the rollout storage: ``step`` writes the games' next observations,
     masks (and global states for mappo) into row t + 1 of the storage, in place."""
@@ -224,9 +231,7 @@ class Shard:
         from subterra_env.vector import BatchedGames
 
         n = rows.stop - rows.start
-        self.games = BatchedGames(n, config, obs_radius=args.obs_radius, copy_obs=False, seed=seed,
-                                  max_cycles=args.max_cycles, reward_escape=args.reward_escape,
-                                  reward_tile=args.reward_tile, threads=args.engine_threads)
+        self.games = BatchedGames(n, config, copy_obs=False, seed=seed, **episode_settings(args))
         self.rows, self.store, self.state_radius = rows, store, args.state_radius
         self.mappo = args.critic == "mappo"
 
@@ -629,8 +634,7 @@ def teacher_demos(args: Args, trainer: Trainer) -> bc.Demonstrations:
 
     # copy_obs off: collect copies each step into its arrays
     venv = SubterraVecEnv(args.bc_games, trainer.config, seed=stream_seed(args.seed, 7_777), copy_obs=False,
-                          obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_escape=args.reward_escape,
-                          reward_tile=args.reward_tile, threads=args.engine_threads)
+                          **episode_settings(args))
     if args.critic == "mappo":
         venv = GlobalStateVecEnv(venv, args.state_radius)
     return bc.collect(venv, bc.make_teacher(args.bc_teacher, venv, args.seed), args.bc_decisions, args.gamma)
