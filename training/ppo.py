@@ -41,6 +41,7 @@ per iteration: steps, env-steps/s, the time split, episode statistics, losses), 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import shutil
 import sys
@@ -122,6 +123,9 @@ class Args:
     """Shaping per caver reaching the exit (a potential difference); the medal reward is always there."""
     reward_tile: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
     """Shaping per tile placed: a reward for exploring, where a bigger cave's exit is found only by placing tiles."""
+    reward_health: float = field(default=0.0, metadata=dict(min=-10.0, max=10.0))
+    """Shaping per health point lost, the env's ``reward_health`` (negative: a penalty, and healing earns it back):
+    a price on the risks that lose a caver."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
@@ -148,6 +152,10 @@ class Args:
     """Env-steps at the start in which only the value is trained (the policy and entropy terms off): a critic fitted
     to this game before a started actor (``init_from``, a clone) is moved by its advantages. With ``mappo`` the
     actor stays exactly as it was; with ``ippo`` the shared body still moves with the value loss."""
+    anchor_kl: float = field(default=0.0, metadata=dict(min=0.0, max=100.0))
+    """Weight of a penalty KL(start || policy) over the legal actions of each minibatch, "start" being the policy
+    PPO began from (the clone of ``bc_teacher``, or ``init_from``'s): the advantages move the policy while the
+    penalty holds it near what the clone knows (AlphaStar's KL to its supervised policy). 0: none; needs a start."""
     bc_teacher: str | None = None
     """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
     bc_decisions: int = field(default=200_000, metadata=dict(min=1))
@@ -171,6 +179,9 @@ class Args:
             raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
         check_device(self.device)
         check_teacher_name(self.bc_teacher)
+        if self.anchor_kl and self.init_from is None and self.bc_teacher is None:
+            raise SettingsError(f"anchor_kl={self.anchor_kl}: the penalty holds the policy near the one PPO starts "
+                                "from, which needs bc_teacher or init_from (a fresh network is no anchor)")
         if self.init_from is not None and self.bc_teacher is not None:
             raise SettingsError(f"init_from={self.init_from!r} and bc_teacher={self.bc_teacher!r}: a run starts from "
                                 "a checkpoint or from a clone, not both")
@@ -220,7 +231,7 @@ def episode_settings(args: Args) -> dict[str, Any]:
     """The episode keywords of the run's games (window, rounds, shaping, threads): the training games and the BC
     teacher's play the same game."""
     return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_escape=args.reward_escape,
-                reward_tile=args.reward_tile, threads=args.engine_threads)
+                reward_tile=args.reward_tile, reward_health=args.reward_health, threads=args.engine_threads)
 
 
 class Shard:
@@ -338,6 +349,19 @@ class Learner:
         self.cpu_gen = torch.Generator()
         self.cpu_gen.manual_seed(args.seed + 1)
         self.mappo = args.critic == "mappo"
+        self.anchor: ActorCritic | None = None  # anchor_kl's frozen start policy (set_anchor)
+
+    def set_anchor(self, weights: dict[str, torch.Tensor] | None = None) -> None:
+        """Freeze a copy of the network (or of ``weights``, a resumed run's anchor) as anchor_kl's start policy."""
+        self.anchor = copy.deepcopy(self.model).requires_grad_(False).eval()
+        if weights is not None:
+            self.anchor.load_state_dict(weights)
+
+    def anchor_divergence(self, grid, scalars, mask, logp_all) -> torch.Tensor:
+        """KL(anchor || policy) over the legal actions, the minibatch's mean."""
+        with torch.no_grad():
+            start = masked_log_probs(self.anchor.logits(grid, scalars), mask)
+        return (start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1).mean()
 
     def tensor(self, a: np.ndarray) -> torch.Tensor:
         t = torch.from_numpy(a)  # shares memory with the rollout on a CPU
@@ -379,6 +403,9 @@ class Learner:
         size = n // a.minibatches
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": []}
+        anchored = self.anchor is not None and actor
+        if anchored:
+            stats["anchor_kl"] = []
         bound = 1.5 * a.target_kl if a.target_kl and actor else float("inf")  # the value-only warm-up: no bound
         stop = False
         for _ in range(a.epochs):
@@ -410,6 +437,10 @@ class Learner:
                 # the same expression as before critic_warmup existed, so that seeded runs stay bit-identical
                 value_term = a.vf_coef * value_loss
                 loss = policy_loss - a.ent_coef * entropy + value_term if actor else value_term
+                if anchored:
+                    divergence = self.anchor_divergence(flat["grid"][idx], flat["scalars"][idx], mask, logp_all)
+                    loss = loss + a.anchor_kl * divergence
+                    stats["anchor_kl"].append(divergence.item())
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.max_grad_norm)
@@ -731,6 +762,8 @@ class Run:
         learner.gen.set_state(resumed["gen"].to(learner.gen.device) if learner.device.type == "cpu"
                               else resumed["gen"])
         learner.cpu_gen.set_state(resumed["cpu_gen"])
+        if resumed.get("anchor") is not None:
+            learner.set_anchor(resumed["anchor"])
         self.step, self.iteration, self.best = resumed["step"], resumed["iteration"], resumed["best"]
         self.trainer.reseed(self.iteration)
 
@@ -749,7 +782,8 @@ class Run:
         return save_checkpoint(self.path / name, learner.model, self.trainer.config_dict, {
             "args": to_plain(self.args), "step": self.step, "iteration": self.iteration, "best": self.best,
             "optimizer": learner.opt.state_dict(), "gen": learner.gen.get_state(),
-            "cpu_gen": learner.cpu_gen.get_state()})
+            "cpu_gen": learner.cpu_gen.get_state(),
+            "anchor": learner.anchor.state_dict() if learner.anchor is not None else None})
 
     def evaluate(self) -> None:
         """A greedy evaluation of the current policy; the best one so far is kept as best.pt."""
@@ -845,6 +879,8 @@ def main(argv: list[str] | None = None) -> int:
     if resumed is None and args.bc_teacher:  # a resumed run's checkpoint already holds the cloned weights
         behaviour_clone(args, run)
         run.evaluate()  # at step 0: the curve starts from the cloned policy
+    if resumed is None and args.anchor_kl:
+        trainer.learner.set_anchor()  # the start policy: the clone or init_from's (validate: one of them is set)
     trainer.reset()
     while run.step < args.total_steps:
         run.iterate()

@@ -14,7 +14,7 @@ PPO on ``subterra_env.sb3.SubterraVecEnv`` with a curriculum over game presets, 
     curriculum.jsonl (one line per stage entered)  eval.jsonl (one line per evaluation)
 
 Rewards: the env's team reward (``reward_result`` per medal at the end) plus optional shaping per caver reaching
-the exit (``reward_escape``), per health point lost (``reward_health``, a penalty) and per tile placed
+the exit (``reward_escape``), per health point lost (``reward_health``, negative: a penalty) and per tile placed
 (``reward_tile``). Each shaping term is a weight times the change of a count, i.e. a potential difference
 Phi(s') - Phi(s) with Phi = weight x count: potential-based (policy-invariant) for gamma = 1 and close to it for
 gamma near 1.
@@ -63,7 +63,8 @@ class EnvArgs:
     reward_escape: float = 0.0
     """Shaping: team reward per caver reaching the exit tile."""
     reward_health: float = 0.0
-    """Shaping: team penalty per health point lost (>= 0; subtracted)."""
+    """Shaping: team reward per health point lost, as the env's ``reward_health`` (negative penalises; healing pays
+    it back)."""
     reward_tile: float = 0.0
     """Shaping: team reward per tile placed (exploring)."""
 
@@ -215,8 +216,6 @@ class TrainArgs:
             self.game = None
         for i, stage in enumerate(self.curriculum):
             build_game(stage.game, f"curriculum.{i}.game")
-        if self.env.reward_health < 0:
-            raise SettingsError(f"env.reward_health={self.env.reward_health}: must be >= 0 (it is a penalty)")
 
 
 RESUME_OVERRIDES = ("total_timesteps", "log.progress_bar", "log.verbose")
