@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
@@ -51,20 +52,27 @@ def test_bc_cells_beside_the_scratch_ones(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "training.baselines", "--bc", "bogus"], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode == 2 and "--bc" in bad.stderr and "bc_teacher='bogus'" in bad.stderr, bad.stderr[-2000:]
+    alone = subprocess.run([sys.executable, "-m", "training.baselines", "--bc-set", "anchor_kl=1"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert alone.returncode == 2 and "--bc-set anchor_kl=1" in alone.stderr and "--bc TEACHER" in alone.stderr
     out = tmp_path / "baselines"
     cmd = [sys.executable, "-m", "training.baselines", "--presets", "tiny", "--critics", "ippo", "--seeds", "0",
            "--steps", "tiny=2048", "--eval-games", "8", "--reference", "--bc", "heuristic", "--out", str(out),
            "--set", "num_games=64", "--set", "eval_every=2048", "--set", "eval_games=8", "--set", "width=32",
-           "--set", "torch_threads=1", "--set", "bc_decisions=1024", "--set", "bc_epochs=1"]
+           "--set", "torch_threads=1", "--set", "bc_decisions=1024", "--set", "bc_epochs=1",
+           "--bc-set", "anchor_kl=1"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     data = json.loads((out / "baselines.json").read_text())
-    assert data["bc"] == "heuristic"
+    assert data["bc"] == "heuristic" and data["bc_set"] == ["anchor_kl=1"]
     cells = data["cells"]
     assert [(c["critic"], c["bc_teacher"]) for c in cells] == [("ippo", None), ("ippo", "heuristic")]
     assert [[step for step, _ in c["curve"]] for c in cells] == [[2048], [0, 2048]]
     assert all(c["env_steps"] == 2048 for c in cells)
     assert (out / "tiny-ippo-bc-0" / "bc.json").is_file() and not (out / "tiny-ippo-0" / "bc.json").exists()
+    anchors = [yaml.safe_load((out / name / "config.yaml").read_text())["anchor_kl"]
+               for name in ("tiny-ippo-0", "tiny-ippo-bc-0")]
+    assert anchors == [0.0, 1.0]  # --bc-set: the BC + PPO cell alone
     table = (out / "baselines.md").read_text()
     assert "| tiny | IPPO from scratch | 1 | 2,048 |" in table
     assert "| tiny | IPPO, BC (heuristic) + PPO | 1 | 2,048 |" in table

@@ -17,7 +17,9 @@ during training against env-steps, mean over seeds, min-max band).
 settings, which ``--set`` may change) trains each preset x critic x seed a second time with ``--set
 bc_teacher=TEACHER``, in ``PRESET-CRITIC-bc-SEED``: its cells carry ``bc_teacher`` in the JSON (null for the runs
 from scratch), its rows read "CRITIC, BC (TEACHER) + PPO" and its curves (dashed) start at step 0 from the cloned
-policy. Their budget in env-steps is PPO's; their wall-clock includes the cloning.
+policy. Their budget in env-steps is PPO's; their wall-clock includes the cloning. ``--bc-set KEY=VALUE`` gives
+those cells alone a setting, e.g. ``--bc-set anchor_kl=1`` (the penalty that holds PPO near the clone, which a run
+from scratch has no use for).
 """
 
 from __future__ import annotations
@@ -52,7 +54,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--resume", action="store_true", help="skip cells whose evaluation is already there")
     p.add_argument("--bc", metavar="TEACHER", help="also train BC + PPO cells, PPO started from a clone of TEACHER "
                    "(training/ppo.py's bc_teacher: heuristic, search, search:N, minari:ID)")
+    p.add_argument("--bc-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra training/ppo.py setting of the BC + PPO cells only (e.g. anchor_kl=1)")
     args = p.parse_args(argv)
+    if args.bc_set and args.bc is None:
+        p.error(f"--bc-set {' '.join(args.bc_set)}: the BC + PPO cells' settings need --bc TEACHER")
     if args.bc is not None:
         from training.ppo import check_teacher_name
         from training.schema import SettingsError
@@ -101,6 +107,8 @@ def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int, te
             cmd += ["--set", extra]
         if teacher:
             cmd += ["--set", f"bc_teacher={teacher}"]
+            for extra in args.bc_set:
+                cmd += ["--set", extra]
         t0 = time.perf_counter()
         run(cmd)
         (run_dir / "wall_seconds.txt").write_text(f"{time.perf_counter() - t0:.1f}\n")
@@ -192,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     cells = [train_cell(args, preset, critic, seed, teacher) for preset in args.presets for critic in args.critics
              for teacher in teachers for seed in args.seeds]
     (args.out / "baselines.json").write_text(json.dumps({"cells": cells, "references": references, "bc": args.bc,
-                                                         "command": " ".join(sys.argv)}, indent=1))
+                                                         "bc_set": args.bc_set, "command": " ".join(sys.argv)},
+                                                        indent=1))
     text = table(cells, references)
     (args.out / "baselines.md").write_text(text)
     curves(cells, args.out)

@@ -24,7 +24,9 @@ is cloned). ``bc.json`` holds the teacher, the decisions, each epoch's train and
 cross-entropy and the seconds (counted in the run's); ``eval.jsonl`` starts with the cloned policy's evaluation at
 step 0. ``--resume`` does not clone again: the checkpoint holds the cloned and trained weights. ``init_from`` starts
 instead from another run's checkpoint of the same network (a curriculum stage: the tiny cave's team on the small
-cave), with a fresh optimiser; ``eval.jsonl`` then starts with its evaluation in this game at step 0.
+cave), with a fresh optimiser; ``eval.jsonl`` then starts with its evaluation in this game at step 0. ``anchor_kl``
+adds a penalty on the distance KL(start || policy) from the policy PPO started from (the clone or ``init_from``'s),
+a frozen copy kept in the checkpoints so that ``--resume`` holds the run to the same start.
 
 ``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
 the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
