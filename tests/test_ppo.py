@@ -383,8 +383,8 @@ def start_divergence(start: ActorCritic, model: ActorCritic) -> float:
 def test_anchor_kl_holds_fine_tuning_near_its_start_and_a_resumed_run_keeps_the_anchor(ippo_run: Path,
                                                                                        tmp_path: Path) -> None:
     """Two iterations at lr 0.01 from the same start (init_from): without the penalty the policy moves away from
-    its start (KL 0.021 measured), with ``anchor_kl=20`` a fifth of that (0.004); the anchor is the start's policy, kept in
-    last.pt, so a resumed run penalises the distance from the same start."""
+    its start (KL 0.021 measured), with ``anchor_kl=20`` a fifth of that (0.004); the anchor is the start's policy,
+    kept in last.pt, so a resumed run penalises the distance from the same start."""
     from agents.native_policy import load_checkpoint
 
     start = ippo_run / "best.pt"
