@@ -359,11 +359,12 @@ class Learner:
         if weights is not None:
             self.anchor.load_state_dict(weights)
 
-    def anchor_divergence(self, grid, scalars, mask, logp_all) -> torch.Tensor:
-        """KL(anchor || policy) over the legal actions, the minibatch's mean."""
-        with torch.no_grad():
-            start = masked_log_probs(self.anchor.logits(grid, scalars), mask)
-        return (start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1).mean()
+    @torch.no_grad()
+    def anchor_log_probs(self, flat: dict[str, torch.Tensor], size: int) -> torch.Tensor:
+        """The frozen start policy's log-probabilities of the whole rollout, once per update (every epoch reuses
+        them), in minibatch-sized chunks."""
+        return torch.cat([masked_log_probs(self.anchor.logits(flat["grid"][i:i + size], flat["scalars"][i:i + size]),
+                                           flat["mask"][i:i + size]) for i in range(0, len(flat["mask"]), size)])
 
     def tensor(self, a: np.ndarray) -> torch.Tensor:
         t = torch.from_numpy(a)  # shares memory with the rollout on a CPU
@@ -408,6 +409,7 @@ class Learner:
         anchored = self.anchor is not None and actor
         if anchored:
             stats["anchor_kl"] = []
+            flat["anchor_logp"] = self.anchor_log_probs(flat, size)
         bound = 1.5 * a.target_kl if a.target_kl and actor else float("inf")  # the value-only warm-up: no bound
         stop = False
         for _ in range(a.epochs):
@@ -440,7 +442,8 @@ class Learner:
                 value_term = a.vf_coef * value_loss
                 loss = policy_loss - a.ent_coef * entropy + value_term if actor else value_term
                 if anchored:
-                    divergence = self.anchor_divergence(flat["grid"][idx], flat["scalars"][idx], mask, logp_all)
+                    start = flat["anchor_logp"][idx]  # KL(start || policy) over the legal actions
+                    divergence = (start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1).mean()
                     loss = loss + a.anchor_kl * divergence
                     stats["anchor_kl"].append(divergence.item())
                 self.opt.zero_grad(set_to_none=True)
