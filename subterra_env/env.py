@@ -268,7 +268,7 @@ class raw_env(AECEnv):
         book = self._book
         over, truncated = bool(book.terminated[0]), bool(book.truncated[0])
         info = self._info()
-        self.infos = {a: dict(info) for a in self.agents}
+        self.__dict__["_infos_d"] = _AgentDict({a: dict(info) for a in self.agents}, self._absent, "info")
         self._ended = over or truncated
         if self._ended:
             for a in self.agents:
@@ -281,7 +281,8 @@ class raw_env(AECEnv):
 
     def _set_absent(self, info: dict, over: bool, truncated: bool) -> None:
         """The neutral entries of possible agents not seated in this game: no reward, the game's flags and info."""
-        self._absent.terminated, self._absent.truncated, self._absent.info = over, truncated, dict(info)
+        # info is this step's own dict (never handed out: __missing__ answers a copy of it)
+        self._absent.terminated, self._absent.truncated, self._absent.info = over, truncated, info
 
     def _names(self) -> list[str]:
         """Agent names by seat."""
@@ -376,12 +377,15 @@ class raw_env(AECEnv):
         self._action[0] = self.episodes.check_action(action, 0, agent)
         self.episodes.advance(self._action)  # checked above; no autoreset (one game)
         reward = float(self._book.reward[0])
-        cumulative = self._cumulative_rewards
+        d = self.__dict__
+        rewards, cumulative = d["_rewards_d"], d["_cumulative_rewards_d"]
         cumulative[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, reward)
-        self._after_change()
-        for a in self.agents:  # AECEnv._accumulate_rewards, without its per-agent property lookups
+        # In place, as PettingZoo's classic envs do (the keys are this game's agents until it ends), and
+        # AECEnv._accumulate_rewards without its per-agent property lookups: no new dict per decision.
+        for a in rewards:
+            rewards[a] = reward
             cumulative[a] += reward
+        self._after_change()
         if self.render_mode == "human":
             self.render()
 

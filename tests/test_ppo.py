@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 torch = pytest.importorskip("torch", reason="the train extra: pip install -e '.[train]'")
 
@@ -195,6 +196,21 @@ def test_cloning_the_heuristic_starts_the_curve_well_above_random(bc_run: Path) 
     assert len(history) == 9 and history[0]["loss"] is None  # epoch 0: before training, then 8 epochs
     assert history[-1]["held_out_acc"] >= 0.6 and history[-1]["held_out_chance"] <= 0.3
     assert history[-1]["train_ce"] < history[0]["train_ce"]
+
+
+def test_dagger_rounds_train_on_the_clones_own_states_labelled_by_the_teacher(tmp_path: Path) -> None:
+    """One DAgger round after the cloning: the clone plays another 8,000 decisions, the heuristic labels them, and
+    the network trains on all 16,000 (bc.json's ``dagger``; the epochs of the round counted on in TensorBoard)."""
+    run = tmp_path / "dagger"
+    assert run_ppo(run, *BC, "bc_dagger_rounds=1") == 0
+    record = json.loads((run / "bc.json").read_text())
+    assert record["decisions"] == 8000 and record["train_decisions"] + record["held_out_decisions"] == 16000
+    (only,) = record["dagger"]
+    assert only["round"] == 1 and only["decisions_so_far"] == 16000 and only["clone_games"] > 0
+    assert 0.0 < only["acc_on_own_states"] < 1.0 and 0.0 <= only["clone_escaped"] <= 4.0
+    assert len(only["history"]) == 9 and only["history"][-1]["train_ce"] < only["history"][0]["train_ce"]
+    assert [e["step"] for e in jsonl(run / "eval.jsonl")] == [0, 2048]
+    assert (run / "clone.pt").is_file()
 
 
 def test_resume_after_cloning_does_not_clone_again(bc_run: Path, tmp_path: Path,
@@ -438,6 +454,9 @@ def test_init_from_a_missing_file_names_it(tmp_path: Path, capsys) -> None:
     ("bc_teacher=search:x", "bc_teacher"),
     ("bc_epochs=-1", "bc_epochs"),
     ("anchor_kl=1", "anchor_kl"),  # a fresh network is no anchor
+    ("reward_result=[0, 0, 1]", "reward_result"),
+    ("bc_dagger_rounds=1", "bc_dagger_rounds"),  # no teacher to ask  # defeat, bronze, silver, gold: four
+    ("reward_result=[0, 0, 0, 11]", "reward_result"),
 ])
 def test_bad_settings_are_errors_naming_them(setting: str, named: str, tmp_path: Path, capsys) -> None:
     if setting == "device=cuda" and torch.cuda.is_available():
@@ -540,6 +559,19 @@ def test_the_learning_rate_anneals_over_whichever_budget_ends_first() -> None:
     assert progress(250, 10.0, 1000, 0.0) == 0.25  # no clock: steps alone
     assert progress(250, 30.0, 1000, 60.0) == 0.5  # the clock is further along
     assert progress(900, 30.0, 1000, 60.0) == 0.9  # the steps are
+
+
+def test_reward_result_reaches_the_games_a_linear_reward_pays_each_caver_out(tmp_path: Path) -> None:
+    """``reward_result=[0, 0, 0, 0]`` with ``reward_escape=0.25``: a game's return is a quarter of its cavers out,
+    exactly (the medal's steps would add 1/3 per medal: bronze 0.5 + 1/3)."""
+    run = tmp_path / "run"
+    assert run_ppo(run, "total_steps=8192", "eval_every=0", "eval_games=2", "reward_result=[0, 0, 0, 0]",
+                   "reward_escape=0.25") == 0
+    rows = [r for r in jsonl(run / "progress.jsonl") if r["episodes"]]
+    assert rows and sum(r["escaped_mean"] for r in rows) > 0, rows
+    for r in rows:
+        assert r["return_mean"] == pytest.approx(0.25 * r["escaped_mean"], abs=1e-6), r
+    assert yaml.safe_load((run / "config.yaml").read_text())["reward_result"] == [0.0, 0.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("norm_adv, moves", [(True, True), (False, False)])

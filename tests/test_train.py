@@ -250,6 +250,21 @@ def test_bc_collect_returns_and_games():
     assert demos.has_return.any() and (demos.returns[~demos.has_return] == 0).all()
 
 
+def test_bc_collect_with_a_player_records_the_teachers_labels_along_the_players_games():
+    """DAgger's collection: the first legal action moves the games, the heuristic's choice in each state is the
+    label. The states are the first-legal player's (the same as when it plays alone), the labels the heuristic's."""
+    alone = bc.collect(tiny_env(4, seed=2), bc.FirstLegalAgent(), decisions=400, gamma=0.5)
+    venv = tiny_env(4, seed=2)
+    first_legal = bc.FirstLegalAgent()
+    dagger = bc.collect(venv, bc.make_teacher("heuristic", venv), decisions=400, gamma=0.5,
+                        player=lambda obs, masks: first_legal.act_batch(obs, masks))
+    for k in alone.obs:
+        assert np.array_equal(dagger.obs[k], alone.obs[k]), k
+    assert np.array_equal(dagger.masks, alone.masks) and np.array_equal(dagger.returns, alone.returns)
+    assert dagger.masks[np.arange(400), dagger.actions].all()  # the heuristic's legal choices, not the player's
+    assert (dagger.actions != alone.actions).all()  # the heuristic never takes the first legal action here
+
+
 def test_features_extractor_ignores_the_action_mask_and_scales_to_features_dim():
     venv = tiny_env(3, seed=0)
     space = venv.observation_space

@@ -132,10 +132,15 @@ class Demonstrations:
         return float(np.mean(1.0 / self.masks.sum(1)))
 
 
-def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progress: bool = False) -> Demonstrations:
+def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progress: bool = False,
+            player: Callable[[Obs, np.ndarray], np.ndarray] | None = None) -> Demonstrations:
     """Play ``teacher`` on every slot of ``venv`` (an SB3 VecEnv with ``action_masks()``) for at least
     ``decisions`` decisions; returns them in (step, slot) order. A teacher with ``last_gains`` (the search) also
-    leaves each decision's action gains (``Demonstrations.gains``). ``progress``: a progress bar."""
+    leaves each decision's action gains (``Demonstrations.gains``). ``progress``: a progress bar.
+
+    ``player(obs, masks) -> actions``: who moves the games instead of the teacher (DAgger: the learner), while the
+    teacher's action in each state is still what is recorded; the returns and ``finished`` are then the player's.
+    The teacher must decide from the game itself (the heuristic, the search), not from its own past moves."""
     n = venv.num_envs
     steps = -(-decisions // n)
     obs = venv.reset()
@@ -156,7 +161,8 @@ def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progre
         if gains is not None:
             gains[t] = teacher.last_gains
         bar.update(n)
-        obs, rewards[t], dones[t], infos = venv.step(actions[t])
+        moves = actions[t] if player is None else player(obs, masks[t])
+        obs, rewards[t], dones[t], infos = venv.step(moves)
         finished += [info for info in infos if "result" in info]
     bar.close()
     # Discounted returns backward in time, per slot; a game still running at the end has no known return.
@@ -313,6 +319,18 @@ class NativePolicy:
             logits, values = self.model(obs["observation"], obs["scalars"], obs.get("state"))
         policy = self._policy(logits, action_masks)
         return values, policy.log_prob(actions), policy.entropy()
+
+
+def greedy_player(policy: NativePolicy) -> Callable[[Obs, np.ndarray], np.ndarray]:
+    """``player`` for ``collect``: the native network's most likely legal action (the evaluation's greedy play)."""
+
+    @torch.no_grad()
+    def act(obs: Obs, masks: np.ndarray) -> np.ndarray:
+        policy.set_training_mode(False)
+        tensors, _ = policy.obs_to_tensor({k: obs[k] for k in ("observation", "scalars")})
+        return policy.get_distribution(tensors, masks).logits.argmax(1).cpu().numpy()
+
+    return act
 
 
 def _batch(policy: Any, demos: Demonstrations, idx: np.ndarray) -> tuple[Any, torch.Tensor, np.ndarray]:

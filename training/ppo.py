@@ -22,11 +22,13 @@ network's window is read (``minari:ID``; another window is an error before any w
 at this run's ``gamma`` (mappo: on the global state collected beside; a dataset has none, so there the actor alone
 is cloned). ``bc.json`` holds the teacher, the decisions, each epoch's train and held-out accuracy and
 cross-entropy and the seconds (counted in the run's); ``eval.jsonl`` starts with the cloned policy's evaluation at
-step 0. ``--resume`` does not clone again: the checkpoint holds the cloned and trained weights. ``init_from`` starts
-instead from another run's checkpoint of the same network (a curriculum stage: the tiny cave's team on the small
-cave), with a fresh optimiser; ``eval.jsonl`` then starts with its evaluation in this game at step 0. ``anchor_kl``
-adds a penalty on the distance KL(start || policy) from the policy PPO started from (the clone or ``init_from``'s),
-a frozen copy kept in the checkpoints so that ``--resume`` holds the run to the same start.
+step 0. ``bc_dagger_rounds`` adds DAgger: the clone plays, the teacher labels the states it reaches, and the
+network trains on all the decisions so far, each round (bc.json's ``dagger``). ``--resume`` does not clone again:
+the checkpoint holds the cloned and trained weights. ``init_from`` starts instead from another run's checkpoint of
+the same network (a curriculum stage: the tiny cave's team on the small cave), with a fresh optimiser;
+``eval.jsonl`` then starts with its evaluation in this game at step 0. ``anchor_kl`` adds a penalty on the distance
+KL(start || policy) from the policy PPO started from (the clone or ``init_from``'s), a frozen copy kept in the
+checkpoints so that ``--resume`` holds the run to the same start.
 
 ``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
 the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
@@ -36,8 +38,8 @@ measurement).
 The run directory holds ``config.yaml`` (the resolved settings), ``versions.json``, ``progress.jsonl`` (one line
 per iteration: steps, env-steps/s, the time split, episode statistics, losses), ``eval.jsonl``, ``tb/``
 (TensorBoard), ``checkpoints/step_*.pt``, ``last.pt`` (for ``--resume``), ``best.pt`` (best greedy evaluation),
-``final.pt`` and ``best.onnx`` (the browser table's format). ``policy:RUN/best.pt`` plays in
-``training/evaluate.py``, ``subterra play`` and the browser table.
+``final.pt``, ``best.onnx`` (the browser table's format) and, after a BC stage, ``clone.pt``.
+``policy:RUN/best.pt`` plays in ``training/evaluate.py``, ``subterra play`` and the browser table.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ import yaml
 
 from agents.native_policy import ActorCritic, NetSpec, load_checkpoint, masked_log_probs, save_checkpoint
 from agents.onnx_policy import export_onnx
+from subterra_env.rewards import DEFAULT_RESULT
 from training import bc
 from training.run_files import append_jsonl, build_game, stream_seed, versions
 from training.schema import SettingsError, apply_override, from_mapping, to_plain
@@ -121,8 +124,13 @@ class Args:
     exceeds 1.5 x this (SB3's rule): a bound on how far one iteration moves the policy. 0: no bound."""
     max_cycles: int = field(default=60, metadata=dict(min=1))
     """Rounds after which a game is truncated."""
+    reward_result: tuple[float, float, float, float] = field(default=DEFAULT_RESULT,
+                                                             metadata=dict(min=-10.0, max=10.0))
+    """The team reward at the end of a game by result (defeat, bronze, silver, gold), the env's ``reward_result``.
+    ``[0, 0, 0, 0]`` with ``reward_escape: 0.25`` rewards cavers out, the evaluation's measure, one for one: the
+    medals' scale values losing the last caver (1 out -> 0, both a defeat) at nothing."""
     reward_escape: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
-    """Shaping per caver reaching the exit (a potential difference); the medal reward is always there."""
+    """Shaping per caver reaching the exit (a potential difference)."""
     reward_tile: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
     """Shaping per tile placed: a reward for exploring, where a bigger cave's exit is found only by placing tiles."""
     reward_health: float = field(default=0.0, metadata=dict(min=-10.0, max=10.0))
@@ -172,6 +180,10 @@ class Args:
     """Minibatch size of the cloning."""
     bc_holdout: float = field(default=0.1, metadata=dict(min=0.0, max=0.9))
     """Share of the teacher's games held out to measure the imitation (bc.json)."""
+    bc_dagger_rounds: int = field(default=0, metadata=dict(min=0, max=100))
+    """Rounds of DAgger after the cloning: the clone plays ``bc_decisions`` decisions greedily, the teacher labels
+    every state it reached, and the network trains ``bc_epochs`` more on all the decisions so far (the aggregate),
+    so it learns to recover from its own mistakes. A teacher that plays (heuristic, search), not a dataset."""
 
     def validate(self, prefix: str = "") -> None:
         batch = self.num_games * self.rollout
@@ -184,6 +196,9 @@ class Args:
         if self.anchor_kl and self.init_from is None and self.bc_teacher is None:
             raise SettingsError(f"anchor_kl={self.anchor_kl}: the penalty holds the policy near the one PPO starts "
                                 "from, which needs bc_teacher or init_from (a fresh network is no anchor)")
+        if self.bc_dagger_rounds and (self.bc_teacher is None or bc.is_dataset(self.bc_teacher)):
+            raise SettingsError(f"bc_dagger_rounds={self.bc_dagger_rounds}: DAgger asks a teacher that plays "
+                                f"(heuristic, search) about the clone's states; bc_teacher is {self.bc_teacher!r}")
         if self.init_from is not None and self.bc_teacher is not None:
             raise SettingsError(f"init_from={self.init_from!r} and bc_teacher={self.bc_teacher!r}: a run starts from "
                                 "a checkpoint or from a clone, not both")
@@ -232,7 +247,8 @@ def load_args(path: str | Path | None, overrides: list[str] = ()) -> Args:
 def episode_settings(args: Args) -> dict[str, Any]:
     """The episode keywords of the run's games (window, rounds, shaping, threads): the training games and the BC
     teacher's play the same game."""
-    return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_escape=args.reward_escape,
+    return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_result=tuple(args.reward_result),
+                reward_escape=args.reward_escape,
                 reward_tile=args.reward_tile, reward_health=args.reward_health, threads=args.engine_threads)
 
 
@@ -660,50 +676,76 @@ def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None
     return data["model"]
 
 
-def teacher_demos(args: Args, trainer: Trainer) -> bc.Demonstrations:
-    """The teacher's decisions in the network's own format: a Minari dataset's (``check_teacher``), or games of
-    this very game (window, rounds, reward) played by the heuristic or the search from a seed stream of their own,
-    with the discounted returns at this run's gamma."""
-    if bc.is_dataset(args.bc_teacher):
-        return bc.load_demos(args.bc_teacher, args.gamma)
+def teacher_games(args: Args, trainer: Trainer) -> Any:
+    """The games a teacher plays for the cloning: this very game (window, rounds, reward) from a seed stream of
+    their own, as an SB3 VecEnv (with the global state beside for mappo)."""
     from subterra_env.sb3 import SubterraVecEnv
 
     # copy_obs off: collect copies each step into its arrays
     venv = SubterraVecEnv(args.bc_games, trainer.config, seed=stream_seed(args.seed, 7_777), copy_obs=False,
                           **episode_settings(args))
-    if args.critic == "mappo":
-        venv = GlobalStateVecEnv(venv, args.state_radius)
-    return bc.collect(venv, bc.make_teacher(args.bc_teacher, venv, args.seed), args.bc_decisions, args.gamma)
+    return GlobalStateVecEnv(venv, args.state_radius) if args.critic == "mappo" else venv
 
 
 def behaviour_clone(args: Args, run: Run) -> dict[str, Any]:
     """The BC stage: the teacher's decisions cloned by ``training/bc.py``'s ``train_bc`` (masked cross-entropy on
     the actor; the value on the known returns, weighted ``vf_coef``, unless a mappo critic has no global state in
-    the demonstrations). Writes bc.json and the ``bc/`` TensorBoard scalars (x: the epoch); returns the record."""
+    the demonstrations), then ``bc_dagger_rounds`` rounds of DAgger. The demonstrations: a Minari dataset's
+    (``check_teacher``), or ``bc_decisions`` of the heuristic or the search in ``teacher_games``, with the
+    discounted returns at this run's gamma. Writes bc.json and the ``bc/`` TensorBoard scalars (x: the epoch,
+    counted on through the rounds); returns the record."""
     t0 = time.perf_counter()
-    run.say(f"bc: {args.bc_teacher}'s decisions, then {args.bc_epochs} epochs of cloning")
-    demos = teacher_demos(args, run.trainer)
+    run.say(f"bc: {args.bc_teacher}'s decisions, then {args.bc_epochs} epochs of cloning"
+            + (f", then {args.bc_dagger_rounds} rounds of DAgger" if args.bc_dagger_rounds else ""))
+    if bc.is_dataset(args.bc_teacher):
+        venv = teacher = None
+        demos = bc.load_demos(args.bc_teacher, args.gamma)
+    else:
+        venv = teacher_games(args, run.trainer)
+        teacher = bc.make_teacher(args.bc_teacher, venv, args.seed)
+        demos = bc.collect(venv, teacher, args.bc_decisions, args.gamma)
     train_set, held_out = bc.split(demos, args.bc_holdout, args.seed)
     value = args.critic == "ippo" or "state" in demos.obs
+    policy = bc.NativePolicy(run.learner.model)
+    offset = 0  # TensorBoard's epoch axis runs on through the DAgger rounds
 
     def log(epoch: int, metrics: dict[str, float]) -> None:
         for k, v in metrics.items():
             if v is not None:
-                run.writer.add_scalar(f"bc/{k}", v, epoch)
+                run.writer.add_scalar(f"bc/{k}", v, offset + epoch)
 
-    history = bc.train_bc(bc.NativePolicy(run.learner.model), train_set, held_out, args.bc_epochs, args.bc_batch,
-                          args.bc_lr, args.vf_coef if value else 0.0, args.seed, log)
+    def clone() -> list[dict[str, float]]:
+        return bc.train_bc(policy, train_set, held_out, args.bc_epochs, args.bc_batch, args.bc_lr,
+                           args.vf_coef if value else 0.0, args.seed, log)
+
+    history = clone()
+    rounds = []
+    for r in range(1, args.bc_dagger_rounds + 1):
+        offset += args.bc_epochs + 1
+        own = bc.collect(venv, teacher, args.bc_decisions, args.gamma, player=bc.greedy_player(policy))
+        before = bc.evaluate_bc(policy, own)  # how often the clone agrees with the teacher in its own states
+        played = bc.summarize([{**g, "length": 0, "return": 0.0} for g in own.finished]) if own.finished else {}
+        own_train, own_held = bc.split(own, args.bc_holdout, args.seed + r)
+        train_set, held_out = (bc.Demonstrations.concat([train_set, own_train]),
+                               bc.Demonstrations.concat([held_out, own_held]))
+        rounds.append({"round": r, "clone_games": len(own.finished), "clone_escaped": played.get("escaped"),
+                       "acc_on_own_states": before["acc"], "decisions_so_far": len(train_set) + len(held_out),
+                       "history": clone()})
+        run.say(f"bc: DAgger round {r}: the clone escaped {played.get('escaped', float('nan')):.2f} a game in "
+                f"{len(own.finished)} games, agreed with {args.bc_teacher} on {before['acc']:.3f} of its states; "
+                f"now {rounds[-1]['history'][-1]['train_acc']:.3f} on {len(train_set):,} decisions")
     run.learner.model.train()  # train_bc leaves it in eval mode
-    teacher = bc.summarize([{**g, "length": 0, "return": 0.0} for g in demos.finished]) if demos.finished else {}
+    teacher_play = bc.summarize([{**g, "length": 0, "return": 0.0} for g in demos.finished]) if demos.finished else {}
     record = {"teacher": args.bc_teacher, "decisions": len(demos), "train_decisions": len(train_set),
               "held_out_decisions": len(held_out), "teacher_games": len(demos.finished),
-              "teacher_escaped": teacher.get("escaped"), "value_cloned": value,
-              "seconds": round(time.perf_counter() - t0, 1), "history": history}
+              "teacher_escaped": teacher_play.get("escaped"), "value_cloned": value,
+              "seconds": round(time.perf_counter() - t0, 1), "history": history,
+              **({"dagger": rounds} if rounds else {})}
     (run.path / "bc.json").write_text(json.dumps(record, indent=1))
-    last = history[-1]
-    run.say(f"bc: {len(demos):,} decisions of {args.bc_teacher} in {record['seconds']:.0f} s; accuracy train "
-            f"{last['train_acc']:.3f}, held out {last.get('held_out_acc', float('nan')):.3f} (chance "
-            f"{last['train_chance']:.3f})")
+    last = (rounds[-1]["history"] if rounds else history)[-1]
+    run.say(f"bc: {record['train_decisions'] + len(held_out):,} decisions of {args.bc_teacher} in "
+            f"{record['seconds']:.0f} s; accuracy train {last['train_acc']:.3f}, held out "
+            f"{last.get('held_out_acc', float('nan')):.3f} (chance {last['train_chance']:.3f})")
     return record
 
 
@@ -883,6 +925,7 @@ def main(argv: list[str] | None = None) -> int:
         run.evaluate()  # at step 0: the curve starts from the checkpoint's policy in this game
     if resumed is None and args.bc_teacher:  # a resumed run's checkpoint already holds the cloned weights
         behaviour_clone(args, run)
+        run.checkpoint("clone.pt")  # the clone itself: to evaluate, or to start another run from (init_from)
         run.evaluate()  # at step 0: the curve starts from the cloned policy
     if resumed is None and args.anchor_kl:
         trainer.learner.set_anchor()  # the start policy: the clone or init_from's (validate: one of them is set)
