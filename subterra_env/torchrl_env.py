@@ -108,8 +108,11 @@ class SubterraTorchRLEnv(EnvBase):
 
     def _out(self, values: dict[str, torch.Tensor]) -> TensorDict:
         # every value is a CPU tensor of the spec's shape, made here: tensordict's per-entry checks are skipped
-        td = TensorDict._new_unsafe(values, batch_size=self.batch_size)
-        return td if self.device is None or self.device.type == "cpu" else td.to(self.device, non_blocking=True)
+        if self.device is None or self.device.type == "cpu":
+            # on the env's device already: TorchRL's ``set("next", ...)`` would otherwise call ``.to`` on the whole
+            # batch every step (0.3 ms at B = 1024), tensordict taking a device of None for another device
+            return TensorDict._new_unsafe(values, batch_size=self.batch_size, device=self.device)
+        return TensorDict._new_unsafe(values, batch_size=self.batch_size).to(self.device, non_blocking=True)
 
     def _set_mask(self, mask: torch.Tensor) -> None:
         self.action_spec.update_mask(mask.to(self.device) if self.device.type != "cpu" else mask)
@@ -155,11 +158,12 @@ class SubterraTorchRLEnv(EnvBase):
         info = {k: torch.from_numpy(v) for k, v in s.info.items()}
         nxt = current
         if len(s.done):
-            done = torch.from_numpy(s.done)
-            nxt = {k: v.clone() for k, v in current.items()}
-            nxt["observation"][done] = torch.from_numpy(s.final_grid)
-            nxt["scalars"][done] = torch.from_numpy(s.final_scalars)
-            nxt["action_mask"][done] = False  # a finished game has no legal action
+            # numpy's copy, not Tensor.clone: torch copies int8 through its thread pool (8 MB at B = 1024, radius
+            # 7: 1.0 ms against clone's 1.5 ms on one thread, and 2.9-12 ms on two threads busy with training)
+            grid, scalars, mask = (v.copy() for v in self._views(current))
+            grid[s.done], scalars[s.done], mask[s.done] = s.final_grid, s.final_scalars, False  # no legal action
+            nxt = {"observation": torch.from_numpy(grid), "scalars": torch.from_numpy(scalars),
+                   "action_mask": torch.from_numpy(mask)}
             # after the reset: the new games' info where games ended, the same as ``info`` elsewhere
             fresh = {k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()}
             self._pending = {**current, **fresh}

@@ -62,6 +62,7 @@ Layout (T = max tiles on the table = 66 by default, S = seats, H = 3 horror slot
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -216,14 +217,11 @@ class State:
     def from_packed(packed: np.ndarray, sizes: "Sizes") -> "State":
         """Named views of a packed record array (see ``alloc``)."""
         views = {}
-        for name, dtype, dims, _ in FIELDS:
+        for name, index, is_bool in _view_plan(sizes):
             arr = packed[name]
-            if dims:
-                arr = arr[(slice(None),) + tuple(slice(0, getattr(sizes, d)) if isinstance(d, str) else slice(0, d)
-                                                  for d in dims)]
-            if dtype is bool:
-                arr = arr.view(np.bool_)
-            views[name] = arr
+            if index is not None:
+                arr = arr[index]
+            views[name] = arr.view(np.bool_) if is_bool else arr
         st = State(**views)
         st._packed = packed
         st._sizes = sizes
@@ -378,6 +376,18 @@ def hash_fields(scenario: str = "base") -> tuple[str, ...]:
         return HASH_FIELDS
     return HASH_FIELDS + SCENARIO_FIELDS + (INVESTIGATION_FIELDS + REACTION_FIELDS if scenario == "investigation"
                                             else ())
+
+
+@functools.lru_cache(maxsize=None)
+def _view_plan(sizes: Sizes) -> tuple[tuple[str, tuple | None, bool], ...]:
+    """Per field: its name, the index that cuts its maxima down to these sizes (None when it has no dims) and
+    whether it is a bool; made once per Sizes, since building the slices per call cost 3x the views (the
+    autoreset's ``take`` runs every step of a large batch)."""
+    return tuple((name, (slice(None),) + tuple(slice(0, getattr(sizes, d) if isinstance(d, str) else d)
+                                               for d in dims) if dims else None, dtype is bool)
+                 for name, dtype, dims, _ in FIELDS)
+
+
 CELL_SLOTS = 128  # slots of the cell index: a power of two, about twice the most tiles (MAX_TILES)
 
 
