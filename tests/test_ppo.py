@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -454,8 +455,8 @@ def test_init_from_a_missing_file_names_it(tmp_path: Path, capsys) -> None:
     ("bc_teacher=search:x", "bc_teacher"),
     ("bc_epochs=-1", "bc_epochs"),
     ("anchor_kl=1", "anchor_kl"),  # a fresh network is no anchor
-    ("reward_result=[0, 0, 1]", "reward_result"),
-    ("bc_dagger_rounds=1", "bc_dagger_rounds"),  # no teacher to ask  # defeat, bronze, silver, gold: four
+    ("reward_result=[0, 0, 1]", "reward_result"),  # defeat, bronze, silver, gold: four
+    ("bc_dagger_rounds=1", "bc_dagger_rounds"),  # no teacher to ask
     ("reward_result=[0, 0, 0, 11]", "reward_result"),
 ])
 def test_bad_settings_are_errors_naming_them(setting: str, named: str, tmp_path: Path, capsys) -> None:
@@ -598,3 +599,15 @@ def test_norm_adv_decides_whether_critic_noise_moves_the_policy_when_no_game_has
     legal = torch.from_numpy(ro.mask[0])
     shift = (after - before)[legal].abs().max().item()
     assert (shift > 1e-2) if moves else (shift < 1e-3), shift
+
+
+def test_a_negative_result_reward_with_discounting_warns_that_a_team_can_learn_to_stall() -> None:
+    """A defeat at -1 discounted at 0.995 costs less the later it comes: the tiny runs with it learned to put off
+    the end (docs/baselines.md). Raised medals weigh the defeat the same way without the warning."""
+    with pytest.warns(UserWarning, match=r"reward_result=\[-1.0, 0.5, 0.75, 1.0\] with gamma=0.995: .*stall"):
+        ppo.load_args(None, ["reward_result=[-1, 0.5, 0.75, 1]", "gamma=0.995"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        args = ppo.load_args(None, ["reward_result=[0, 2, 2.5, 3]", "gamma=0.995"])
+        ppo.load_args(None, ["reward_result=[-1, 0.5, 0.75, 1]", "gamma=1"])  # undiscounted: no reason to stall
+    assert args.reward_result == (0.0, 2.0, 2.5, 3.0)
