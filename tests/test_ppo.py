@@ -602,8 +602,9 @@ def test_norm_adv_decides_whether_critic_noise_moves_the_policy_when_no_game_has
 
 
 def test_a_negative_result_reward_with_discounting_warns_that_a_team_can_learn_to_stall() -> None:
-    """A defeat at -1 discounted at 0.995 costs less the later it comes: the tiny runs with it learned to put off
-    the end (docs/baselines.md). Raised medals weigh the defeat the same way without the warning."""
+    """A defeat at -1 discounted at 0.995 costs less the later it comes, which pays a team to put off the end rather
+    than to escape (the tiny runs with it learned nothing: docs/baselines.md). Raised medals weigh the defeat the
+    same way without the warning."""
     with pytest.warns(UserWarning, match=r"reward_result=\[-1.0, 0.5, 0.75, 1.0\] with gamma=0.995: .*stall"):
         ppo.load_args(None, ["reward_result=[-1, 0.5, 0.75, 1]", "gamma=0.995"])
     with warnings.catch_warnings():
