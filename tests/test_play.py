@@ -37,8 +37,9 @@ def spawn(args: list[str]) -> pexpect.spawn:
 def wait_until_reading(child: pexpect.spawn, timeout: float = 30.0) -> None:
     """Wait until the game blocks reading the terminal. Python's ``input()`` sees a Ctrl-C that lands between the
     prompt's write and its ``read`` only at the next line typed (the signal is noted, the read not interrupted), and
-    a test that answers the prompt at once can hit that window on a loaded machine (a CI run hung there once). Once
-    the prompt is out, the game's main thread sleeps (state S in /proc) only in that read; elsewhere, a pause."""
+    a test that answers the prompt at once can hit that window on a loaded machine (the likely cause of a CI run's
+    timeout there, 2026-11-29: the ^C echoed, no pause menu). Once the prompt is out, the game's main thread sleeps
+    (state S in /proc) only in that read; elsewhere, a pause."""
     stat = Path(f"/proc/{child.pid}/stat")
     if not stat.exists():
         time.sleep(1.0)
