@@ -30,6 +30,12 @@ the same network (a curriculum stage: the tiny cave's team on the small cave), w
 KL(start || policy) from the policy PPO started from (the clone or ``init_from``'s), a frozen copy kept in the
 checkpoints so that ``--resume`` holds the run to the same start.
 
+``partner: heuristic`` seats the heuristic in some of the training games (``partner_games`` of them, on 1 to all
+but one of the seats, drawn per game; ``training/partners.py``), ``partner: policy:A.pt,policy:B.pt,heuristic`` one
+of a population of frozen teams: the policy learns beside players unlike itself, their decisions move the games but
+are not trained on (``Rollout.learn``), and ``progress.jsonl`` gives the mixed and the self-play games' cavers out
+apart.
+
 ``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
 the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
 (a GPU with many cores), not on a 2-core CPU where both want the same cores (``docs/baselines.md`` has the
@@ -64,7 +70,7 @@ import yaml
 from agents.native_policy import ActorCritic, NetSpec, load_checkpoint, masked_log_probs, save_checkpoint
 from agents.onnx_policy import export_onnx
 from subterra_env.rewards import DEFAULT_RESULT
-from training import bc
+from training import bc, partners
 from training.run_files import append_jsonl, build_game, stream_seed, versions
 from training.schema import SettingsError, apply_override, from_mapping, to_plain
 
@@ -167,6 +173,12 @@ class Args:
     """Weight of a penalty KL(start || policy) over the legal actions of each minibatch, "start" being the policy
     PPO began from (the clone of ``bc_teacher``, or ``init_from``'s): the advantages move the policy while the
     penalty holds it near what the clone knows (AlphaStar's KL to its supervised policy). 0: none; needs a start."""
+    partner: str | None = None
+    """Seat fixed agents beside the policy in some training games (``training/partners.py``): ``heuristic`` or
+    ``policy:PATH`` (a checkpoint of this observation, greedy), or several joined by commas (one drawn per game);
+    null: self-play only. Their decisions are not trained on; the team reward of the game is the policy's."""
+    partner_games: float = field(default=0.5, metadata=dict(min=0.0, max=1.0))
+    """With ``partner``: the share of new training games that are mixed (1 .. cavers - 1 partner seats, drawn)."""
     bc_teacher: str | None = None
     """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
     bc_decisions: int = field(default=200_000, metadata=dict(min=1))
@@ -194,6 +206,11 @@ class Args:
             raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
         check_device(self.device)
         check_teacher_name(self.bc_teacher)
+        if self.partner is not None:
+            try:
+                partners.parse(self.partner)
+            except ValueError as e:
+                raise SettingsError(f"partner={self.partner!r}: {e}; or null (self-play only)") from None
         if self.anchor_kl and self.init_from is None and self.bc_teacher is None:
             raise SettingsError(f"anchor_kl={self.anchor_kl}: the penalty holds the policy near the one PPO starts "
                                 "from, which needs bc_teacher or init_from (a fresh network is no anchor)")
@@ -263,13 +280,17 @@ class Shard:
     """One block of games and its slice of the rollout storage: ``step`` writes the games' next observations,
     masks (and global states for mappo) into row t + 1 of the storage, in place."""
 
-    def __init__(self, args: Args, config, seed: int, rows: slice, store: Rollout):
+    def __init__(self, args: Args, config, seed: int, rows: slice, store: Rollout, spec: NetSpec):
         from subterra_env.vector import BatchedGames
 
         n = rows.stop - rows.start
         self.games = BatchedGames(n, config, copy_obs=False, seed=seed, **episode_settings(args))
         self.rows, self.store, self.state_radius = rows, store, args.state_radius
         self.mappo = args.critic == "mappo"
+        self.partners = None
+        if args.partner:
+            self.partners = partners.Partners(args.partner, args.partner_games, self.games, seed, spec,
+                                              torch.device(args.device))
 
     def out(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         s = self.store
@@ -278,6 +299,8 @@ class Shard:
     def reset(self) -> None:
         self.games.reset(out=self.out(0))
         self.observe_state(self.games.state, 0)
+        if self.partners is not None:
+            self.partners.draw(np.arange(self.games.num_envs))
 
     def observe_state(self, st, t: int) -> None:
         if self.mappo:
@@ -314,6 +337,7 @@ class Rollout:
     values: np.ndarray  # (T+1, B) float32
     rewards: np.ndarray  # (T, B) float32, truncated games' final values folded in
     dones: np.ndarray  # (T, B) float32: the game ended at this decision (next row is a new game)
+    learn: np.ndarray | None = None  # partner: (T, B) bool, the decision is the policy's own (not a partner's)
 
     @staticmethod
     def allocate(args: Args, grid_shape, num_scalars: int, num_actions: int, state_shape) -> Rollout:
@@ -326,7 +350,7 @@ class Rollout:
             state_scalars=np.zeros((t + 1, b, num_scalars), np.int8) if mappo else None,
             actions=np.zeros((t, b), np.int64), logp=np.zeros((t, b), np.float32),
             values=np.zeros((t + 1, b), np.float32), rewards=np.zeros((t, b), np.float32),
-            dones=np.zeros((t, b), np.float32))
+            dones=np.zeros((t, b), np.float32), learn=np.ones((t, b), bool) if args.partner else None)
 
     def roll(self) -> None:
         """The last row of observations becomes the first of the next rollout."""
@@ -350,6 +374,14 @@ def gae(rewards: torch.Tensor, values: torch.Tensor, dones: torch.Tensor, gamma:
         last = delta + gamma * lam * carry * last
         adv[t] = last
     return adv, adv + values[:-1]
+
+
+def average(x: torch.Tensor, weight: torch.Tensor | None) -> torch.Tensor:
+    """The mean of ``x`` over a minibatch, or, with ``partner``, over the policy's own decisions (``weight`` 1) only:
+    a partner's decisions are not the policy's to learn from."""
+    if weight is None:
+        return x.mean()
+    return (x * weight).sum() / weight.sum().clamp(min=1.0)
 
 
 def sample(logits: torch.Tensor, mask: torch.Tensor, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -423,6 +455,8 @@ class Learner:
                 "mask": self.tensor(ro.mask[:t]).reshape(n, -1),
                 "actions": self.tensor(ro.actions).reshape(n), "logp": self.tensor(ro.logp).reshape(n),
                 "adv": adv.reshape(n), "ret": ret.reshape(n)}
+        if ro.learn is not None:
+            flat["learn"] = self.tensor(ro.learn).reshape(n).float()
         if self.mappo:
             flat["state"] = self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
                                           ro.state_scalars[:t].reshape(n, -1))
@@ -444,29 +478,33 @@ class Learner:
                 logits, value = self.model(flat["grid"][idx], flat["scalars"][idx],
                                            flat["state"][idx] if self.mappo else None)
                 mask = flat["mask"][idx]
+                w = flat["learn"][idx] if "learn" in flat else None
                 logp_all = masked_log_probs(logits, mask)
                 logp = logp_all.gather(1, flat["actions"][idx, None]).squeeze(1)
                 # illegal actions: probability 0, and their -inf log-probability zeroed before the product (0 x -inf
                 # would be NaN, and NaN gradients flow even through a torch.where branch not taken)
-                entropy = -(logp_all.exp() * logp_all.masked_fill(~mask, 0.0)).sum(1).mean()
+                entropy = -average((logp_all.exp() * logp_all.masked_fill(~mask, 0.0)).sum(1), w)
                 log_ratio = logp - flat["logp"][idx]
                 ratio = log_ratio.exp()
                 with torch.no_grad():
-                    kl = ((ratio - 1) - log_ratio).mean().item()
+                    kl = average((ratio - 1) - log_ratio, w).item()
                 if kl > bound:  # target_kl: the policy moved far enough this iteration; no step on this minibatch
                     stop = True
                     break
                 mb_adv = flat["adv"][idx]
-                if a.norm_adv:
+                if a.norm_adv and w is None:
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)).mean()
+                elif a.norm_adv:  # the policy's own decisions' advantages set the scale
+                    centred = mb_adv - average(mb_adv, w)
+                    mb_adv = centred / (average(centred.pow(2), w).sqrt() + 1e-8)
+                policy_loss = average(torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)), w)
                 value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
                 # the same expression as before critic_warmup existed, so that seeded runs stay bit-identical
                 value_term = a.vf_coef * value_loss
                 loss = policy_loss - a.ent_coef * entropy + value_term if actor else value_term
                 if anchored:
                     start = flat["anchor_logp"][idx]  # KL(start || policy) over the legal actions
-                    divergence = (start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1).mean()
+                    divergence = average((start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1), w)
                     loss = loss + a.anchor_kl * divergence
                     stats["anchor_kl"].append(divergence.item())
                 self.opt.zero_grad(set_to_none=True)
@@ -478,7 +516,7 @@ class Learner:
                     stats["value_loss"].append(value_loss.item())
                     stats["entropy"].append(entropy.item())
                     stats["approx_kl"].append(kl)
-                    stats["clip_fraction"].append(((ratio - 1).abs() > a.clip).float().mean().item())
+                    stats["clip_fraction"].append(average(((ratio - 1).abs() > a.clip).float(), w).item())
         means = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
         return {**means, "minibatch_steps": len(stats["approx_kl"])}
 
@@ -508,17 +546,20 @@ class Trainer:
                                 "(another game, observation window or network)")
         self.store = Rollout.allocate(args, gshape, k, num_actions, sshape)
         half = args.num_games // args.shards
-        self.shards = [Shard(args, self.config, args.seed + i, slice(i * half, (i + 1) * half), self.store)
-                       for i in range(args.shards)]
+        self.shards = [Shard(args, self.config, args.seed + i, slice(i * half, (i + 1) * half), self.store,
+                             self.spec) for i in range(args.shards)]
         self.learner = Learner(args, self.spec)
         self.pool = ThreadPoolExecutor(1) if args.shards > 1 else None
-        self.episodes: deque[tuple[float, int, int]] = deque(maxlen=max(100, args.num_games))
+        self.episodes: deque[tuple[float, int, int, bool]] = deque(maxlen=max(100, args.num_games))
         self.timing = {"engine": 0.0, "inference": 0.0, "update": 0.0}
 
     def reseed(self, salt: int) -> None:
         """New seed streams for the games (a resumed run plays new games, not the first run's again)."""
         for i, shard in enumerate(self.shards):
             shard.games.seed(int(np.random.SeedSequence([self.args.seed + i, salt]).generate_state(1)[0]))
+            if shard.partners is not None:
+                stream = np.random.SeedSequence([self.args.seed + i, salt, 1])
+                shard.partners.reseed(int(stream.generate_state(1)[0]))
 
     def reset(self) -> None:
         for shard in self.shards:
@@ -530,6 +571,8 @@ class Trainer:
         sg = ro.state_grid[t, r] if ro.state_grid is not None else None
         ss = ro.state_scalars[t, r] if ro.state_scalars is not None else None
         actions, logp, value = self.learner.act(ro.grid[t, r], ro.scalars[t, r], ro.mask[t, r], sg, ss)
+        if shard.partners is not None:  # a partner's seat: its action replaces the sample (its time counted here)
+            ro.learn[t, r] = shard.partners.play(actions, ro.grid[t, r], ro.scalars[t, r], ro.mask[t, r])
         ro.actions[t, r], ro.logp[t, r], ro.values[t, r] = actions, logp, value
         self.timing["inference"] += time.perf_counter() - t0
         return actions
@@ -547,9 +590,12 @@ class Trainer:
                     sg, ss = global_state(shard.games, s.ended.take(np.flatnonzero(cut)), self.args.state_radius)
                 v = self.learner.value(s.final_grid[cut], s.final_scalars[cut], sg, ss)
                 ro.rewards[t, r][s.done[cut]] += self.args.gamma * v
+            mixed = shard.partners.mixed(s.done) if shard.partners is not None else np.zeros(len(s.done), bool)
             for j in range(len(s.done)):
                 self.episodes.append((float(s.episode_return[j]), int(s.final_info["escaped"][j]),
-                                      int(s.final_info["result"][j])))
+                                      int(s.final_info["result"][j]), bool(mixed[j])))
+            if shard.partners is not None:
+                shard.partners.draw(s.done)
 
     def collect(self) -> None:
         ro = self.store
@@ -881,6 +927,9 @@ class Run:
                   "episodes": len(eps), "return_mean": float(np.mean([e[0] for e in eps])) if eps else None,
                   "escaped_mean": float(np.mean([e[1] for e in eps])) if eps else None,
                   "medal_rate": float(np.mean([e[2] >= 1 for e in eps])) if eps else None}
+        if a.partner is not None:  # the mixed games apart from the self-play ones
+            for name, part in (("self_play", [e for e in eps if not e[3]]), ("mixed", [e for e in eps if e[3]])):
+                record[f"escaped_{name}"] = float(np.mean([e[1] for e in part])) if part else None
         append_jsonl(self.path / "progress.jsonl", record)
         for k, v in record.items():
             if isinstance(v, float):
