@@ -127,10 +127,20 @@ def test_a_partner_that_cannot_play_is_refused_naming_it(partner: str, named: st
     assert not run.exists()  # before any work
 
 
-def test_a_partner_of_another_window_is_refused_naming_both(checkpoint: Path, tmp_path: Path, capsys) -> None:
+def test_a_partner_of_a_wider_window_is_refused_naming_both_a_narrower_one_plays(checkpoint: Path,
+                                                                                 tmp_path: Path, capsys) -> None:
+    wide = tmp_path / "wide"
+    torch.manual_seed(0)
+    assert ppo.main(["--config", TEST_CONFIG, "--run-dir", str(wide), "--set", "total_steps=2048",
+                     "--set", "obs_radius=3"]) == 0
     run = tmp_path / "run"
-    assert ppo.main(["--config", TEST_CONFIG, "--run-dir", str(run), "--set", "obs_radius=3",
-                     "--set", f"partner=policy:{checkpoint}"]) == 2
+    assert ppo.main(["--config", TEST_CONFIG, "--run-dir", str(run),
+                     "--set", f"partner=policy:{wide / 'final.pt'}"]) == 2
     err = capsys.readouterr().err
-    assert "(34, 5, 5)" in err and "(34, 7, 7)" in err, err
+    assert "(34, 7, 7)" in err and "(34, 5, 5)" in err, err
     assert not run.exists()
+    # the 5 x 5 partner in a 7 x 7 run plays the centre of each window (NativePolicyAgent's crop)
+    t = trainer("obs_radius=3", f"partner=policy:{checkpoint}", "partner_games=1.0")
+    actions = t._act(t.shards[0], 0)
+    assert not t.store.learn[0].all()
+    assert t.store.mask[0][np.arange(64), actions].all()

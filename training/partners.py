@@ -1,16 +1,17 @@
 """Partners for ``training/ppo.py``: some seats of the training games played by fixed agents, not the policy.
 
-A team trained by self-play learns to rely on partners that act as it does: on the tiny cave a learned caver
-seated in alternation with the heuristic loses three quarters of a caver a game against either team alone
+A team trained by self-play learns to rely on partners that act as it does: on the tiny cave a learned caver seated
+in alternation with the heuristic loses three quarters of a caver a game against either team alone
 (``docs/baselines.md``, "Partners"). With ``partner: ENTRY[,ENTRY...]`` and ``partner_games: P``, each new training
-game is, with probability P, a mixed game: one of the entries, drawn uniformly, holds a uniformly drawn number of its
-seats (1 to all but one), uniformly drawn which, for the whole game; the other games are self-play. An entry is
-``heuristic`` or ``policy:PATH``, a frozen ``training/ppo.py`` checkpoint of the same observation playing greedily
-(several of them: a population of partners, as in Fictitious Co-Play). The partners' decisions move the games and
-their team reward flows through the advantages of the policy's decisions around them (the stream of a game slot is
-one return), but they are not the policy's own: ``Rollout.learn`` is False there, and the policy, entropy and KL
-terms of the update average over the policy's decisions only (the value is trained on every decision: the return of
-the team as it was seated; the critic is not told which seats are partners, so it values the mix).
+game is, with probability P, a mixed game: one of the entries, drawn uniformly, holds a uniformly drawn number of
+its seats (1 to all but one), uniformly drawn which, for the whole game; the other games are self-play. An entry is
+``heuristic`` or ``policy:PATH``, a frozen ``training/ppo.py`` checkpoint played greedily by ``NativePolicyAgent``
+(its window no wider than the run's) (several of them: a population of partners, as in Fictitious Co-Play). The
+partners' decisions move the games and their team reward flows through the advantages of the policy's decisions
+around them (the stream of a game slot is one return), but they are not the policy's own: ``Rollout.learn`` is False
+there, and the policy, entropy and KL terms of the update average over the policy's decisions only (the value is
+trained on every decision: the return of the team as it was seated; the critic is not told which seats are partners,
+so it values the mix).
 
 Each shard's draws come from its own generator (seeded from the run's seed), so a run is the same again for a
 given seed.
@@ -35,37 +36,31 @@ def parse(spec: str) -> list[str]:
     return entries
 
 
-class PolicyPartner:
-    """A frozen checkpoint that picks its greedy legal action from the acting caver's observation."""
+def policy_partner(path: str, spec: Any, device: torch.device):
+    """``agents.native_policy.NativePolicyAgent`` playing greedily, checked before any work: the same planes,
+    scalars and actions as this run's, and a window no wider (it plays the centre of a wider one)."""
+    from agents.native_policy import NativePolicyAgent
 
-    def __init__(self, path: str, spec: Any, device: torch.device):
-        from agents.native_policy import load_checkpoint
-
-        self.model, _ = load_checkpoint(path, device=str(device))
-        got = self.model.spec
-        if (tuple(got.grid_shape), got.num_scalars, got.num_actions) != (tuple(spec.grid_shape), spec.num_scalars,
-                                                                          spec.num_actions):
-            raise ValueError(f"partner {path}: its observation {got.grid_shape} + {got.num_scalars} scalars and "
-                             f"{got.num_actions} actions are not this run's {spec.grid_shape} + {spec.num_scalars} "
-                             f"and {spec.num_actions} (another game or window)")
-        self.device = device
-
-    @torch.no_grad()
-    def decide(self, grid: np.ndarray, scalars: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        t = [torch.from_numpy(np.ascontiguousarray(a)).to(self.device) for a in (grid, scalars, masks)]
-        logits = self.model.logits(t[0], t[1])
-        return logits.masked_fill(~t[2], -torch.inf).argmax(1).cpu().numpy()
+    agent = NativePolicyAgent(path, device=str(device), torch_threads=None)  # the run's torch threads stay
+    got = agent.spec
+    c, w, _ = got.grid_shape
+    if (c, got.num_scalars, got.num_actions) != (spec.grid_shape[0], spec.num_scalars, spec.num_actions) \
+            or w > spec.grid_shape[1]:
+        raise ValueError(f"partner {path}: its observation {got.grid_shape} + {got.num_scalars} scalars and "
+                         f"{got.num_actions} actions do not fit this run's {spec.grid_shape} + {spec.num_scalars} "
+                         f"and {spec.num_actions} (another game, or a wider window)")
+    return agent
 
 
 class Partners:
     """The partner seats of one shard's games and the agents that play them."""
 
     def __init__(self, spec: str, share: float, games, seed: int, net_spec: Any, device: torch.device):
-        from agents.heuristic import HeuristicAgent
+        from agents.heuristic import HeuristicAgent  # here: a run without partners does not load it
 
         self.entries = parse(spec)
         self.agents = [HeuristicAgent(games, threads=1) if e == "heuristic"
-                       else PolicyPartner(e[len(POLICY_PREFIX):], net_spec, device) for e in self.entries]
+                       else policy_partner(e[len(POLICY_PREFIX):], net_spec, device) for e in self.entries]
         self.games, self.share = games, share
         self.cavers = games.core.cfg.num_cavers
         self.seats = np.zeros((games.num_envs, self.cavers), dtype=bool)
@@ -94,14 +89,15 @@ class Partners:
         st = self.games.state
         actor = st.actor.astype(np.intp)
         partner = (actor >= 0) & self.seats[np.arange(len(actor)), np.maximum(actor, 0)]
-        for e, agent in enumerate(self.agents):
+        for e, (name, agent) in enumerate(zip(self.entries, self.agents)):
             slots = np.flatnonzero(partner & (self.who == e))
             if not len(slots):
                 continue
-            if isinstance(agent, PolicyPartner):
-                actions[slots] = agent.decide(grid[slots], scalars[slots], masks[slots])
-            else:
+            if name == "heuristic":
                 actions[slots] = agent.decide(self.games.core, st, slots, masks[slots])
+            else:
+                obs = {"observation": grid[slots], "scalars": scalars[slots]}
+                actions[slots] = agent.act_batch(obs, masks[slots])
         return ~partner
 
     def mixed(self, slots: np.ndarray) -> np.ndarray:

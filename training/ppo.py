@@ -175,7 +175,7 @@ class Args:
     penalty holds it near what the clone knows (AlphaStar's KL to its supervised policy). 0: none; needs a start."""
     partner: str | None = None
     """Seat fixed agents beside the policy in some training games (``training/partners.py``): ``heuristic`` or
-    ``policy:PATH`` (a checkpoint of this observation, greedy), or several joined by commas (one drawn per game);
+    ``policy:PATH`` (a checkpoint of this game, greedy, its window no wider), or several joined by commas (one a game);
     null: self-play only. Their decisions are not trained on; the team reward of the game is the policy's."""
     partner_games: float = field(default=0.5, metadata=dict(min=0.0, max=1.0))
     """With ``partner``: the share of new training games that are mixed (1 .. cavers - 1 partner seats, drawn)."""
