@@ -200,10 +200,23 @@ class NativePolicyAgent(ObservationAgent):
                  torch_threads: int | None = 1):
         if torch_threads is not None:
             torch.set_num_threads(torch_threads)  # one: a small net on a busy 2-core machine (see PolicyAgent)
-        self.path = Path(path)
-        self.model, data = load_checkpoint(path, device)
-        self.spec: NetSpec = self.model.spec
-        self.game_config: dict = data["game_config"]
+        model, data = load_checkpoint(path, device)
+        self._play(model, data["game_config"], Path(path), deterministic, seed, device)
+
+    @classmethod
+    def of_model(cls, model: ActorCritic, game_config: dict, name: str, deterministic: bool = True,
+                 seed: int | None = 0, device: str = "cpu") -> NativePolicyAgent:
+        """The agent of a network in memory (``training/partners.py``'s snapshots of a run's own policy), named
+        ``name`` in its errors; the network is used as it is (freeze a copy first)."""
+        agent = cls.__new__(cls)
+        agent._play(model, game_config, Path(name), deterministic, seed, device)
+        return agent
+
+    def _play(self, model: ActorCritic, game_config: dict, path: Path, deterministic: bool, seed: int | None,
+              device: str) -> None:
+        self.path, self.model = path, model
+        self.spec: NetSpec = model.spec
+        self.game_config: dict = game_config
         self.obs_radius = self.spec.obs_radius
         self.deterministic = deterministic
         self.device = device

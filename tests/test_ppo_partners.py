@@ -144,3 +144,71 @@ def test_a_partner_of_a_wider_window_is_refused_naming_both_a_narrower_one_plays
     actions = t._act(t.shards[0], 0)
     assert not t.store.learn[0].all()
     assert t.store.mask[0][np.arange(64), actions].all()
+
+
+def test_past_copies_join_the_pool_every_partner_every_steps_and_the_oldest_goes(tmp_path: Path) -> None:
+    """partner=past: a frozen copy of the policy every 2,048 env-steps (one iteration), the last two kept; last.pt
+    holds them oldest first, each the network of its step's checkpoint."""
+    torch.manual_seed(0)
+    run = tmp_path / "run"
+    assert ppo.main(["--config", TEST_CONFIG, "--run-dir", str(run), "--set", "partner=past", "--set",
+                     "partner_every=2048", "--set", "partner_pool=2", "--set", "total_steps=8192"]) == 0
+    last = torch.load(run / "last.pt", map_location="cpu", weights_only=False)
+    assert [name for name, _ in last["past"]] == ["past@6144", "past@8192"]
+    six = torch.load(run / "checkpoints" / "step_6144.pt", map_location="cpu", weights_only=False)
+    assert [name for name, _ in six["past"]] == ["past@4096", "past@6144"]
+    weights = dict(last["past"])["past@6144"]
+    assert all(torch.equal(weights[k], v) for k, v in six["model"].items())
+    newest = dict(last["past"])["past@8192"]  # taken after the last update, as last.pt's network
+    assert newest.keys() == last["model"].keys() and all(torch.equal(newest[k], v) for k, v in last["model"].items())
+    assert not torch.load(run / "final.pt", map_location="cpu", weights_only=False)["past"]  # only resume needs it
+
+
+def test_no_past_partner_is_seated_before_the_first_copy_then_it_plays_its_greedy_choice() -> None:
+    t = trainer("partner=past", "partner_every=2048", "partner_games=1.0")
+    p, ro = t.shards[0].partners, t.store
+    assert not p.seats.any() and not p.agents  # no copy yet: every game is self-play
+    t.add_past(0)
+    p.draw(np.arange(64))
+    st = t.shards[0].games.state
+    partner = p.seats[np.arange(64), st.actor.astype(np.intp)]
+    assert partner.any() and p.entries == ["past@0"]
+    with torch.no_grad():  # the copy is the policy as it is now: its greedy choice is the network's argmax
+        logits = t.learner.model.logits(torch.from_numpy(ro.grid[0][partner]),
+                                        torch.from_numpy(ro.scalars[0][partner]))
+    greedy = logits.masked_fill(~torch.from_numpy(ro.mask[0][partner]), -torch.inf).argmax(1).numpy()
+    actions = t._act(t.shards[0], 0)
+    assert np.array_equal(actions[partner], greedy)
+    assert np.array_equal(ro.learn[0], ~partner)
+
+
+def test_a_resumed_run_keeps_its_past_pool(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    run = tmp_path / "run"
+    sets = ["--set", "partner=heuristic,past", "--set", "partner_every=2048", "--set", "partner_pool=2"]
+    assert ppo.main(["--config", TEST_CONFIG, "--run-dir", str(run), *sets, "--set", "total_steps=4096"]) == 0
+    before = torch.load(run / "last.pt", map_location="cpu", weights_only=False)["past"]
+    args, path, resumed = ppo.prepare_run(ppo.parse_cli(["--resume", str(run), "--set", "total_steps=6144"]))
+    trainer = ppo.Trainer(args)
+    ppo.Run(args, path, trainer, resumed)
+    p = trainer.shards[0].partners
+    assert p.entries == ["heuristic", "past@2048", "past@4096"]
+    assert [name for name, _ in trainer.past_pool()] == [name for name, _ in before] == ["past@2048", "past@4096"]
+    assert all(torch.equal(w, before[1][1][k]) for k, w in p.agents[2].model.state_dict().items())
+
+
+@pytest.mark.parametrize("sets, named", [
+    (["partner=past"], "partner_every=0"),
+    (["partner=heuristic", "partner_every=2048"], "the past entry"),
+    (["partner_every=2048"], "partner_every=2048 without partner"),
+    (["partner=heuristic,heuristic"], "named twice"),
+])
+def test_past_settings_that_do_not_fit_are_refused_naming_them(sets: list[str], named: str, tmp_path: Path,
+                                                               capsys) -> None:
+    run = tmp_path / "run"
+    argv = ["--config", TEST_CONFIG, "--run-dir", str(run)]
+    for s in sets:
+        argv += ["--set", s]
+    assert ppo.main(argv) == 2
+    assert named in capsys.readouterr().err
+    assert not run.exists()

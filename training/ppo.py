@@ -32,9 +32,10 @@ checkpoints so that ``--resume`` holds the run to the same start.
 
 ``partner: heuristic`` seats the heuristic in some of the training games (``partner_games`` of them, on 1 to all
 but one of the seats, drawn per game; ``training/partners.py``), ``partner: policy:A.pt,policy:B.pt,heuristic`` one
-of a population of frozen teams: the policy learns beside players unlike itself, their decisions move the games but
-are not trained on (``Rollout.learn``), and ``progress.jsonl`` gives the mixed and the self-play games' cavers out
-apart.
+of a population of frozen teams, ``partner: past`` one of the run's own earlier policies (a frozen copy every
+``partner_every`` env-steps, the last ``partner_pool`` kept, and saved in the checkpoints for ``--resume``): the
+policy learns beside players unlike itself, their decisions move the games but are not trained on
+(``Rollout.learn``), and ``progress.jsonl`` gives the mixed and the self-play games' cavers out apart.
 
 ``shards=2`` splits the games in two halves and steps one half's games in a worker thread while the policy picks
 the other half's actions (numba releases the GIL): it pays where the engine and the network cost about the same
@@ -67,7 +68,8 @@ import numpy as np
 import torch
 import yaml
 
-from agents.native_policy import ActorCritic, NetSpec, load_checkpoint, masked_log_probs, save_checkpoint
+from agents.native_policy import (ActorCritic, NativePolicyAgent, NetSpec, load_checkpoint, masked_log_probs,
+                                  save_checkpoint)
 from agents.onnx_policy import export_onnx
 from subterra_env.rewards import DEFAULT_RESULT
 from training import bc, partners
@@ -174,11 +176,16 @@ class Args:
     PPO began from (the clone of ``bc_teacher``, or ``init_from``'s): the advantages move the policy while the
     penalty holds it near what the clone knows (AlphaStar's KL to its supervised policy). 0: none; needs a start."""
     partner: str | None = None
-    """Seat fixed agents beside the policy in some training games (``training/partners.py``): ``heuristic`` or
-    ``policy:PATH`` (a checkpoint of this game, greedy, its window no wider), or several joined by commas (one a game);
-    null: self-play only. Their decisions are not trained on; the team reward of the game is the policy's."""
+    """Seat fixed agents beside the policy in some training games (``training/partners.py``): ``heuristic``,
+    ``policy:PATH`` (a checkpoint of this game, greedy, its window no wider), ``past`` (the run's own earlier
+    policies, ``partner_every``), or several joined by commas (one a game); null: self-play only. Their decisions
+    are not trained on; the team reward of the game is the policy's."""
     partner_games: float = field(default=0.5, metadata=dict(min=0.0, max=1.0))
     """With ``partner``: the share of new training games that are mixed (1 .. cavers - 1 partner seats, drawn)."""
+    partner_every: int = field(default=0, metadata=dict(min=0))
+    """With ``partner: past``: env-steps between the frozen copies of the policy that join the pool (0: none)."""
+    partner_pool: int = field(default=8, metadata=dict(min=1, max=64))
+    """With ``partner: past``: how many of the latest copies are kept (each one entry of the partner draw)."""
     bc_teacher: str | None = None
     """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
     bc_decisions: int = field(default=200_000, metadata=dict(min=1))
@@ -208,9 +215,15 @@ class Args:
         check_teacher_name(self.bc_teacher)
         if self.partner is not None:
             try:
-                partners.parse(self.partner)
+                entries = partners.parse(self.partner)
             except ValueError as e:
                 raise SettingsError(f"partner={self.partner!r}: {e}; or null (self-play only)") from None
+            if (partners.PAST in entries) != bool(self.partner_every):
+                raise SettingsError(f"partner={self.partner!r} with partner_every={self.partner_every}: the "
+                                    "past entry needs partner_every > 0 (env-steps between copies), and "
+                                    "partner_every needs the past entry")
+        elif self.partner_every:
+            raise SettingsError(f"partner_every={self.partner_every} without partner: set partner=past")
         if self.anchor_kl and self.init_from is None and self.bc_teacher is None:
             raise SettingsError(f"anchor_kl={self.anchor_kl}: the penalty holds the policy near the one PPO starts "
                                 "from, which needs bc_teacher or init_from (a fresh network is no anchor)")
@@ -290,7 +303,7 @@ class Shard:
         self.partners = None
         if args.partner:
             self.partners = partners.Partners(args.partner, args.partner_games, self.games, seed, spec,
-                                              torch.device(args.device))
+                                              torch.device(args.device), args.partner_pool)
 
     def out(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         s = self.store
@@ -564,6 +577,25 @@ class Trainer:
     def reset(self) -> None:
         for shard in self.shards:
             shard.reset()
+
+    def add_past(self, step: int, weights: dict[str, torch.Tensor] | None = None) -> None:
+        """``partner: past``: a frozen copy of the policy (or of ``weights``, a resumed run's copy) joins every
+        shard's pool, named past@STEP."""
+        model = copy.deepcopy(self.learner.model).requires_grad_(False).eval()
+        if weights is not None:
+            model.load_state_dict(weights)
+        agent = NativePolicyAgent.of_model(model, self.config_dict, f"past@{step}", device=self.args.device)
+        for shard in self.shards:
+            shard.partners.add_past(agent, f"past@{step}")
+
+    def past_pool(self) -> list[tuple[str, dict[str, torch.Tensor]]]:
+        """The past copies as (name, weights), oldest first (a checkpoint keeps them for ``--resume``)."""
+        p = self.shards[0].partners
+        if p is None or not p.pool:
+            return []
+        copies = list(zip(p.entries[p.fixed:], p.agents[p.fixed:]))
+        turn = p.added % p.pool if len(copies) == p.pool else 0  # the oldest copy's place in the ring
+        return [(name, agent.model.state_dict()) for name, agent in copies[turn:] + copies[:turn]]
 
     def _act(self, shard: Shard, t: int) -> np.ndarray:
         ro, r = self.store, shard.rows
@@ -864,6 +896,8 @@ class Run:
         learner.cpu_gen.set_state(resumed["cpu_gen"])
         if resumed.get("anchor") is not None:
             learner.set_anchor(resumed["anchor"])
+        for name, weights in resumed.get("past", []):  # oldest first: the ring fills as it did
+            self.trainer.add_past(int(name.split("@")[1]), weights)
         self.step, self.iteration, self.best = resumed["step"], resumed["iteration"], resumed["best"]
         self.trainer.reseed(self.iteration)
 
@@ -883,7 +917,8 @@ class Run:
             "args": to_plain(self.args), "step": self.step, "iteration": self.iteration, "best": self.best,
             "optimizer": learner.opt.state_dict(), "gen": learner.gen.get_state(),
             "cpu_gen": learner.cpu_gen.get_state(),
-            "anchor": learner.anchor.state_dict() if learner.anchor is not None else None})
+            "anchor": learner.anchor.state_dict() if learner.anchor is not None else None,
+            "past": self.trainer.past_pool() if name == "last.pt" else []})  # resume reads last.pt only
 
     def evaluate(self) -> None:
         """A greedy evaluation of the current policy; the best one so far is kept as best.pt."""
@@ -934,6 +969,8 @@ class Run:
         for k, v in record.items():
             if isinstance(v, float):
                 self.writer.add_scalar(f"train/{k}", v, self.step)
+        if self.crossed(a.partner_every):  # before last.pt, which keeps the pool for --resume
+            trainer.add_past(self.step)
         self.checkpoint("last.pt")
         if self.bar is not None:
             self.bar.update(per_iter)
