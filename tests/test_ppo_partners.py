@@ -168,7 +168,7 @@ def test_no_past_partner_is_seated_before_the_first_copy_then_it_plays_its_greed
     t = trainer("partner=past", "partner_every=2048", "partner_games=1.0")
     p, ro = t.shards[0].partners, t.store
     assert not p.seats.any() and not p.agents  # no copy yet: every game is self-play
-    t.add_past(0)
+    t.add_past("past@0")
     p.draw(np.arange(64))
     st = t.shards[0].games.state
     partner = p.seats[np.arange(64), st.actor.astype(np.intp)]

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.native_policy import NativePolicyAgent
+
 POLICY_PREFIX = "policy:"
 PAST = "past"
 
@@ -46,8 +48,6 @@ def parse(spec: str) -> list[str]:
 def policy_partner(path: str, spec: Any, device: torch.device):
     """``agents.native_policy.NativePolicyAgent`` playing greedily, checked before any work: the same planes,
     scalars and actions as this run's, and a window no wider (it plays the centre of a wider one)."""
-    from agents.native_policy import NativePolicyAgent
-
     agent = NativePolicyAgent(path, device=str(device), torch_threads=None)  # the run's torch threads stay
     got = agent.spec
     c, w, _ = got.grid_shape
@@ -92,6 +92,12 @@ class Partners:
             k = self.fixed + self.added % self.pool
             self.agents[k], self.entries[k] = agent, name
         self.added += 1
+
+    def past(self) -> list[tuple[str, Any]]:
+        """The ``past`` copies as (name, agent), oldest first (the order ``add_past`` rebuilds the ring in)."""
+        copies = list(zip(self.entries[self.fixed:], self.agents[self.fixed:]))
+        turn = self.added % self.pool if self.pool and len(copies) == self.pool else 0  # the oldest one's place
+        return copies[turn:] + copies[:turn]
 
     def reseed(self, seed: int) -> None:
         """A new generator (``Trainer.reseed``: a resumed run plays new games)."""

@@ -578,24 +578,20 @@ class Trainer:
         for shard in self.shards:
             shard.reset()
 
-    def add_past(self, step: int, weights: dict[str, torch.Tensor] | None = None) -> None:
+    def add_past(self, name: str, weights: dict[str, torch.Tensor] | None = None) -> None:
         """``partner: past``: a frozen copy of the policy (or of ``weights``, a resumed run's copy) joins every
-        shard's pool, named past@STEP."""
+        shard's pool as ``name`` (past@STEP)."""
         model = copy.deepcopy(self.learner.model).requires_grad_(False).eval()
         if weights is not None:
             model.load_state_dict(weights)
-        agent = NativePolicyAgent.of_model(model, self.config_dict, f"past@{step}", device=self.args.device)
+        agent = NativePolicyAgent.of_model(model, self.config_dict, name, device=self.args.device)
         for shard in self.shards:
-            shard.partners.add_past(agent, f"past@{step}")
+            shard.partners.add_past(agent, name)
 
     def past_pool(self) -> list[tuple[str, dict[str, torch.Tensor]]]:
         """The past copies as (name, weights), oldest first (a checkpoint keeps them for ``--resume``)."""
         p = self.shards[0].partners
-        if p is None or not p.pool:
-            return []
-        copies = list(zip(p.entries[p.fixed:], p.agents[p.fixed:]))
-        turn = p.added % p.pool if len(copies) == p.pool else 0  # the oldest copy's place in the ring
-        return [(name, agent.model.state_dict()) for name, agent in copies[turn:] + copies[:turn]]
+        return [] if p is None else [(name, agent.model.state_dict()) for name, agent in p.past()]
 
     def _act(self, shard: Shard, t: int) -> np.ndarray:
         ro, r = self.store, shard.rows
@@ -897,7 +893,7 @@ class Run:
         if resumed.get("anchor") is not None:
             learner.set_anchor(resumed["anchor"])
         for name, weights in resumed.get("past", []):  # oldest first: the ring fills as it did
-            self.trainer.add_past(int(name.split("@")[1]), weights)
+            self.trainer.add_past(name, weights)
         self.step, self.iteration, self.best = resumed["step"], resumed["iteration"], resumed["best"]
         self.trainer.reseed(self.iteration)
 
@@ -970,7 +966,7 @@ class Run:
             if isinstance(v, float):
                 self.writer.add_scalar(f"train/{k}", v, self.step)
         if self.crossed(a.partner_every):  # before last.pt, which keeps the pool for --resume
-            trainer.add_past(self.step)
+            trainer.add_past(f"past@{self.step}")
         self.checkpoint("last.pt")
         if self.bar is not None:
             self.bar.update(per_iter)
