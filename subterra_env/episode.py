@@ -301,11 +301,12 @@ class Episodes:
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Any, slots: np.ndarray | None = None, *, checked: bool = False,
-             info_all: bool = False, mask_out: np.ndarray | None = None) -> EpisodeStep:
+             info_all: bool = False, mask_out: np.ndarray | None = None, keep_ended: bool = True) -> EpisodeStep:
         """Apply one action per slot (or per slot of ``slots``: the others wait, reward 0). ``checked``: the
         caller already checked the actions (``check_action`` / ``check_actions``) against the current mask.
         ``info_all``: also every slot's info after the action. ``mask_out``: where the new masks go (see
-        ``refresh_mask``). Finished games autoreset (``autoreset=True``) or wait for ``reset``."""
+        ``refresh_mask``). Finished games autoreset (``autoreset=True``) or wait for ``reset``. ``keep_ended=False``:
+        no copy of the games as they ended (``ended`` None), for a caller that never reads them."""
         a = np.asarray(actions, dtype=np.intp) if checked else self.check_actions(actions, slots)
         n_done = self.advance(a, slots, mask_out)
         st, book, game = self.state, self.book, self.game
@@ -317,7 +318,7 @@ class Episodes:
         done = np.flatnonzero(book.done)
         # Without autoreset the ended games stay in ``state`` as they ended: no copy (the AEC env ends a game per
         # hundred or so steps, and copying a game costs as much as forty steps).
-        finished = game.take(st, done) if self.autoreset else None
+        finished = game.take(st, done) if self.autoreset and keep_ended else None
         if finished is not None and info is None:
             final_info = game.info(finished)
         else:  # every slot's info (before any autoreset) at the done rows

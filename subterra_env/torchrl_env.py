@@ -20,9 +20,13 @@ presents its game's acting caver (the shared-policy layout: one policy plays eve
 The action spec carries the current mask (``env.action_spec.mask``), so ``env.rand_action`` (and
 ``check_env_specs``) plays legal moves; ``MaskedCategorical`` reads ``action_mask``.
 
-Why the observations are written straight into the output tensors: ``observe`` and ``legal_mask`` fill numpy views
-(``Tensor.numpy()``) of tensors allocated for this step, so nothing is copied to hand them to torch. Tensors are
-fresh each step (TorchRL's ``rollout`` keeps every step's tensordict without copying it).
+Why the observations are written straight into the output tensors: ``observe`` and ``legal_mask`` fill numpy arrays
+that the step's tensors wrap (``torch.from_numpy``), so nothing is copied to hand them to torch. A step's tensors
+are never written again while anything holds them (TorchRL's ``rollout`` keeps every step's tensordict without
+copying it): an output array is recycled only once no tensor, view or tensordict refers to it any more
+(``_ArrayPool``), which is what a collector or a training loop that copies each step into its own storage leaves.
+Recycled memory is already mapped: fresh 8 MB arrays each step (B = 1024, radius 7) cost their page faults, about
+as much as the copy that fills them.
 
 Autoreset: a game that ends is reset inside the step (``BatchedGames``, its slot's seed stream), as TorchRL's
 partial reset expects: ``next`` holds the final observation of the finished game and the reset (``maybe_reset``,
@@ -37,6 +41,7 @@ vector envs do, so a slot plays the same games for any B.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -46,11 +51,38 @@ from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
 from .config import GameConfig
+from .games.sub_terra.core.observe import copy_observations
 from .info import INFO_KEYS, batch_info
 from .spaces import grid_shape, num_scalars
 from .vector import BatchedGames
 
 DONE_KEYS = ("done", "terminated", "truncated")
+
+
+class _ArrayPool:
+    """Arrays of one shape and dtype, each handed out again only when nothing but the pool refers to it: a tensor
+    made by ``torch.from_numpy`` holds its array until the tensor (and every view of it) is freed, so an array whose
+    only reference is the pool's list is unused. Keeps at most ``keep`` arrays: when all are in use (a rollout
+    holding every step), a fresh array takes the place of the oldest, which the pool forgets (its holders keep
+    it)."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, keep: int = 8):
+        self.shape, self.dtype, self.keep = shape, dtype, keep
+        self._arrays: list[np.ndarray] = []
+        self._oldest = 0
+
+    def get(self) -> np.ndarray:
+        arrays = self._arrays
+        for i in range(len(arrays)):
+            if sys.getrefcount(arrays[i]) == 2:  # the list's reference and getrefcount's argument
+                return arrays[i]
+        array = np.empty(self.shape, dtype=self.dtype)
+        if len(arrays) < self.keep:
+            arrays.append(array)
+        else:
+            arrays[self._oldest] = array
+            self._oldest = (self._oldest + 1) % self.keep
+        return array
 
 
 class SubterraTorchRLEnv(EnvBase):
@@ -76,6 +108,9 @@ class SubterraTorchRLEnv(EnvBase):
         self._scalars, self._actions = num_scalars(self.games.config.scenario), self.games.num_actions
         self._pending: dict[str, torch.Tensor] | None = None  # the new games' first observations (see _step)
         self._ended = np.zeros(num_envs, dtype=bool)  # the slots whose game ended in the last step
+        self._pools = {"observation": _ArrayPool((num_envs, *self._grid_shape), np.int8),
+                       "scalars": _ArrayPool((num_envs, self._scalars), np.int8),
+                       "action_mask": _ArrayPool((num_envs, self._actions), np.bool_)}
         self._make_specs()
         if seed is not None:
             self.set_seed(seed)
@@ -96,15 +131,17 @@ class SubterraTorchRLEnv(EnvBase):
         self.done_spec = Composite({k: Categorical(2, (b, 1), dtype=torch.bool) for k in DONE_KEYS}, shape=(b,))
 
     # ------------------------------------------------------------------------------------------------ core
-    def _empty_obs(self) -> dict[str, torch.Tensor]:
-        """Fresh (uninitialised) output tensors; the core writes into their numpy views."""
-        b = self.num_envs
-        return {"observation": torch.empty((b, *self._grid_shape), dtype=torch.int8),
-                "scalars": torch.empty((b, self._scalars), dtype=torch.int8),
-                "action_mask": torch.empty((b, self._actions), dtype=torch.bool)}
+    def _empty_obs(self) -> dict[str, np.ndarray]:
+        """Unused (uninitialised) output arrays, which the core writes and ``_tensors`` wraps."""
+        return {k: pool.get() for k, pool in self._pools.items()}
 
-    def _views(self, obs: dict[str, torch.Tensor]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return obs["observation"].numpy(), obs["scalars"].numpy(), obs["action_mask"].numpy()
+    @staticmethod
+    def _views(obs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return obs["observation"], obs["scalars"], obs["action_mask"]
+
+    @staticmethod
+    def _tensors(obs: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+        return {k: torch.from_numpy(v) for k, v in obs.items()}
 
     def _out(self, values: dict[str, torch.Tensor]) -> TensorDict:
         # every value is a CPU tensor of the spec's shape, made here: tensordict's per-entry checks are skipped
@@ -138,9 +175,9 @@ class SubterraTorchRLEnv(EnvBase):
             else:
                 values = pending  # None when nothing ended and nothing was asked: the games as they are
         if values is None:
-            values = self._empty_obs()
-            self.games.refresh(out=self._views(values))
-            values.update({k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()})
+            arrays = self._empty_obs()
+            self.games.refresh(out=self._views(arrays))
+            values = {**self._tensors(arrays), **self._tensors(batch_info(self.games.state))}
         self._set_mask(values["action_mask"])
         zeros = torch.zeros((self.num_envs, 1), dtype=torch.bool)
         return self._out({**values, **{k: zeros for k in DONE_KEYS}})
@@ -153,25 +190,30 @@ class SubterraTorchRLEnv(EnvBase):
         if not isinstance(action, torch.Tensor):
             raise TypeError(f"tensordict['action'] is {type(action).__name__}: expected an int64 tensor of shape "
                             f"({self.num_envs},)")
-        current = self._empty_obs()
-        s = self.games.step_batch(action.detach().cpu().numpy(), out=self._views(current), info_all=True)
-        info = {k: torch.from_numpy(v) for k, v in s.info.items()}
+        arrays = self._empty_obs()
+        s = self.games.step_batch(action.detach().cpu().numpy(), out=self._views(arrays), info_all=True,
+                                  keep_ended=False)
+        current = self._tensors(arrays)
         nxt = current
         if len(s.done):
-            # numpy's copy, not Tensor.clone: torch copies int8 through its thread pool (8 MB at B = 1024, radius
-            # 7: 1.0 ms against clone's 1.5 ms on one thread, and 2.9-12 ms on two threads busy with training)
-            grid, scalars, mask = (v.copy() for v in self._views(current))
-            grid[s.done], scalars[s.done], mask[s.done] = s.final_grid, s.final_scalars, False  # no legal action
-            nxt = {"observation": torch.from_numpy(grid), "scalars": torch.from_numpy(scalars),
-                   "action_mask": torch.from_numpy(mask)}
+            # into a recycled array (no page faults), by the engine's threads (numba's, as the observations were
+            # written), not Tensor.clone: torch copies int8 through its own pool (8 MB at B = 1024, radius 7: 1.5
+            # ms on one thread, 2.9-12 ms on two threads busy with training)
+            finals = self._empty_obs()
+            copy_observations(arrays["observation"], finals["observation"], self.games.core.threads)
+            np.copyto(finals["scalars"], arrays["scalars"])
+            np.copyto(finals["action_mask"], arrays["action_mask"])
+            finals["observation"][s.done], finals["scalars"][s.done] = s.final_grid, s.final_scalars
+            finals["action_mask"][s.done] = False  # a finished game has no legal action
+            nxt = self._tensors(finals)
             # after the reset: the new games' info where games ended, the same as ``info`` elsewhere
-            fresh = {k: torch.from_numpy(v) for k, v in batch_info(self.games.state).items()}
-            self._pending = {**current, **fresh}
+            self._pending = {**current, **self._tensors(batch_info(self.games.state))}
             self._ended[:] = False
             self._ended[s.done] = True
         else:
             self._pending = None
         self._set_mask(current["action_mask"])
+        info = self._tensors(s.info)
         terminated = torch.from_numpy(s.terminated).unsqueeze(-1)
         truncated = torch.from_numpy(s.truncated).unsqueeze(-1)
         return self._out({**nxt, **info, "reward": torch.from_numpy(s.reward).unsqueeze(-1),

@@ -149,7 +149,7 @@ class BatchedGames(Episodes):
         return self.observations(), s.reward, s.terminated, s.truncated, finals
 
     def step_batch(self, actions: Any, out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                   info_all: bool = False, checked: bool = False) -> BatchStep:
+                   info_all: bool = False, checked: bool = False, keep_ended: bool = True) -> BatchStep:
         """``step`` as arrays, with no Python loop over the slots (the TorchRL env's step): the finished games'
         final observations and infos come stacked (rows in the order of ``done``), and the new observations and
         masks go into ``out`` when given (see ``refresh``). ``info_all``: also the info of every slot's game as
@@ -157,7 +157,8 @@ class BatchedGames(Episodes):
 
         ``checked=True``: the caller guarantees every action is legal for its slot's mask (a policy that samples
         from the mask); the per-slot check is skipped, and an illegal action then corrupts its game. Without
-        autoreset, ended games are skipped by the core, whatever their action."""
+        autoreset, ended games are skipped by the core, whatever their action. ``keep_ended=False``: no copy of the
+        games as they ended (``BatchStep.ended`` None; the TorchRL env never reads it)."""
         mask = None
         if out is None:  # the other buffer (the same tuple each time: the one-call kernel stays bound to it)
             pair = self._buffers[1] if self._grid is self._buffers[0][0] else self._buffers[0]
@@ -166,12 +167,12 @@ class BatchedGames(Episodes):
         self._grid, self._scalars = pair
         # the step writes every slot's new observation (SubTerra.advance: in its one compiled call below 64 games)
         self.book.obs, self.book.obs_radius = pair, self.obs_radius
-        s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked)
-        if s.ended is not None:  # autoreset: the rows hold the games as they ended; the new games are observed
+        s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked, keep_ended=keep_ended)
+        if self.autoreset and len(s.done):  # the rows hold the games as they ended; the new games are observed
             final_grid, final_scalars = self._grid[s.done], self._scalars[s.done]
-            new = self.state.take(s.done)
-            self._grid[s.done], self._scalars[s.done] = observe(self.core.cat, new, np.maximum(new.actor, 0),
-                                                                self.obs_radius)
+            seats = np.maximum(self.state.actor[s.done], 0)
+            self._grid[s.done], self._scalars[s.done] = observe(self.core.cat, self.state, seats, self.obs_radius,
+                                                                rows=s.done)
         else:
             final_grid, final_scalars = self._no_finals
         return BatchStep(s.reward, s.terminated, s.truncated, s.done, final_grid, final_scalars, s.final_info,
@@ -193,8 +194,8 @@ class BatchStep:
     - per finished game, shape (len(done), ...), row j being slot ``done[j]``: ``final_grid``, ``final_scalars``
       (the acting caver's last observation), ``final_info`` (``subterra_env.info.INFO_KEYS``, int64),
       ``episode_return``, ``episode_length`` and ``ended`` (the games as they ended, a State of len(done) games,
-      for a global-state critic; None when no game ended or without autoreset). ``terminated[done]`` and
-      ``truncated[done]`` say how each ended.
+      for a global-state critic; None when no game ended, without autoreset or with ``keep_ended=False``).
+      ``terminated[done]`` and ``truncated[done]`` say how each ended.
 
     ``time``: seconds since the games were made."""
 

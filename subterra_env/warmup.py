@@ -34,7 +34,7 @@ def _random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
 
 
 def _core(batch: int) -> None:
-    from .games.sub_terra.core.observe import observe
+    from .games.sub_terra.core.observe import copy_observations, observe
     from .games.sub_terra.core.rules import Core
     from .rewards import TeamReward
 
@@ -46,7 +46,8 @@ def _core(batch: int) -> None:
         before = reward.snapshot(st)
         core.step(st, _random_actions(rng, core.legal_mask(st)))
         reward(before, st)
-        observe(core.cat, st, np.maximum(st.actor, 0), 7)
+        grid, _ = observe(core.cat, st, np.maximum(st.actor, 0), 7)
+        copy_observations(grid, np.empty_like(grid))  # the TorchRL env's copy (parallel at PARALLEL_MIN_BATCH)
     core.reset(st, np.arange(batch), np.arange(batch) + batch)
 
 

@@ -175,3 +175,33 @@ def test_aec_vector_and_core_agree(radius: int) -> None:
     np.testing.assert_array_equal(obs["observation"], grid)
     np.testing.assert_array_equal(obs["scalars"], scalars)
     assert games.observation_space.contains({k: v[0] for k, v in obs.items()})
+
+
+def test_rows_observe_only_those_games_and_the_parallel_copy_is_exact() -> None:
+    """``observe(rows=)`` (the autoreset's new games, no ``State.take``) gives those games' rows of the whole
+    batch's observation; ``copy_observations`` copies a batch exactly on one thread and on numba's threads, and
+    refuses arrays of another shape or dtype."""
+    from subterra_env.games.sub_terra.core.observe import copy_observations
+
+    core = Core(GameConfig())
+    st = core.init(np.arange(100))
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # games apart: different rounds, actors, windows
+        mask = core.legal_mask(st)
+        core.step(st, (rng.random(mask.shape) * mask).argmax(1))
+    seats = np.maximum(st.actor, 0)
+    grid, scalars = observe(core.cat, st, seats, 3)
+    rows = np.array([97, 3, 3, 50])
+    sub_grid, sub_scalars = observe(core.cat, st, seats[rows], 3, rows=rows)
+    assert sub_grid.shape == (4, NUM_GRID_CHANNELS, 7, 7) and sub_scalars.shape == (4, NUM_SCALARS)
+    np.testing.assert_array_equal(sub_grid, grid[rows])
+    np.testing.assert_array_equal(sub_scalars, scalars[rows])
+    assert len(np.unique(grid[rows[[0, 1, 3]]].reshape(3, -1), axis=0)) == 3  # three different games' windows
+    for threads in (1, 2):
+        out = np.zeros_like(grid)
+        copy_observations(grid, out, threads)
+        np.testing.assert_array_equal(out, grid)
+    with pytest.raises(ValueError, match="two C-contiguous int8 arrays of one shape"):
+        copy_observations(grid, np.zeros(grid.shape[:-1], np.int8))
+    with pytest.raises(ValueError, match="int8"):
+        copy_observations(grid, grid.astype(np.int16))

@@ -162,6 +162,28 @@ def test_transformed_env_resets_through_torchrls_own_path_identically() -> None:
     assert (td.exclude("step_count", ("next", "step_count")) == plain).all()
 
 
+def test_output_arrays_are_recycled_only_once_nothing_holds_them() -> None:
+    """A loop that keeps no step (a collector copying each step away) gets the same few arrays back; a step the
+    caller keeps is never written again, whatever the pool hands out after it (its values stay the rollout's)."""
+    reference = SubterraTorchRLEnv(4, TINY, seed=3, **SMALL_WINDOW).rollout(150, SeededPolicy(1),
+                                                                              break_when_any_done=False)
+    assert reference["next", "done"].sum() >= 8  # the copy of the final observations runs, not only the fast path
+    for keep_every in (0, 7):
+        env = SubterraTorchRLEnv(4, TINY, seed=3, **SMALL_WINDOW)
+        td, policy = env.reset(), SeededPolicy(1)
+        kept, pointers = {}, set()
+        for t in range(150):
+            out, td = env.step_and_maybe_reset(policy(td))
+            pointers.add(out["next", "observation"].data_ptr())
+            if keep_every and t % keep_every == 0:
+                kept[t] = out  # held: its root and next observations must never be written again
+            del out
+        if keep_every:
+            assert len(kept) == 22 and all((kept[t] == reference[:, t]).all() for t in kept)
+        else:
+            assert len(pointers) == 3  # three arrays in turn: the step's own, the finals' copy, the previous one
+
+
 def test_reset_of_chosen_slots_starts_their_next_games_only() -> None:
     env = SubterraTorchRLEnv(3, TINY, seed=6)
     td = env.reset()
