@@ -76,3 +76,40 @@ def test_bc_cells_beside_the_scratch_ones(tmp_path: Path) -> None:
     table = (out / "baselines.md").read_text()
     assert "| tiny | IPPO from scratch | 1 | 2,048 |" in table
     assert "| tiny | IPPO, BC (heuristic) + PPO | 1 | 2,048 |" in table
+    clone = json.loads((out / "tiny-ippo-bc-0" / "eval-clone" / "results.json").read_text())["results"][0]
+    assert clone["team"] == "policy:clone" and clone["num_games"] == 8
+    assert cells[-1]["clone"]["escaped_mean"] == clone["escaped_mean"] and "clone" not in cells[0]
+    assert f"| tiny | IPPO, BC (heuristic) clone | 1 | 0 | - | {clone['escaped_mean']:.2f} (seeds: " in table
+
+
+def test_bc_only_cells_merged_with_an_earlier_table(tmp_path: Path) -> None:
+    """``--bc-only --merge``: only the BC + PPO cell is trained; the earlier table's cells (the shipped tiny table's
+    six runs from scratch) and its references join it, in one JSON and one table."""
+    refused = subprocess.run([sys.executable, "-m", "training.baselines", "--bc-only"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+    assert refused.returncode == 2 and "--bc-only: the BC + PPO cells need --bc TEACHER" in refused.stderr
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text("[]")
+    refused = subprocess.run([sys.executable, "-m", "training.baselines", "--merge", str(bogus)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and f"--merge {bogus}: not a baselines.json" in refused.stderr
+    out = tmp_path / "baselines"
+    earlier = ROOT / "docs" / "baselines" / "tiny_table" / "baselines.json"
+    cmd = [sys.executable, "-m", "training.baselines", "--presets", "tiny", "--critics", "ippo", "--seeds", "0",
+           "--steps", "tiny=2048", "--eval-games", "8", "--reference", "--bc", "heuristic", "--bc-only",
+           "--merge", str(earlier), "--out", str(out), "--set", "num_games=64", "--set", "eval_every=2048",
+           "--set", "eval_games=8", "--set", "width=32", "--set", "torch_threads=1", "--set", "bc_decisions=1024",
+           "--set", "bc_epochs=1"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not (out / "tiny-ippo-0").exists() and (out / "tiny-ippo-bc-0" / "bc.json").is_file()
+    data = json.loads((out / "baselines.json").read_text())
+    assert [(c["critic"], c["bc_teacher"], c["seed"]) for c in data["cells"]] == [
+        ("ippo", None, 0), ("ippo", None, 1), ("ippo", None, 2), ("ippo", "heuristic", 0),
+        ("mappo", None, 0), ("mappo", None, 1), ("mappo", None, 2)]
+    assert [r["team"] for r in data["references"]["tiny"]] == ["random", "heuristic"]
+    assert data["merged"] == [str(earlier)]
+    table = (out / "baselines.md").read_text()
+    assert "| tiny | heuristic | - | - | - | 3.84 ± 0.03 | 86.8% |" in table
+    assert "| tiny | IPPO from scratch | 3 | 6,807,552-7,675,904 | 9 min | 3.68 (seeds: 3.74, 3.58, 3.73) |" in table
+    assert "| tiny | IPPO, BC (heuristic) + PPO | 1 | 2,048 |" in table

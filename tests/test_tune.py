@@ -39,3 +39,29 @@ def test_a_bad_fixed_setting_is_named_before_any_trial(tmp_path: Path, capsys) -
     assert stop.value.code == 2
     assert "lrr" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_the_space_is_changed_by_name_and_bad_ranges_are_named(tmp_path: Path, capsys) -> None:
+    space = tune.space_of(["num_games=1024,8192", "lr=0.0002:0.002", "clip=0:0.2"])
+    assert space["num_games"] == ("choice", (1024, 8192))
+    assert space["lr"] == ("log", (0.0002, 0.002)) and space["clip"] == ("uniform", (0.0, 0.2))
+    assert space["width"] == tune.SPACE["width"]
+    for item, words in [("gamma=0.9:0.99", "'gamma' is not drawn"), ("width=64,wide", "expected width=A,B,C"),
+                        ("lr=0.01", "expected lr=LOW:HIGH"), ("lr=0:0.01", "LOW must be below HIGH and above 0"),
+                        ("minibatches=0,2", "every choice must be at least 1")]:
+        with pytest.raises(SystemExit) as stop:
+            tune.main(["--space", item, "--out", str(tmp_path / "x")])
+        assert stop.value.code == 2
+        assert f"--space {item!r}: {words}" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_an_annealed_trial_over_a_narrowed_space(tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    assert tune.main(["--trials", "1", "--seconds", "0.5", "--eval-games", "4", "--out", str(out), "--anneal",
+                      "--space", "num_games=64", "--space", "width=32", "--set", "torch_threads=1",
+                      "--set", "rollout=4"]) == 0
+    config = ppo.load_args(out / "trials" / "trial_000" / "config.yaml")
+    assert config.anneal_lr is True and config.num_games == 64 and config.width == 32
+    assert "(the learning rate annealed over them)" in (out / "trials.md").read_text()
+    assert ppo.load_args(out / "best.yaml").num_games == 64

@@ -17,9 +17,15 @@ during training against env-steps, mean over seeds, min-max band).
 settings, which ``--set`` may change) trains each preset x critic x seed a second time with ``--set
 bc_teacher=TEACHER``, in ``PRESET-CRITIC-bc-SEED``: its cells carry ``bc_teacher`` in the JSON (null for the runs
 from scratch), its rows read "CRITIC, BC (TEACHER) + PPO" and its curves (dashed) start at step 0 from the cloned
-policy. Their budget in env-steps is PPO's; their wall-clock includes the cloning. ``--bc-set KEY=VALUE`` gives
-those cells alone a setting, e.g. ``--bc-set anchor_kl=1`` (the penalty that holds PPO near the clone, which a run
-from scratch has no use for).
+policy. Their budget in env-steps is PPO's; their wall-clock includes the cloning. The clone itself (``clone.pt``) is
+evaluated on the same games too (``eval-clone/``; the cell's ``clone`` in the JSON, a "clone" row above the cell's).
+``--bc-set KEY=VALUE`` gives those cells alone a setting, e.g. ``--bc-set anchor_kl=1`` (the penalty that holds PPO
+near the clone, which a run from scratch has no use for); ``--bc-only`` trains those cells alone. ``--merge JSON ...`` joins the cells and
+references of earlier ``baselines.json`` files to this run's in one table, JSON and set of curves (this run's replace
+theirs where both have the same cell), so that cells trained at different times make one table:
+
+    python -m training.baselines --presets tiny small --critics mappo --bc heuristic --bc-only --reference \
+        --merge docs/baselines/tiny_table/baselines.json --out runs/baselines-bc
 """
 
 from __future__ import annotations
@@ -56,9 +62,22 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    "(training/ppo.py's bc_teacher: heuristic, search, search:N, minari:ID)")
     p.add_argument("--bc-set", action="append", default=[], metavar="KEY=VALUE",
                    help="extra training/ppo.py setting of the BC + PPO cells only (e.g. anchor_kl=1)")
+    p.add_argument("--bc-only", action="store_true", help="train the BC + PPO cells alone (not those from scratch)")
+    p.add_argument("--merge", nargs="+", type=Path, default=[], metavar="JSON",
+                   help="earlier baselines.json files whose cells and references join this table (this run's cells "
+                   "and references replace theirs where both have one)")
     args = p.parse_args(argv)
     if args.bc_set and args.bc is None:
         p.error(f"--bc-set {' '.join(args.bc_set)}: the BC + PPO cells' settings need --bc TEACHER")
+    if args.bc_only and args.bc is None:
+        p.error("--bc-only: the BC + PPO cells need --bc TEACHER")
+    for path in args.merge:
+        try:
+            earlier = json.loads(path.read_text())
+        except (OSError, ValueError) as e:
+            p.error(f"--merge {path}: {e}")
+        if not isinstance(earlier, dict) or not {"cells", "references"} <= earlier.keys():
+            p.error(f"--merge {path}: not a baselines.json (no 'cells' and 'references')")
     if args.bc is not None:
         from training.ppo import check_teacher_name
         from training.schema import SettingsError
@@ -116,10 +135,37 @@ def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int, te
     row = json.loads(result.read_text())["results"][0]
     progress = [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
     curve = [json.loads(line) for line in (run_dir / "eval.jsonl").read_text().splitlines()]
-    return {"preset": preset, "critic": critic, "seed": seed, "bc_teacher": teacher, "env_steps": progress[-1]["step"],
+    cell = {"preset": preset, "critic": critic, "seed": seed, "bc_teacher": teacher, "env_steps": progress[-1]["step"],
             "seconds": float((run_dir / "wall_seconds.txt").read_text()),
             "escaped_mean": row["escaped_mean"], "escaped_ci95": row["escaped_ci95"], "rates": row["rates"],
             "games": row["num_games"], "curve": [(c["step"], c["escaped_mean"]) for c in curve]}
+    if teacher:  # the clone PPO started from, on the same games: what PPO added to it
+        cloned = run_dir / "eval-clone" / "results.json"
+        if not cloned.exists():
+            evaluate(preset, [f"policy:{run_dir / 'clone.pt'}"], args.eval_games, cloned.parent)
+        clone = json.loads(cloned.read_text())["results"][0]
+        cell["clone"] = {k: clone[k] for k in ("escaped_mean", "escaped_ci95", "rates")}
+    return cell
+
+
+def merged(paths: list[Path], cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]]]
+           ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """This run's cells and references joined with those of earlier ``baselines.json`` files (a later file's, and
+    this run's, replace an earlier one's of the same preset, critic, teacher and seed), the cells in preset order."""
+    by_key: dict[tuple, dict[str, Any]] = {}
+    refs: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        earlier = json.loads(path.read_text())
+        for cell in earlier["cells"]:
+            by_key[cell["preset"], cell["critic"], cell.get("bc_teacher"), cell["seed"]] = cell
+        refs.update(earlier["references"])
+    for cell in cells:
+        by_key[cell["preset"], cell["critic"], cell["bc_teacher"], cell["seed"]] = cell
+    refs.update({preset: rows for preset, rows in references.items() if rows})
+    out = [{**cell, "bc_teacher": cell.get("bc_teacher")} for cell in by_key.values()]
+    out.sort(key=lambda c: (PRESETS.index(c["preset"]), CRITICS.index(c["critic"]), c["bc_teacher"] is not None,
+                            c["seed"]))
+    return out, {preset: refs[preset] for preset in PRESETS if preset in refs}
 
 
 def table(cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]]]) -> str:
@@ -138,6 +184,12 @@ def table(cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]
             gold = sum(c["rates"]["gold"] for c in mine) / len(mine)
             steps = sorted({c["env_steps"] for c in mine})  # a wall-clock budget (max_seconds) ends seeds apart
             span = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,}-{steps[-1]:,}"
+            clones = [c["clone"] for c in mine if c.get("clone")]
+            if clones:  # the clones alone, before PPO: 0 env-steps
+                lines.append(f"| {preset} | {critic.upper()}, BC ({teacher}) clone | {len(clones)} | 0 | - | "
+                             f"{sum(c['escaped_mean'] for c in clones) / len(clones):.2f} (seeds: "
+                             f"{', '.join(format(c['escaped_mean'], '.2f') for c in clones)}) | "
+                             f"{sum(c['rates']['gold'] for c in clones) / len(clones):.1%} |")
             lines.append(f"| {preset} | {label(critic, teacher)} | {len(mine)} | "
                          f"{span} | {sum(c['seconds'] for c in mine) / len(mine) / 60:.0f} min | "
                          f"{mean:.2f} (seeds: {per_seed}) | {gold:.1%} |")
@@ -196,12 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     for preset in args.presets:
         if args.reference:
             references[preset] = evaluate(preset, args.reference, args.eval_games, args.out / f"reference-{preset}")
-    teachers = [None] + ([args.bc] if args.bc else [])
+    teachers = ([] if args.bc_only else [None]) + ([args.bc] if args.bc else [])
     cells = [train_cell(args, preset, critic, seed, teacher) for preset in args.presets for critic in args.critics
              for teacher in teachers for seed in args.seeds]
+    cells, references = merged(args.merge, cells, references)
     (args.out / "baselines.json").write_text(json.dumps({"cells": cells, "references": references, "bc": args.bc,
-                                                         "bc_set": args.bc_set, "command": " ".join(sys.argv)},
-                                                        indent=1))
+                                                         "bc_set": args.bc_set, "merged": [str(m) for m in args.merge],
+                                                         "command": " ".join(sys.argv)}, indent=1))
     text = table(cells, references)
     (args.out / "baselines.md").write_text(text)
     curves(cells, args.out)

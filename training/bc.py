@@ -66,18 +66,21 @@ def check_teacher_name(name: str) -> None:
 
 
 def make_teacher(name: str, venv: Any, seed: int = 0) -> Any:
-    """The teacher agent by name: ``heuristic`` or ``search`` / ``search:WORLDS`` (bound to every slot of ``venv``),
-    ``random``, ``first_legal``."""
+    """The teacher agent by name: ``heuristic`` or ``search`` / ``search:WORLDS`` (bound to every slot of ``venv``,
+    on the games' own engine threads), ``random``, ``first_legal``."""
     check_teacher_name(name)
+    # A teacher on every core beside a trainer given one would crowd it (and numba's OpenMP launches used to leave
+    # torch on their thread count too).
+    threads = getattr(getattr(getattr(venv, "games", None), "core", None), "threads", None)
     if name == "heuristic":
         from agents.heuristic import HeuristicAgent
 
-        return HeuristicAgent(venv)
+        return HeuristicAgent(venv, threads=threads)
     if name == "search" or name.startswith("search:"):  # search:N: N worlds a decision
         from agents.search import SearchAgent
 
         worlds = int(name.split(":", 1)[1]) if ":" in name else None  # None: the search's default
-        return SearchAgent(venv, seed=seed, worlds=worlds, threads=getattr(venv.games.core, "threads", None))
+        return SearchAgent(venv, seed=seed, worlds=worlds, threads=threads)
     if name == "random":
         from agents.random_agent import RandomAgent
 

@@ -2,12 +2,16 @@
 
     python -m training.tune --game tiny --trials 30 --seconds 120 --out runs/tune-tiny      # about an hour, 2 cores
     python -m training.tune --game small --trials 30 --seconds 600 --out runs/tune-small --set device=cuda
+    python -m training.tune --game small --set max_cycles=100 --space num_games=1024,2048,4096,8192 --anneal \
+        --trials 8 --seconds 300 --out runs/tune-small                                 # the small study, 2 cores
 
 Each trial trains from scratch for a fixed wall-clock budget (``--seconds``: what a setting buys per second of the
 machine, not per step) with settings drawn by Optuna's TPE sampler: learning rate, entropy weight, clip range,
 games stepped together (the batch), minibatches and the network's width; the rest comes from ``--config`` and
-``--set``. The learning rate is not annealed (so the tiny study ran; ``training/ppo.py`` can anneal it over a
-clock since, ``max_seconds``, which the trials do not use yet). A trial's score
+``--set``; ``--space NAME=...`` gives a drawn setting other choices or bounds (``--space
+num_games=1024,2048,4096,8192`` for a cave that wants bigger batches). The learning rate is not annealed (so the tiny
+study ran) unless ``--anneal``, which anneals it to 0 over each trial's clock (``max_seconds``), as the 30-minute
+configs train. A trial's score
 is the greedy evaluation at its end (``--eval-games`` seeded games, seeds from 1,000,000, never the seeds of the
 reported tables). The study lives in ``OUT/study.db`` (SQLite: ``--out`` again resumes it and adds trials);
 ``OUT/trials.md`` is the table of every trial, best first, and ``OUT/best.yaml`` the best trial's drawn settings on top
@@ -43,9 +47,9 @@ SPACE: dict[str, tuple[str, Any]] = {
 }
 
 
-def draw(trial: Any) -> dict[str, Any]:
+def draw(trial: Any, space: dict[str, tuple[str, Any]]) -> dict[str, Any]:
     out = {}
-    for name, (kind, values) in SPACE.items():
+    for name, (kind, values) in space.items():
         if kind == "log":
             out[name] = trial.suggest_float(name, *values, log=True)
         elif kind == "uniform":
@@ -53,6 +57,32 @@ def draw(trial: Any) -> dict[str, Any]:
         else:
             out[name] = trial.suggest_categorical(name, list(values))
     return out
+
+
+def space_of(items: list[str]) -> dict[str, tuple[str, Any]]:
+    """SPACE with ``NAME=A,B,C`` (a choice's values) or ``NAME=LOW:HIGH`` (a range's bounds) put in; ValueError
+    names an unknown setting, a value that is not a number or a range that is empty or below zero."""
+    space = dict(SPACE)
+    for item in items:
+        name, _, text = item.partition("=")
+        if name not in SPACE:
+            raise ValueError(f"{item!r}: {name!r} is not drawn; the drawn settings are {', '.join(SPACE)}")
+        kind = SPACE[name][0]
+        try:
+            if kind == "choice":
+                values: Any = tuple(int(v) for v in text.split(","))
+                ok = all(v >= 1 for v in values)
+            else:
+                low, high = (float(v) for v in text.split(":"))
+                values, ok = (low, high), 0 < low < high if kind == "log" else 0 <= low < high
+        except ValueError:
+            raise ValueError(f"{item!r}: expected {name}=A,B,C (whole numbers)" if kind == "choice" else
+                             f"{item!r}: expected {name}=LOW:HIGH (numbers)") from None
+        if not ok:
+            raise ValueError(f"{item!r}: " + ("every choice must be at least 1" if kind == "choice" else
+                                              f"LOW must be below HIGH{' and above 0' if kind == 'log' else ''}"))
+        space[name] = (kind, values)
+    return space
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -66,9 +96,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--eval-games", type=int, default=200)
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed (and every trial's training seed)")
     p.add_argument("--out", type=Path, default=Path("runs/tune"))
+    p.add_argument("--space", action="append", default=[], metavar="NAME=A,B,C|NAME=LOW:HIGH",
+                   help=f"another range of one drawn setting ({', '.join(SPACE)}): choices for num_games, minibatches "
+                   "and width, LOW:HIGH for the rest (a resumed study needs the same --space)")
+    p.add_argument("--anneal", action="store_true",
+                   help="anneal each trial's learning rate to 0 over its --seconds (as the 30-minute configs do)")
     args = p.parse_args(argv)
     if args.trials < 1 or args.seconds <= 0 or args.eval_games < 1:
         p.error("--trials and --eval-games must be at least 1 and --seconds positive")
+    try:
+        args.space = space_of(args.space)
+    except ValueError as e:
+        p.error(f"--space {e}")
     try:  # every fixed setting checked before any trial runs
         ppo.load_args(args.config, [*args.set, f"game={args.game}"])
     except SettingsError as e:
@@ -77,9 +116,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def objective(args: argparse.Namespace, trial: Any) -> float:
-    drawn = draw(trial)
+    drawn = draw(trial, args.space)
     run = args.out / "trials" / f"trial_{trial.number:03d}"
-    overrides = [*args.set, f"game={args.game}", f"seed={args.seed}", "anneal_lr=false", "progress_bar=false",
+    overrides = [*args.set, f"game={args.game}", f"seed={args.seed}", f"anneal_lr={str(args.anneal).lower()}",
+                 "progress_bar=false",
                  "eval_every=0", f"eval_games={args.eval_games}", "checkpoint_every=0",
                  f"max_seconds={args.seconds}", "total_steps=10000000000"]
     overrides += [f"{k}={v}" for k, v in drawn.items()]
@@ -100,7 +140,8 @@ def report(study: Any, args: argparse.Namespace) -> str:
     trials = sorted((t for t in study.trials if t.value is not None), key=lambda t: -t.value)
     names = list(SPACE)
     lines = [f"Study `{args.out / 'study.db'}`: {len(trials)} trials on `{args.game}`, {args.seconds:.0f} s of "
-             f"training each, greedy cavers out over {args.eval_games} games.", "",
+             f"training each{' (the learning rate annealed over them)' if args.anneal else ''}, greedy cavers out "
+             f"over {args.eval_games} games.", "",
              "| trial | cavers out | env-steps | " + " | ".join(names) + " |",
              "|---:|---:|---:|" + "---:|" * len(names)]
     for t in trials:

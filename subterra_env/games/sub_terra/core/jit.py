@@ -23,6 +23,7 @@ Behind numba's cache every function has a second, read-only tier: portable machi
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import logging
 import os
@@ -262,20 +263,45 @@ def compile_stats() -> dict[str, tuple[int, float]]:
 
 PARALLEL_MIN_BATCH = 64  # batches smaller than this use the serial loops: the thread pool's start-up costs more
 
-# numba's default thread pool (workqueue) aborts the process if two Python threads launch parallel kernels at once:
-# every parallel launch holds this lock.
+# numba's workqueue thread pool (its fallback where neither TBB nor OpenMP is found) aborts the process if two Python
+# threads launch parallel kernels at once: every parallel launch holds this lock.
 _PARALLEL_LOCK = threading.Lock()
 
 
+class _OpenMP:
+    """The calling thread's OpenMP thread count, read and restored around a parallel launch. numba's ``omp`` layer
+    launch also sets the count of the OpenMP runtime first in the process's global scope, which is torch's own
+    libgomp where torch is loaded: without a restore, one engine launch on two cores left a trainer told to use one
+    torch thread on two (two runs side by side then crowded each other 4-7x: issue 41's BC stage). Looked up in the
+    global scope, where numba's launch finds it; until something there exports OpenMP (no torch, or another
+    threading layer), there is nothing to restore and each launch looks again."""
+
+    def __init__(self) -> None:
+        self.get = self.set = None
+
+    def bound(self) -> bool:
+        if self.get is None:
+            try:
+                scope = ctypes.CDLL(None)
+                self.get, self.set = scope.omp_get_max_threads, scope.omp_set_num_threads
+            except (OSError, AttributeError):
+                return False
+        return True
+
+
+_OMP = _OpenMP()
+
+
 class parallel_section:
-    """Context for a parallel kernel call: the lock above, and the thread count (numba's setting is per calling
-    thread; None keeps numba's default, every core)."""
+    """Context for a parallel kernel call: the lock above, the thread count (numba's setting is per calling
+    thread; None keeps numba's default, every core), and the calling thread's OpenMP count as it was before."""
 
     def __init__(self, threads: int | None = None):
         self.threads = threads
 
     def __enter__(self) -> None:
         _PARALLEL_LOCK.acquire()
+        self.omp_before = _OMP.get() if _OMP.bound() else None
         if self.threads is not None:
             self.before = numba.get_num_threads()
             numba.set_num_threads(self.threads)
@@ -283,4 +309,6 @@ class parallel_section:
     def __exit__(self, *exc: object) -> None:
         if self.threads is not None:
             numba.set_num_threads(self.before)
+        if self.omp_before is not None:
+            _OMP.set(self.omp_before)
         _PARALLEL_LOCK.release()
