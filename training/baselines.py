@@ -232,7 +232,7 @@ def curves(cells: list[dict[str, Any]], out: Path) -> list[Path]:
         ax.set_title(f"native PPO: {preset}")
         ax.set_ylim(0, 4)
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower right")
+        ax.legend(loc="best")  # the curves sit high on the tiny cave, low on the others
         fig.tight_layout()
         path = out / f"curves_{preset}.png"
         fig.savefig(path)
