@@ -20,9 +20,10 @@ from scratch), its rows read "CRITIC, BC (TEACHER) + PPO" and its curves (dashed
 policy. Their budget in env-steps is PPO's; their wall-clock includes the cloning. The clone itself (``clone.pt``) is
 evaluated on the same games too (``eval-clone/``; the cell's ``clone`` in the JSON, a "clone" row above the cell's).
 ``--bc-set KEY=VALUE`` gives those cells alone a setting, e.g. ``--bc-set anchor_kl=1`` (the penalty that holds PPO
-near the clone, which a run from scratch has no use for); ``--bc-only`` trains those cells alone. ``--merge JSON ...`` joins the cells and
-references of earlier ``baselines.json`` files to this run's in one table, JSON and set of curves (this run's replace
-theirs where both have the same cell), so that cells trained at different times make one table:
+near the clone, which a run from scratch has no use for); ``--bc-only`` trains those cells alone. ``--merge JSON
+...`` joins the cells and references of earlier ``baselines.json`` files to this run's in one table, JSON and set of
+curves (this run's replace theirs where both have the same cell), so that cells trained at different times make one
+table (the BC + PPO rows of docs/baselines.md):
 
     python -m training.baselines --presets tiny small --critics mappo --bc heuristic --bc-only --reference \
         --merge docs/baselines/tiny_table/baselines.json --out runs/baselines-bc
