@@ -72,6 +72,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"--bc-set {' '.join(args.bc_set)}: the BC + PPO cells' settings need --bc TEACHER")
     if args.bc_only and args.bc is None:
         p.error("--bc-only: the BC + PPO cells need --bc TEACHER")
+    args.earlier = []  # the --merge files' contents, read once
     for path in args.merge:
         try:
             earlier = json.loads(path.read_text())
@@ -79,6 +80,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
             p.error(f"--merge {path}: {e}")
         if not isinstance(earlier, dict) or not {"cells", "references"} <= earlier.keys():
             p.error(f"--merge {path}: not a baselines.json (no 'cells' and 'references')")
+        args.earlier.append(earlier)
     if args.bc is not None:
         from training.ppo import check_teacher_name
         from training.schema import SettingsError
@@ -149,14 +151,13 @@ def train_cell(args: argparse.Namespace, preset: str, critic: str, seed: int, te
     return cell
 
 
-def merged(paths: list[Path], cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]]]
+def merged(tables: list[dict[str, Any]], cells: list[dict[str, Any]], references: dict[str, list[dict[str, Any]]]
            ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-    """This run's cells and references joined with those of earlier ``baselines.json`` files (a later file's, and
+    """This run's cells and references joined with those of earlier ``baselines.json`` tables (a later table's, and
     this run's, replace an earlier one's of the same preset, critic, teacher and seed), the cells in preset order."""
     by_key: dict[tuple, dict[str, Any]] = {}
     refs: dict[str, list[dict[str, Any]]] = {}
-    for path in paths:
-        earlier = json.loads(path.read_text())
+    for earlier in tables:
         for cell in earlier["cells"]:
             by_key[cell["preset"], cell["critic"], cell.get("bc_teacher"), cell["seed"]] = cell
         refs.update(earlier["references"])
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     teachers = ([] if args.bc_only else [None]) + ([args.bc] if args.bc else [])
     cells = [train_cell(args, preset, critic, seed, teacher) for preset in args.presets for critic in args.critics
              for teacher in teachers for seed in args.seeds]
-    cells, references = merged(args.merge, cells, references)
+    cells, references = merged(args.earlier, cells, references)
     (args.out / "baselines.json").write_text(json.dumps({"cells": cells, "references": references, "bc": args.bc,
                                                          "bc_set": args.bc_set, "merged": [str(m) for m in args.merge],
                                                          "command": " ".join(sys.argv)}, indent=1))

@@ -74,7 +74,8 @@ def space_of(items: list[str]) -> dict[str, tuple[str, Any]]:
                 ok = all(v >= 1 for v in values)
             else:
                 low, high = (float(v) for v in text.split(":"))
-                values, ok = (low, high), 0 < low < high if kind == "log" else 0 <= low < high
+                values = (low, high)
+                ok = low < high and (low > 0 if kind == "log" else low >= 0)
         except ValueError:
             raise ValueError(f"{item!r}: expected {name}=A,B,C (whole numbers)" if kind == "choice" else
                              f"{item!r}: expected {name}=LOW:HIGH (numbers)") from None

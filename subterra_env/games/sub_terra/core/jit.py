@@ -27,6 +27,7 @@ import ctypes
 import hashlib
 import logging
 import os
+import sys
 import threading
 import time
 import types
@@ -274,13 +275,18 @@ class _OpenMP:
     libgomp where torch is loaded: without a restore, one engine launch on two cores left a trainer told to use one
     torch thread on two (two runs side by side then crowded each other 4-7x: issue 41's BC stage). Looked up in the
     global scope, where numba's launch finds it; until something there exports OpenMP (no torch, or another
-    threading layer), there is nothing to restore and each launch looks again."""
+    threading layer), there is nothing to restore, and the lookup (about 18 us) is tried again only once more modules
+    have been imported, not at every launch of the core's hot path."""
 
     def __init__(self) -> None:
         self.get = self.set = None
+        self.modules_tried = -1  # len(sys.modules) at the last lookup that found nothing
 
     def bound(self) -> bool:
         if self.get is None:
+            if len(sys.modules) == self.modules_tried:
+                return False
+            self.modules_tried = len(sys.modules)
             try:
                 scope = ctypes.CDLL(None)
                 self.get, self.set = scope.omp_get_max_threads, scope.omp_set_num_threads
