@@ -92,6 +92,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.sps
 	$(BIN)/python -m benchmarks.startup
 	$(BIN)/python -m benchmarks.latency
+	$(BIN)/python -m benchmarks.observe_cost
 
 # The venvs and the compiled rules' numba caches (subterra_env/games/sub_terra/core/jit.py).
 clean:

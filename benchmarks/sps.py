@@ -26,8 +26,10 @@ Rows (every one timed by the same loop; all but the heuristic's under random leg
                (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
                "one call" (``core.advance`` at that size too, which the episode layer does not use there), "radius
                2" (the native trainer's 5 x 5 window instead of the default 15 x 15: 0.9 KB written a game a
-               decision instead of 7.6 KB, which bounds the default row by memory bandwidth there) and "checked"
+               decision instead of 7.6 KB, which bounds the default row by memory bandwidth there), "checked"
                (separate calls with the default checked step, each action tested against a freshly computed mask)
+               and "observation bytes alone" (the default window's arrays zeroed by the same threads, no rules:
+               the memory floor of the step+mask+obs rows)
     heuristic  the compiled heuristic team (``agents.heuristic.HeuristicAgent``) on the same games, at B = 4096 (or
                the largest B): "heuristic decide" times ``decide`` alone (decisions per second of the team's
                choices; the rules' legal_mask + step between calls run outside the timer), at numba's default
@@ -85,7 +87,7 @@ import numpy as np
 import subterra_env
 from subterra_env.config import GameConfig
 from subterra_env.games.sub_terra.core.advance import advance
-from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH
+from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH, parallel_section
 from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.games.sub_terra.core.state import RUNNING
@@ -252,7 +254,31 @@ def _pick_legal(mask: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
                 k -= 1
 
 
+@numba.njit(parallel=True)
+def _zero_observations(grid: np.ndarray, scalars: np.ndarray) -> None:
+    # what observe_game does first for every game (out[:] = 0, sc[:] = 0), over the same threads, and nothing else
+    for b in numba.prange(grid.shape[0]):
+        grid[b] = 0
+        scalars[b] = 0
+
+
 # ---------------------------------------------------------------------------------------------- steppers
+def observation_bytes_stepper(batch: int, radius: int = OBS_RADIUS) -> Step:
+    """The memory floor of the observation rows: every game's observation arrays zeroed by numba's threads, as
+    the compiled writer starts each game's, and no rule, mask or observation computed. Its env-steps/s is what the
+    machine's memory allows a row that writes these bytes; beside the step + mask row it bounds the step + mask +
+    obs row (1 / (1 / step+mask + 1 / this))."""
+    grid = np.ones((batch, *grid_shape(radius)), dtype=np.int8)
+    scalars = np.ones((batch, num_scalars()), dtype=np.int8)
+
+    def step() -> tuple[int, int]:
+        with parallel_section(None):
+            _zero_observations(grid, scalars)
+        return batch, 0
+
+    return step
+
+
 def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
     """One decision per call in any PettingZoo AEC env with ``action_mask`` observations; resets finished games."""
     env = make_env()
@@ -591,6 +617,8 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
                                                                             radius=TRAINER_RADIUS)))
         rows.append(row("core", "core step+mask+obs, one call", b, partial(core_stepper, b, True, seed,
                                                                             one_call=True)))
+        rows.append(row("core", "core observation bytes alone (zeroed, no rules)", b,
+                        partial(observation_bytes_stepper, b)))
     if "heuristic" in kinds:
         rows += heuristic_rows(batches, seed, row)
     if "vector" in kinds:

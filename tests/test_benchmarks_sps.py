@@ -32,7 +32,8 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     expected |= {("TorchRL env (native)", b) for b in sps.TORCHRL_BATCHES}
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
     expected |= {("core step+mask+obs, one call", max(sps.QUICK_BATCHES)),
-                 ("core step+mask+obs, radius 2", max(sps.QUICK_BATCHES))}
+                 ("core step+mask+obs, radius 2", max(sps.QUICK_BATCHES)),
+                 ("core observation bytes alone (zeroed, no rules)", max(sps.QUICK_BATCHES))}
     expected |= {("in_the_cave AEC env (PettingZoo)", 1), ("in_the_cave core step+mask", 1),
                  ("in_the_cave core step+mask", max(sps.QUICK_BATCHES))}
     for name in ("annihilation", "extraction", "investigation"):
@@ -116,3 +117,15 @@ def test_compare_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:
     bad.write_text("{}")
     with pytest.raises(SystemExit, match="bad.json: not a benchmarks/sps.py result"):
         load_runs([bad])
+
+
+def test_observation_bytes_floor_zeroes_every_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memory-floor row writes the default window's bytes of every game (a row that wrote nothing would time
+    nothing): arrays of ones come out all zero."""
+    import numpy as np
+
+    sps = load_sps(monkeypatch)
+    grid, scalars = np.ones((3, 34, 15, 15), np.int8), np.ones((3, 49), np.int8)
+    sps._zero_observations(grid, scalars)
+    assert int(grid.sum()) == 0 and int(scalars.sum()) == 0
+    assert sps.observation_bytes_stepper(5)() == (5, 0)
