@@ -26,7 +26,7 @@ Rows (every one timed by the same loop; all but the heuristic's under random leg
                (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
                "one call" (``core.advance`` at that size too, which the episode layer does not use there), "radius
                2" (the native trainer's 5 x 5 window instead of the default 15 x 15: 0.9 KB written a game a
-               decision instead of 7.6 KB, which bounds the default row by memory bandwidth there), "checked"
+               decision instead of 7.6 KB; at B = 4096 memory bounds the default row), "checked"
                (separate calls with the default checked step, each action tested against a freshly computed mask)
                and "observation bytes alone" (the default window's arrays zeroed by the same threads, no rules:
                the memory floor of the step+mask+obs rows)
