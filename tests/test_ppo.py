@@ -612,3 +612,14 @@ def test_a_negative_result_reward_with_discounting_warns_that_a_team_can_learn_t
         args = ppo.load_args(None, ["reward_result=[0, 2, 2.5, 3]", "gamma=0.995"])
         ppo.load_args(None, ["reward_result=[-1, 0.5, 0.75, 1]", "gamma=1"])  # undiscounted: no reason to stall
     assert args.reward_result == (0.0, 2.0, 2.5, 3.0)
+
+
+def test_every_shipped_native_config_loads() -> None:
+    """Every configs/train/ppo_*.yaml resolves to training/ppo.py's settings (a renamed or misspelt key fails here,
+    not an hour into a run); the small-cave stage keeps the tiny team's network, which its init_from must match."""
+    loaded = {p.name: ppo.load_args(p) for p in sorted((ROOT / "configs" / "train").glob("ppo_*.yaml"))}
+    assert {"ppo_test.yaml", "ppo_tiny.yaml", "ppo_tiny_mappo_30min.yaml", "ppo_small_from_tiny.yaml"} <= set(loaded)
+    small, tiny = loaded["ppo_small_from_tiny.yaml"], loaded["ppo_tiny_mappo_30min.yaml"]
+    assert (small.game, small.num_games, small.minibatches, small.max_seconds) == ("small", 2048, 4, 300)
+    assert (small.network, small.obs_radius, small.width, small.critic, small.state_radius) == \
+        (tiny.network, tiny.obs_radius, tiny.width, tiny.critic, tiny.state_radius)
