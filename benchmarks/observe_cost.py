@@ -5,11 +5,11 @@
 
 For each batch size B and window radius, the games are played ``--decisions`` random legal decisions into the
 game first (finished ones restarted), so their boards hold tiles as mid-game boards do. Then, on the same states
-and output arrays, interleaved and ``--repeats`` times each (the median reported), in nanoseconds a game:
+(and arrays of the same shapes), interleaved and ``--repeats`` times each (the median reported), in nanoseconds a game:
 
     observe, 1 thread       ``core.observe.observe(..., threads=1)``
     observe                 the same on numba's default threads (every core), as the step + mask + obs rows run it
-    bytes alone             the observation arrays zeroed by the same threads and nothing computed (what the writer
+    bytes alone             observation arrays zeroed by the same threads and nothing computed (what the writer
                             does first for every game): the memory floor of writing these bytes
 
 The batches share a cache level when small: a writer whose cost a game grows with B while the bytes a game do not
@@ -32,9 +32,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from benchmarks.sps import RandomLegal, _zero_observations
+from benchmarks.sps import RandomLegal, observation_bytes_stepper
 from subterra_env.config import GameConfig
-from subterra_env.games.sub_terra.core.jit import parallel_section
 from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.games.sub_terra.core.state import RUNNING, State
@@ -63,14 +62,9 @@ def callers(core: Core, st: State, radius: int) -> dict[str, Callable[[], Any]]:
     grid = np.zeros((b, *grid_shape(radius)), dtype=np.int8)
     scalars = np.zeros((b, num_scalars()), dtype=np.int8)
     seats = np.maximum(st.actor, 0)
-
-    def zero() -> None:
-        with parallel_section(None):
-            _zero_observations(grid, scalars)
-
     return {"observe, 1 thread": lambda: observe(core.cat, st, seats, radius, grid, scalars, threads=1),
             "observe": lambda: observe(core.cat, st, seats, radius, grid, scalars),
-            "bytes alone": zero}
+            "bytes alone": observation_bytes_stepper(b, radius)}  # its own arrays, of the same shapes
 
 
 def measure(calls: dict[str, Callable[[], Any]], repeats: int) -> dict[str, list[float]]:

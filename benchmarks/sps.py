@@ -255,7 +255,7 @@ def _pick_legal(mask: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
 
 
 @numba.njit(parallel=True)
-def _zero_observations(grid: np.ndarray, scalars: np.ndarray) -> None:
+def zero_observations(grid: np.ndarray, scalars: np.ndarray) -> None:
     # what observe_game does first for every game (out[:] = 0, sc[:] = 0), over the same threads, and nothing else
     for b in numba.prange(grid.shape[0]):
         grid[b] = 0
@@ -273,7 +273,7 @@ def observation_bytes_stepper(batch: int, radius: int = OBS_RADIUS) -> Step:
 
     def step() -> tuple[int, int]:
         with parallel_section(None):
-            _zero_observations(grid, scalars)
+            zero_observations(grid, scalars)
         return batch, 0
 
     return step

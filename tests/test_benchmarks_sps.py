@@ -126,6 +126,6 @@ def test_observation_bytes_floor_zeroes_every_game(monkeypatch: pytest.MonkeyPat
 
     sps = load_sps(monkeypatch)
     grid, scalars = np.ones((3, 34, 15, 15), np.int8), np.ones((3, 49), np.int8)
-    sps._zero_observations(grid, scalars)
+    sps.zero_observations(grid, scalars)
     assert int(grid.sum()) == 0 and int(scalars.sum()) == 0
     assert sps.observation_bytes_stepper(5)() == (5, 0)
