@@ -4,11 +4,13 @@ observations, serial and threaded, base game and a scenario."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
 from subterra_env.config import GameConfig
-from subterra_env.games.sub_terra.core.advance import advance
+from subterra_env.games.sub_terra.core.advance import Advance, advance
+from subterra_env.games.sub_terra.core.jit import compiled_entry
 from subterra_env.games.sub_terra.core.kernels import after_step, counts_batch
 from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.games.sub_terra.core.rules import Core
@@ -101,3 +103,37 @@ def test_a_shaped_team_reward_takes_the_separate_kernels() -> None:
         advance(Core(), Core().init(np.arange(1)), np.zeros(1, np.int64), np.ones(1, bool), np.zeros(1, np.float32),
                 TeamReward(escape=0.5), np.zeros(1), np.zeros(1, np.int64), 10, Slots(1, 90).flags,
                 np.zeros((1, 90), bool), np.zeros((5, 1), np.int64))
+
+
+def test_the_bound_call_gives_the_dispatchers_result_on_its_own_arrays_and_on_others() -> None:
+    """``Advance.bind`` calls the compiled entry directly for the arrays of its first call (the AEC env's) and the
+    dispatcher for any others: both play a game exactly as ``advance`` does."""
+    core, team = Core(), TeamReward()
+    st, ref = core.init(np.arange(4, 7)), core.init(np.arange(4, 7))
+    s, r = Slots(3, core.num_actions), Slots(3, core.num_actions)
+    core.legal_mask(st, out=s.mask)
+    core.legal_mask(ref, out=r.mask)
+    bound = Advance(core, team).bind(st, s.reward, s.ep_return, s.ep_length, MAX_CYCLES, s.flags, s.mask, s.counts)
+    own, stepped = np.zeros(3, dtype=np.int64), np.ones(3, dtype=bool)
+    for i in range(60):
+        own[:] = s.mask.argmax(axis=1)
+        actions = own if i % 3 else own.copy()  # mostly the first call's array, every third call another one
+        n = bound(actions, stepped)
+        assert n == advance(core, ref, own.copy(), stepped.copy(), r.reward, team, r.ep_return, r.ep_length,
+                            MAX_CYCLES, r.flags, r.mask, r.counts)
+        assert all(st.packed[k].tobytes() == ref.packed[k].tobytes() for k in st.packed.dtype.names)
+        for a, b in zip(s.arrays(), r.arrays()):
+            np.testing.assert_array_equal(a, b)
+    assert int(s.ep_length.max()) > 1
+
+
+def test_compiled_entry_is_none_until_the_dispatcher_compiled_those_types() -> None:
+    @numba.njit
+    def twice(x):
+        return 2 * x
+
+    assert compiled_entry(twice, (3,)) is None  # never called: nothing compiled
+    assert twice(3) == 6
+    entry = compiled_entry(twice, (4,))
+    assert entry is not None and entry(21) == 42
+    assert compiled_entry(twice, (1.5,)) is None  # compiled for ints only

@@ -175,3 +175,17 @@ def test_itc_slots_wait_while_others_step():
     with pytest.raises(IllegalActionError, match=rf"slot 2: action {bad} \('\w+'\) is not legal now; legal: "):
         ep.step(np.array([legal, bad]), slots=np.array([0, 2]))
     assert ep.book.ep_length.tolist() == [0, 1, 0]
+
+
+@pytest.mark.parametrize("make", [lambda: SubTerra(), lambda: InTheCave()])
+def test_a_reset_restarts_the_games_in_place_as_init_starts_them(make):
+    """Episodes.reset without options reuses its batch: the new games are exactly those a fresh init deals."""
+    game = make()
+    eps = Episodes(3, game=game, seed=5)
+    eps.reset()
+    batch = eps.state
+    for _ in range(10):  # move the games on, so that a reset must rewrite them
+        eps.step(eps.mask.argmax(axis=1))
+    eps.reset()
+    assert eps.state is batch
+    assert _bytes(game, eps.state) == _bytes(game, game.init(eps.seeds))

@@ -78,3 +78,20 @@ def test_settings_that_make_a_game_endless_are_refused(target, bonus, who):
     with pytest.raises(ConfigError, match="Out of Time never removes it"):
         subterra_env.env(skill_target=target, leader_bonus=bonus)
     assert GameConfig(skill_target=4, leader_bonus=2).leader_bonus == 2  # the Leader fails on a 1: a real check
+
+
+def test_an_ordinary_reset_after_a_scenario_seats_the_whole_team_again():
+    """Ordinary resets restart the games in place; after a scenario's two-caver batch the next one starts fresh."""
+    env = subterra_env.env()
+    env.reset(seed=3)
+    first = env.unwrapped.state_
+    env.reset(seed=4)
+    assert env.unwrapped.state_ is first  # in place
+    env.reset(seed=3, options={"scenario": TWO})
+    assert env.agents == ["scout", "medic"]
+    env.reset(seed=3)
+    assert len(env.agents) == 4 and env.unwrapped.state_.c_rank.shape == (1, 4)
+    fresh = subterra_env.env()
+    fresh.reset(seed=3)
+    now, new = env.unwrapped.state_.packed, fresh.unwrapped.state_.packed
+    assert all(now[name].tobytes() == new[name].tobytes() for name in new.dtype.names)  # padding aside

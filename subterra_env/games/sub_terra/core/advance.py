@@ -29,7 +29,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from .jit import PARALLEL_MIN_BATCH, jit, parallel_section
+from .jit import PARALLEL_MIN_BATCH, compiled_entry, jit, parallel_section
 from .kernels import episode_slot, game_counts
 from .moves import legal_mask
 from .observe import _tables, observe_game
@@ -144,7 +144,19 @@ class Advance:
                 with parallel_section(core.threads):
                     return advance_parallel(*head, actions, stepped, *tail)
             return threaded
-        return lambda actions, stepped: advance_serial(*head, actions, stepped, *tail)
+        entry, arrays = None, None  # the compiled entry for the first call's actions and stepped arrays
+
+        def serial(actions: np.ndarray, stepped: np.ndarray) -> int:
+            # The AEC env passes the same two arrays every decision: their compiled entry skips numba's typing of
+            # all 22 arguments (compiled_entry), a twentieth of a decision. Other arrays go through the dispatcher.
+            nonlocal entry, arrays
+            if entry is not None and actions is arrays[0] and stepped is arrays[1]:
+                return entry(*head, actions, stepped, *tail)
+            n_done = advance_serial(*head, actions, stepped, *tail)
+            if arrays is None:
+                entry, arrays = compiled_entry(advance_serial, (*head, actions, stepped, *tail)), (actions, stepped)
+            return n_done
+        return serial
 
 
 def advance(core: Core, st: State, actions: np.ndarray, stepped: np.ndarray, reward: np.ndarray,
