@@ -20,8 +20,7 @@ import torch
 from torch import nn
 
 from .base import Observation, ObservationAgent
-
-MAX_VALUE = 127  # int8 observations are in 0..127
+from .native_policy import MAX_VALUE, log_scale
 CHECKPOINT_FORMAT = "subterra-torchrl-policy-v1"
 
 
@@ -48,8 +47,8 @@ class SubterraNet(nn.Module):
 
     def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
         lead = grid.shape[:-3]
-        g = torch.log1p(grid.reshape(-1, *self.grid_shape).float().clamp(min=0))
-        s = torch.log1p(scalars.reshape(-1, self.num_scalars).float().clamp(min=0)) * self.scalar_scale
+        g = log_scale(grid.reshape(-1, *self.grid_shape))
+        s = log_scale(scalars.reshape(-1, self.num_scalars)) * self.scalar_scale
         out = self.head(torch.cat([self.cnn(g), s], dim=1))
         return out.reshape(*lead, out.shape[-1])
 

@@ -368,6 +368,34 @@ def test_critic_warmup_leaves_a_mappo_actor_as_it_was(tmp_path: Path) -> None:
     assert not all(torch.equal(start[k], moved[k]) for k in actor)
 
 
+def test_init_parts_actor_starts_a_wider_mappo_critic_beside_an_ippo_teams_actor(ippo_run: Path,
+                                                                                  tmp_path: Path, capsys) -> None:
+    """``init_parts=actor``: the ippo team's body and policy head load into a mappo run whose critic reads a wider
+    global state (state_radius 6, 13 x 13 cells); the step-0 evaluation is the team's own score (same games,
+    greedy: the actor is the team's), and inside ``critic_warmup`` the actor stays bit-identical while the fresh
+    critic trains. Without ``init_parts=actor`` the same start is refused (another critic)."""
+    start = ippo_run / "best.pt"
+    sets = (*LEARN, "critic=mappo", "state_radius=6", "total_steps=4096", "critic_warmup=4096",
+            f"init_from={start}")
+    assert run_ppo(tmp_path / "whole", *sets) == 2
+    assert "critic='mappo'" in capsys.readouterr().err
+    run = tmp_path / "actor"
+    assert run_ppo(run, *sets, "init_parts=actor") == 0
+    assert "init: the actor of" in capsys.readouterr().out
+    assert jsonl(run / "eval.jsonl")[0]["escaped_mean"] == jsonl(ippo_run / "eval.jsonl")[0]["escaped_mean"]
+    before = torch.load(start, weights_only=False)["model"]
+    after = torch.load(run / "final.pt", weights_only=False)
+    actor = [k for k in before if k.startswith(("body.", "policy_head."))]
+    assert len(actor) == 6 and all(torch.equal(before[k], after["model"][k]) for k in actor)
+    assert "value_head.weight" not in after["model"] and after["spec"]["critic"] == "mappo"
+    assert after["spec"]["state_size"] == after["spec"]["grid_shape"][0] * 13 * 13 + after["spec"]["num_scalars"]
+
+
+def test_init_parts_without_init_from_is_refused(tmp_path: Path, capsys) -> None:
+    assert run_ppo(tmp_path / "run", "init_parts=actor") == 2
+    assert "init_parts='actor' without init_from" in capsys.readouterr().err
+
+
 def test_target_kl_stops_an_update_once_the_policy_has_moved_that_far(tmp_path: Path) -> None:
     """``target_kl``: with a bound (1e-5) far below what one step at lr 0.05 moves the policy, each iteration's
     update stops after its first minibatch step (the second minibatch's KL is over 1.5 x the bound, so it takes no

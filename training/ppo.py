@@ -25,7 +25,8 @@ cross-entropy and the seconds (counted in the run's); ``eval.jsonl`` starts with
 step 0. ``bc_dagger_rounds`` adds DAgger: the clone plays, the teacher labels the states it reaches, and the
 network trains on all the decisions so far, each round (bc.json's ``dagger``). ``--resume`` does not clone again:
 the checkpoint holds the cloned and trained weights. ``init_from`` starts instead from another run's checkpoint of
-the same network (a curriculum stage: the tiny cave's team on the small cave), with a fresh optimiser;
+the same network (a curriculum stage: the tiny cave's team on the small cave), with a fresh optimiser (with
+``init_parts: actor``, its actor only, beside a fresh critic of this run's kind and global state);
 ``eval.jsonl`` then starts with its evaluation in this game at step 0. ``anchor_kl`` adds a penalty on the distance
 KL(start || policy) from the policy PPO started from (the clone or ``init_from``'s), a frozen copy kept in the
 checkpoints so that ``--resume`` holds the run to the same start.
@@ -60,7 +61,7 @@ import time
 import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,11 @@ class Args:
     """Start from this checkpoint's network weights instead of a fresh network (a curriculum stage: a tiny-cave run's
     best.pt for the small cave); its network (window, planes, scalars, actions, width, critic) must be this run's.
     The optimiser, the counters and the games start fresh. null: a fresh network."""
+    init_parts: str = field(default="all", metadata=dict(choices=("all", "actor")))
+    """With ``init_from``: ``all`` loads the whole network; ``actor`` only the actor (the body and the policy head,
+    which must match) with a fresh critic, so the critic may differ: a wider global state (``state_radius``) for a
+    bigger cave, or ``mappo`` after an ``ippo`` team. Pair it with ``critic_warmup`` so the fresh critic fits the
+    game before its advantages move the actor."""
     critic_warmup: int = field(default=0, metadata=dict(min=0))
     """Env-steps at the start in which only the value is trained (the policy and entropy terms off): a critic fitted
     to this game before a started actor (``init_from``, a clone) is moved by its advantages. With ``mappo`` the
@@ -230,6 +236,9 @@ class Args:
         if self.bc_dagger_rounds and (self.bc_teacher is None or bc.is_dataset(self.bc_teacher)):
             raise SettingsError(f"bc_dagger_rounds={self.bc_dagger_rounds}: DAgger asks a teacher that plays "
                                 f"(heuristic, search) about the clone's states; bc_teacher is {self.bc_teacher!r}")
+        if self.init_parts != "all" and self.init_from is None:
+            raise SettingsError(f"init_parts={self.init_parts!r} without init_from: it says which parts of "
+                                "init_from's network to load")
         if self.init_from is not None and self.bc_teacher is not None:
             raise SettingsError(f"init_from={self.init_from!r} and bc_teacher={self.bc_teacher!r}: a run starts from "
                                 "a checkpoint or from a clone, not both")
@@ -741,9 +750,13 @@ def check_teacher(args: Args, spec: NetSpec) -> None:
                         f"with --obs-radius {args.obs_radius}")
 
 
+ACTOR_PARTS = ("body.", "policy_head.")  # the state-dict prefixes of the actor (ActorCritic)
+
+
 def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None:
-    """``init_from``'s network weights, refused before any work unless its network is this run's (the window,
-    planes, scalars and actions of the game, the network's kind and width, the critic)."""
+    """``init_from``'s network weights (``init_parts``: all of them, or the actor's only), refused before any work
+    unless its network is this run's (the window, planes, scalars and actions of the game, the network's kind and
+    width, and for ``all`` the critic and its global state)."""
     if args.init_from is None:
         return None
     try:
@@ -751,9 +764,15 @@ def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None
     except (FileNotFoundError, ValueError) as e:
         raise SettingsError(f"init_from={args.init_from!r}: {e}") from e
     theirs = model.spec
+    if args.init_parts == "actor":
+        theirs = replace(theirs, critic=spec.critic, state_size=spec.state_size)
     if theirs != spec:
-        raise SettingsError(f"init_from={args.init_from!r}: its network {theirs} is not this run's {spec} (another "
-                            "observation window, network, width, critic or game with other planes or actions)")
+        what = "" if args.init_parts == "actor" else ", critic"
+        raise SettingsError(f"init_from={args.init_from!r}: its network {model.spec} is not this run's {spec} "
+                            f"(another observation window, network, width{what} or game with other planes or "
+                            "actions)")
+    if args.init_parts == "actor":
+        return {k: v for k, v in data["model"].items() if k.startswith(ACTOR_PARTS)}
     return data["model"]
 
 
@@ -1009,8 +1028,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.torch_threads)
     run = Run(args, path, trainer, resumed)
     if resumed is None and start is not None:
-        trainer.learner.model.load_state_dict(start)
-        run.say(f"init: the network of {args.init_from}")
+        missing, _ = trainer.learner.model.load_state_dict(start, strict=args.init_parts == "all")
+        assert not [k for k in missing if k.startswith(ACTOR_PARTS)], missing  # the actor loads whole
+        run.say(f"init: the {'actor' if missing else 'network'} of {args.init_from}")
         run.evaluate()  # at step 0: the curve starts from the checkpoint's policy in this game
     if resumed is None and args.bc_teacher:  # a resumed run's checkpoint already holds the cloned weights
         behaviour_clone(args, run)
