@@ -21,6 +21,7 @@ from torch import nn
 
 from .base import Observation, ObservationAgent
 from .native_policy import MAX_VALUE, log_scale
+
 CHECKPOINT_FORMAT = "subterra-torchrl-policy-v1"
 
 

@@ -469,6 +469,18 @@ def test_init_from_a_missing_file_names_it(tmp_path: Path, capsys) -> None:
     assert "init_from" in err and "nope.pt" in err, err
 
 
+def test_log_scale_is_log1p_of_the_non_negative_part_and_leaves_its_input_alone() -> None:
+    """The networks' input scale: bit-identical to ``log1p(clamp(x, 0))`` on every int8 value (so checkpoints play as
+    they did when it was log1p), and a float input is not written in place."""
+    from agents.native_policy import log_scale
+
+    every = torch.arange(-128, 128).to(torch.int8)
+    assert torch.equal(log_scale(every), torch.log1p(every.float().clamp(min=0)))
+    floats = torch.tensor([-2.0, 0.0, 1.0, 3.0])
+    assert log_scale(floats).tolist() == pytest.approx([0.0, 0.0, 0.693147, 1.386294], abs=1e-6)
+    assert floats.tolist() == [-2.0, 0.0, 1.0, 3.0]
+
+
 # ------------------------------------------------------------------------------------------------- bad settings
 @pytest.mark.parametrize("setting, named", [
     ("lrr=1", "lrr"),

@@ -166,7 +166,8 @@ class Args:
     """A tqdm progress bar on stderr."""
     init_from: str | None = None
     """Start from this checkpoint's network weights instead of a fresh network (a curriculum stage: a tiny-cave run's
-    best.pt for the small cave); its network (window, planes, scalars, actions, width, critic) must be this run's.
+    best.pt for the small cave); its network (window, planes, scalars, actions, width, critic) must be this run's
+    (its actor's only, with ``init_parts: actor``).
     The optimiser, the counters and the games start fresh. null: a fresh network."""
     init_parts: str = field(default="all", metadata=dict(choices=("all", "actor")))
     """With ``init_from``: ``all`` loads the whole network; ``actor`` only the actor (the body and the policy head,
