@@ -146,6 +146,14 @@ class ActorCritic(nn.Module):
         return self.policy_head(self.body(grid, scalars))
 
 
+ACTOR_MODULES = ("body", "policy_head")  # what ``ActorCritic.logits`` runs: the policy without its critic
+
+
+def actor_weights(state_dict: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The actor's entries of an ``ActorCritic`` state dict (a fresh critic of another kind or state goes beside)."""
+    return {k: v for k, v in state_dict.items() if k.split(".", 1)[0] in ACTOR_MODULES}
+
+
 def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """log softmax over the legal actions only (illegal ones get -inf: never sampled, no probability)."""
     return torch.log_softmax(logits.masked_fill(~mask, -torch.inf), dim=1)

@@ -69,8 +69,8 @@ import numpy as np
 import torch
 import yaml
 
-from agents.native_policy import (ActorCritic, NativePolicyAgent, NetSpec, load_checkpoint, masked_log_probs,
-                                  save_checkpoint)
+from agents.native_policy import (ActorCritic, NativePolicyAgent, NetSpec, actor_weights, load_checkpoint,
+                                  masked_log_probs, save_checkpoint)
 from agents.onnx_policy import export_onnx
 from subterra_env.rewards import DEFAULT_RESULT
 from training import bc, partners
@@ -751,9 +751,6 @@ def check_teacher(args: Args, spec: NetSpec) -> None:
                         f"with --obs-radius {args.obs_radius}")
 
 
-ACTOR_PARTS = ("body.", "policy_head.")  # the state-dict prefixes of the actor (ActorCritic)
-
-
 def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None:
     """``init_from``'s network weights (``init_parts``: all of them, or the actor's only), refused before any work
     unless its network is this run's (the window, planes, scalars and actions of the game, the network's kind and
@@ -773,7 +770,7 @@ def initial_weights(args: Args, spec: NetSpec) -> dict[str, torch.Tensor] | None
                             f"(another observation window, network, width{what} or game with other planes or "
                             "actions)")
     if args.init_parts == "actor":
-        return {k: v for k, v in data["model"].items() if k.startswith(ACTOR_PARTS)}
+        return actor_weights(data["model"])
     return data["model"]
 
 
@@ -1029,9 +1026,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.torch_threads)
     run = Run(args, path, trainer, resumed)
     if resumed is None and start is not None:
-        missing, _ = trainer.learner.model.load_state_dict(start, strict=args.init_parts == "all")
-        assert not [k for k in missing if k.startswith(ACTOR_PARTS)], missing  # the actor loads whole
-        run.say(f"init: the {'actor' if missing else 'network'} of {args.init_from}")
+        trainer.learner.model.load_state_dict(start, strict=args.init_parts == "all")  # actor: the critic stays new
+        run.say(f"init: the {'network' if args.init_parts == 'all' else 'actor'} of {args.init_from}")
         run.evaluate()  # at step 0: the curve starts from the checkpoint's policy in this game
     if resumed is None and args.bc_teacher:  # a resumed run's checkpoint already holds the cloned weights
         behaviour_clone(args, run)
