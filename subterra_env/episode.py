@@ -44,7 +44,8 @@ from .rewards import DEFAULT_RESULT, TeamReward
 from .games.sub_terra.game import SubTerra, ended, terminated, truncated  # noqa: F401 (Sub Terra's flags, imported from here)
 
 # The keywords of Episodes that adapters pass through (besides GameConfig settings).
-EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "threads")
+EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way",
+                    "threads")
 
 
 class GameOverError(RuntimeError):
@@ -108,7 +109,7 @@ class Episodes:
 
     def __init__(self, num_games: int, config: GameConfig | None = None, *, max_cycles: int = 200,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
-                 reward_health: float = 0.0, reward_tile: float = 0.0, autoreset: bool = True,
+                 reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0, autoreset: bool = True,
                  threads: int | None = None, seed: int | None = 0, core: Core | None = None,
                  record_events: bool = False, game: Game | None = None):
         if not isinstance(num_games, int) or isinstance(num_games, bool) or num_games < 1:
@@ -121,10 +122,10 @@ class Episodes:
             raise TypeError(f"record_events={record_events!r}: expected True or False")
         if game is None:
             team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
-                                     reward_tile)
+                                     reward_tile, reward_way)
             game = SubTerra(config, core=core, threads=threads, team_reward=team_reward)
         elif config is not None or core is not None or threads is not None or reward_result != DEFAULT_RESULT \
-                or reward_escape or reward_health or reward_tile:
+                or reward_escape or reward_health or reward_tile or reward_way:
             raise ValueError("Episodes(game=...): the game carries its own config, core and rewards; pass none of "
                              "config, core, threads, reward_*")
         if record_events and not hasattr(game, "events"):

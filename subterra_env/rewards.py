@@ -1,7 +1,9 @@
 """The team reward, shared by the AEC environment and the vector interfaces (one definition, batched).
 
 At the end of a game every caver gets ``result[outcome]`` (defeat, bronze, silver, gold); optional shaping adds
-``escape`` per caver reaching the exit, ``health`` per health point lost and ``tile`` per tile placed.
+``escape`` per caver reaching the exit, ``health`` per health point lost, ``tile`` per tile placed and ``way`` per
+step of the way to the exit the team closes. Each is a weight times the change of a count across a step (a
+potential difference), so a count that goes back pays back what it earned.
 """
 
 from __future__ import annotations
@@ -10,10 +12,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .games.sub_terra.core.kernels import cavers_out_batch
+from .games.sub_terra.core.kernels import cavers_out_batch, exit_way_batch
 from .games.sub_terra.core.state import State
 
 DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
+# A caver's way to the exit counts at most this many steps: also a dead caver's, everyone's before the exit is
+# placed, and anyone's off the exit when the game ends. So placing the exit pays the team for how near it lies (the
+# tiny and small caves are at most about 14 steps across), a caver lost costs what its way had been short of the
+# cap, and a whole game pays the cap per caver out, as ``escape`` would, only sooner.
+WAY_CAP = 20
+
+
+def exit_way(st: State) -> np.ndarray:
+    """(B,) int64 the team's way to the exit: each caver's steps to it through connected sides, at most
+    ``WAY_CAP`` (the cap also when dead, out of sight under water, before the exit is placed, or off the exit once
+    the game is over)."""
+    out = np.empty(st.batch_size, dtype=np.int64)
+    exit_way_batch(st.packed, WAY_CAP, out)
+    return out
 
 
 def escaped(st: State) -> np.ndarray:
@@ -29,6 +45,7 @@ class TeamReward:
     escape: float = 0.0
     health: float = 0.0
     tile: float = 0.0
+    way: float = 0.0
 
     def __post_init__(self) -> None:
         if len(self.result) != 4:
@@ -40,14 +57,16 @@ class TeamReward:
 
     @property
     def shaped(self) -> bool:
-        return bool(self.escape or self.health or self.tile)
+        return bool(self.escape or self.health or self.tile or self.way)
 
     def snapshot(self, st: State) -> np.ndarray | None:
-        """(B, 3) what shaping compares across a step: health total, tiles placed, cavers escaped (None when no
-        shaping is set: then nothing needs comparing, which keeps one-game stepping cheap)."""
+        """(B, 4) what shaping compares across a step: health total, tiles placed, cavers escaped, the team's way
+        to the exit (None when no shaping is set: then nothing needs comparing, which keeps one-game stepping
+        cheap; the way only when its weight is set, as it searches the cave)."""
         if not self.shaped:
             return None
-        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st)], axis=1)
+        way = exit_way(st) if self.way else np.zeros(st.batch_size, dtype=np.int64)
+        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st), way], axis=1)
 
     def __call__(self, before: np.ndarray | None, st: State) -> np.ndarray:
         """(B,) float32 team reward of the step that led from `before` (a snapshot) to st."""
@@ -55,5 +74,5 @@ class TeamReward:
             return self.by_result32[st.result + 1]
         r = self._by_result[st.result + 1]
         delta = self.snapshot(st) - before
-        r = r - self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2]
+        r = r - self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2] - self.way * delta[:, 3]
         return r.astype(np.float32)

@@ -41,7 +41,7 @@ def _core(batch: int) -> None:
     core = Core()
     st = core.init(np.arange(batch))
     rng = np.random.default_rng(0)
-    reward = TeamReward(escape=1.0, health=0.1, tile=0.1)  # shaped: the reward reads the cavers out (compiled)
+    reward = TeamReward(escape=1.0, health=0.1, tile=0.1, way=0.1)  # shaped: reads cavers out and ways (compiled)
     for _ in range(3):
         before = reward.snapshot(st)
         core.step(st, _random_actions(rng, core.legal_mask(st)))

@@ -7,8 +7,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import subterra_env
-from subterra_env import IllegalActionError, action_id
+from subterra_env import Core, IllegalActionError, action_id
 from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
+from subterra_env.rewards import WAY_CAP, TeamReward, exit_way
+from subterra_env.scenario import build
 from random_play import random_legal, play_random_aec
 
 
@@ -158,3 +160,34 @@ def test_shaping_rewards() -> None:
     before = e.unwrapped.team_reward.snapshot(st)
     st.c_hp[0, 2] -= 2
     assert e.unwrapped.team_reward(before, st)[0] == -0.5
+
+
+WAY_MAP = """
+map:
+  start:E   normal:EW   normal:EW   exit:W
+cavers: diver@0,0 scout@1,0 medic@3,0 leader:dead
+actor: scout
+"""
+
+
+def test_reward_way_pays_each_step_the_team_closes_on_the_exit() -> None:
+    """``reward_way``: the team's way to the exit is each caver's steps to it through connected sides, capped at
+    WAY_CAP = 20 (a dead caver's too, everyone's before the exit is placed, and anyone's off the exit once the game
+    is over); a step pays the weight per step of it closed. Here: diver 3 + scout 2 + medic 0 (on the exit) + the
+    dead leader 20."""
+    st = build(WAY_MAP)
+    assert WAY_CAP == 20 and exit_way(st).tolist() == [25]
+    e = subterra_env.env(reward_way=0.1)
+    assert e.unwrapped.team_reward == TeamReward(way=0.1)
+    e.reset(seed=0)
+    assert exit_way(e.unwrapped.state_).tolist() == [80]  # no exit on the table yet: four cavers at the cap
+    team = TeamReward(way=0.1)
+    before = team.snapshot(st)
+    Core().step(st, np.array([action_id("move E")]))  # the scout, one step nearer the exit
+    assert exit_way(st).tolist() == [24] and team(before, st).tolist() == [pytest.approx(0.1)]
+    before = team.snapshot(st)
+    st.c_dead[0, 0], st.c_tile[0, 0] = True, -1  # the diver devoured 3 steps from the exit: its way goes to the cap
+    assert exit_way(st).tolist() == [41] and team(before, st).tolist() == [pytest.approx(-1.7)]
+    before = team.snapshot(st)
+    st.result[0] = 0  # a defeat: the scout, one step short, is lost too (the result itself pays 0)
+    assert exit_way(st).tolist() == [60] and team(before, st).tolist() == [pytest.approx(-1.9)]

@@ -663,3 +663,11 @@ def test_every_shipped_native_config_loads() -> None:
     assert (small.game, small.num_games, small.minibatches, small.max_seconds) == ("small", 2048, 4, 300)
     assert (small.network, small.obs_radius, small.width, small.critic, small.state_radius) == \
         (tiny.network, tiny.obs_radius, tiny.width, tiny.critic, tiny.state_radius)
+
+
+def test_reward_way_reaches_the_training_games() -> None:
+    """``reward_way`` is the env's keyword: the trainer's games pay it (tests/test_env_api.py checks the pay)."""
+    trainer = ppo.Trainer(ppo.load_args(TEST_CONFIG, ["reward_way=0.05"]))
+    assert trainer.shards[0].games.team_reward.way == 0.05
+    with pytest.raises(ValueError, match="reward_way"):
+        ppo.load_args(TEST_CONFIG, ["reward_way=-1"])

@@ -146,6 +146,12 @@ class Args:
     reward_health: float = field(default=0.0, metadata=dict(min=-10.0, max=10.0))
     """Shaping per health point lost, the env's ``reward_health`` (negative: a penalty, and healing earns it back):
     a price on the risks that lose a caver."""
+    reward_way: float = field(default=0.0, metadata=dict(min=0.0, max=10.0))
+    """Shaping per step of the way to the exit the team's cavers close, the env's ``reward_way``: each caver's steps
+    to the exit, capped at 20 (``subterra_env.rewards.WAY_CAP``, also a dead caver's, everyone's before the exit
+    is placed and anyone's off the exit at the end), summed over the team; it pays for placing the exit near the
+    team and for the cavers gathering on it, charges a caver lost what its way was short of the cap, and over a
+    game pays 20 x ``reward_way`` per caver out."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
@@ -295,8 +301,8 @@ def episode_settings(args: Args) -> dict[str, Any]:
     """The episode keywords of the run's games (window, rounds, shaping, threads): the training games and the BC
     teacher's play the same game."""
     return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_result=tuple(args.reward_result),
-                reward_escape=args.reward_escape,
-                reward_tile=args.reward_tile, reward_health=args.reward_health, threads=args.engine_threads)
+                reward_escape=args.reward_escape, reward_tile=args.reward_tile, reward_health=args.reward_health,
+                reward_way=args.reward_way, threads=args.engine_threads)
 
 
 class Shard:

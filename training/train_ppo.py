@@ -14,10 +14,10 @@ PPO on ``subterra_env.sb3.SubterraVecEnv`` with a curriculum over game presets, 
     curriculum.jsonl (one line per stage entered)  eval.jsonl (one line per evaluation)
 
 Rewards: the env's team reward (``reward_result`` per medal at the end) plus optional shaping per caver reaching
-the exit (``reward_escape``), per health point lost (``reward_health``, negative: a penalty) and per tile placed
-(``reward_tile``). Each shaping term is a weight times the change of a count, i.e. a potential difference
-Phi(s') - Phi(s) with Phi = weight x count: potential-based (policy-invariant) for gamma = 1 and close to it for
-gamma near 1.
+the exit (``reward_escape``), per health point lost (``reward_health``, negative: a penalty), per tile placed
+(``reward_tile``) and per step of the way to the exit the team closes (``reward_way``). Each shaping term is a
+weight times the change of a count, i.e. a potential difference Phi(s') - Phi(s) with Phi = weight x count:
+potential-based (policy-invariant) for gamma = 1 and close to it for gamma near 1.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ class EnvArgs:
     it back)."""
     reward_tile: float = 0.0
     """Shaping: team reward per tile placed (exploring)."""
+    reward_way: float = 0.0
+    """Shaping: team reward per step of the way to the exit the team closes, as the env's ``reward_way``."""
 
 
 @dataclass
@@ -249,6 +251,7 @@ def make_venv(args: TrainArgs, stage: int, num_envs: int, seed: int):
     venv = SubterraVecEnv(num_envs, build_game(args.curriculum[stage].game), seed=seed, obs_radius=e.obs_radius,
                           max_cycles=e.max_cycles, reward_result=tuple(e.reward_result),
                           reward_escape=e.reward_escape, reward_health=e.reward_health, reward_tile=e.reward_tile,
+                          reward_way=e.reward_way,
                           threads=e.threads,
                           copy_obs=False)  # SB3's rollout buffer copies each observation before the next step
     if args.model.advice_scale is None:

@@ -9,7 +9,7 @@
 
 | name | game | settings |
 |---|---|---|
-| ``sub_terra`` | Sub Terra, the base game (``sub_terra.game.SubTerra`` over ``sub_terra.core.rules.Core``) | ``config`` (a ``GameConfig`` or a preset name), any ``GameConfig`` field, and the team reward (``reward_result``, ``reward_escape``, ``reward_health``, ``reward_tile``); ``threads`` |
+| ``sub_terra`` | Sub Terra, the base game (``sub_terra.game.SubTerra`` over ``sub_terra.core.rules.Core``) | ``config`` (a ``GameConfig`` or a preset name), any ``GameConfig`` field, and the team reward (``reward_result``, ``reward_escape``, ``reward_health``, ``reward_tile``, ``reward_way``); ``threads`` |
 | ``sub_terra_annihilation``, ``sub_terra_extraction``, ``sub_terra_investigation`` | a Sub Terra scenario (RULES_VAR.md): ``sub_terra`` with ``scenario`` set | as ``sub_terra`` |
 | ``in_the_cave`` | In the Cave (``in_the_cave.game.InTheCave`` over ``ItcCore``) | ``config`` (an ``ItcConfig`` or a preset name), any ``ItcConfig`` field, ``reward_vp`` |
 
@@ -36,7 +36,7 @@ from subterra_env.rewards import DEFAULT_RESULT, TeamReward
 from subterra_env.games.sub_terra.game import SubTerra
 
 SCENARIOS = ("annihilation", "extraction", "investigation")
-TEAM_REWARD_KEYS = ("reward_result", "reward_escape", "reward_health", "reward_tile")
+TEAM_REWARD_KEYS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way")
 
 
 def _sub_terra(scenario: str) -> Callable[..., Game]:
@@ -49,7 +49,7 @@ def _sub_terra(scenario: str) -> Callable[..., Game]:
             base = sub_terra_settings({**(sub_terra_dict(base) if base else {}), **settings})
         team = TeamReward(tuple(float(r) for r in reward.get("reward_result", DEFAULT_RESULT)),
                           reward.get("reward_escape", 0.0), reward.get("reward_health", 0.0),
-                          reward.get("reward_tile", 0.0))
+                          reward.get("reward_tile", 0.0), reward.get("reward_way", 0.0))
         return SubTerra(base, threads=threads, team_reward=team)
 
     return make_game

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from .board import tiles_left
+from .board import distances_from, tiles_left
 from .effects import on_exit
 from .hazards import cards_left
 from .jit import jit
@@ -89,6 +89,29 @@ def cavers_out(g):
 def cavers_out_batch(states, out):
     for b in range(states.shape[0]):
         out[b] = cavers_out(states[b])
+
+
+@jit
+def exit_way_batch(states, cap, out):
+    """out (B,) int64: the team's way to the exit, the sum over its cavers of each one's steps to the exit tile
+    through connected sides (R-CON-2): 0 on it, ``cap`` when dead, cut off, further than ``cap``, while the exit is
+    not on the table, or anywhere off it once the game is over (``subterra_env.rewards.TeamReward.way`` pays for
+    every step of it the team closes, so over a game it pays ``cap`` per caver out)."""
+    if states.shape[0] == 0:
+        return
+    dist = np.empty(states[0].t_nbr.shape[0], np.int64)
+    queue = np.empty(states[0].t_nbr.shape[0], np.int64)
+    for b in range(states.shape[0]):
+        g = states[b]
+        distances_from(g, g.exit_tile, cap, dist, queue, -1)
+        total = 0
+        for s in range(g.n_seats):
+            t = g.c_tile[s]
+            if g.exit_tile < 0 or t < 0 or g.c_dead[s] or (g.result != RUNNING and t != g.exit_tile):
+                total += cap
+            else:
+                total += min(dist[t], cap)
+        out[b] = total
 
 
 @jit
