@@ -658,7 +658,10 @@ def test_every_shipped_native_config_loads() -> None:
     """Every configs/train/ppo_*.yaml resolves to training/ppo.py's settings (a renamed or misspelt key fails here,
     not an hour into a run); the small-cave stage keeps the tiny team's network, which its init_from must match."""
     loaded = {p.name: ppo.load_args(p) for p in sorted((ROOT / "configs" / "train").glob("ppo_*.yaml"))}
-    assert {"ppo_test.yaml", "ppo_tiny.yaml", "ppo_tiny_mappo_30min.yaml", "ppo_small_from_tiny.yaml"} <= set(loaded)
+    assert {"ppo_test.yaml", "ppo_tiny.yaml", "ppo_tiny_mappo_30min.yaml", "ppo_small_from_tiny.yaml",
+            "ppo_small_way.yaml"} <= set(loaded)
+    way = loaded["ppo_small_way.yaml"]
+    assert (way.game, way.reward_way, way.reward_escape, way.max_seconds) == ("small", 0.05, 0.0, 2400)
     small, tiny = loaded["ppo_small_from_tiny.yaml"], loaded["ppo_tiny_mappo_30min.yaml"]
     assert (small.game, small.num_games, small.minibatches, small.max_seconds) == ("small", 2048, 4, 300)
     assert (small.network, small.obs_radius, small.width, small.critic, small.state_radius) == \
