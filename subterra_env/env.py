@@ -56,7 +56,7 @@ from .games.sub_terra.core.state import State
 from .episode import Episodes, GameOverError, check_action_id
 from .events import Event
 from .info import INFO_KEYS
-from .rewards import DEFAULT_RESULT
+from .rewards import DEFAULT_RESULT, REWARD_KEYWORDS
 from .spaces import observation_space, state_space
 
 __all__ = ["raw_env", "env", "EnvSnapshot", "GameOverError", "IllegalActionError", "StrictOrderWrapper",
@@ -72,8 +72,8 @@ class UnknownAgentError(KeyError):
 
 AGENT_NAMES = ("caver", "seat")
 # raw_env's own keywords (besides the GameConfig settings), listed when an unknown keyword is passed
-ENV_KEYWORDS = ("config", "render_mode", "max_cycles", "obs_radius", "state_radius", "reward_result",
-                "reward_escape", "reward_health", "reward_tile", "reward_way", "agent_names", "record_events")
+ENV_KEYWORDS = ("config", "render_mode", "max_cycles", "obs_radius", "state_radius", *REWARD_KEYWORDS, "agent_names",
+                "record_events")
 
 
 def seat_names(num_cavers: int) -> list[str]:

@@ -40,12 +40,11 @@ from .games.sub_terra.core.rules import Core
 from .games.sub_terra.core.state import State
 from .events import Event
 from .game import EpisodeBook, Game, check_action_id  # check_action_id: imported from here too
-from .rewards import DEFAULT_RESULT, TeamReward
+from .rewards import DEFAULT_RESULT, REWARD_KEYWORDS, TeamReward
 from .games.sub_terra.game import SubTerra, ended, terminated, truncated  # noqa: F401 (Sub Terra's flags, imported from here)
 
 # The keywords of Episodes that adapters pass through (besides GameConfig settings).
-EPISODE_KEYWORDS = ("max_cycles", "reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way",
-                    "threads")
+EPISODE_KEYWORDS = ("max_cycles", *REWARD_KEYWORDS, "threads")
 
 
 class GameOverError(RuntimeError):
@@ -121,8 +120,8 @@ class Episodes:
         if not isinstance(record_events, bool):
             raise TypeError(f"record_events={record_events!r}: expected True or False")
         if game is None:
-            team_reward = TeamReward(tuple(float(r) for r in reward_result), reward_escape, reward_health,
-                                     reward_tile, reward_way)
+            team_reward = TeamReward.from_keywords(reward_result, reward_escape, reward_health, reward_tile,
+                                                   reward_way)
             game = SubTerra(config, core=core, threads=threads, team_reward=team_reward)
         elif config is not None or core is not None or threads is not None or reward_result != DEFAULT_RESULT \
                 or reward_escape or reward_health or reward_tile or reward_way:

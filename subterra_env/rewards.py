@@ -21,6 +21,9 @@ DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
 # tiny and small caves are at most about 14 steps across), a caver lost costs what its way had been short of the
 # cap, and a whole game pays the cap per caver out, as ``escape`` would, only sooner.
 WAY_CAP = 20
+# The team reward's keywords in the envs (``reward_*``): each interface passes these through, and
+# ``TeamReward.from_keywords`` reads them, so a new shaping term is named here once.
+REWARD_KEYWORDS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way")
 
 
 def exit_way(st: State) -> np.ndarray:
@@ -54,6 +57,12 @@ class TeamReward:
         object.__setattr__(self, "_by_result", np.array((0.0,) + tuple(self.result), dtype=np.float64))
         object.__setattr__(self, "by_result32", self._by_result.astype(np.float32))  # the episode layer's kernel
         object.__setattr__(self, "by_result64", self._by_result)  # what the one-call kernel reads (core/advance.py)
+
+    @classmethod
+    def from_keywords(cls, reward_result: tuple[float, ...] = DEFAULT_RESULT, reward_escape: float = 0.0,
+                      reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0) -> TeamReward:
+        """The team reward of the envs' ``reward_*`` keywords (``REWARD_KEYWORDS``)."""
+        return cls(tuple(float(r) for r in reward_result), reward_escape, reward_health, reward_tile, reward_way)
 
     @property
     def shaped(self) -> bool:

@@ -32,25 +32,21 @@ from subterra_env.games.in_the_cave.config import from_dict as itc_settings
 from subterra_env.games.in_the_cave.config import preset as itc_preset
 from subterra_env.games.in_the_cave.config import to_dict as itc_dict
 from subterra_env.games.in_the_cave.game import InTheCave
-from subterra_env.rewards import DEFAULT_RESULT, TeamReward
+from subterra_env.rewards import REWARD_KEYWORDS, TeamReward
 from subterra_env.games.sub_terra.game import SubTerra
 
 SCENARIOS = ("annihilation", "extraction", "investigation")
-TEAM_REWARD_KEYS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way")
 
 
 def _sub_terra(scenario: str) -> Callable[..., Game]:
     def make_game(config: GameConfig | str | None = None, *, threads: int | None = None, **settings: Any) -> Game:
-        reward = {k: settings.pop(k) for k in TEAM_REWARD_KEYS if k in settings}
+        reward = {k: settings.pop(k) for k in REWARD_KEYWORDS if k in settings}
         base = sub_terra_preset(config) if isinstance(config, str) else config
         if scenario != "base":
             settings["scenario"] = scenario
         if settings:
             base = sub_terra_settings({**(sub_terra_dict(base) if base else {}), **settings})
-        team = TeamReward(tuple(float(r) for r in reward.get("reward_result", DEFAULT_RESULT)),
-                          reward.get("reward_escape", 0.0), reward.get("reward_health", 0.0),
-                          reward.get("reward_tile", 0.0), reward.get("reward_way", 0.0))
-        return SubTerra(base, threads=threads, team_reward=team)
+        return SubTerra(base, threads=threads, team_reward=TeamReward.from_keywords(**reward))
 
     return make_game
 
