@@ -119,12 +119,10 @@ class Episodes:
             raise TypeError(f"autoreset={autoreset!r}: expected True or False")
         if not isinstance(record_events, bool):
             raise TypeError(f"record_events={record_events!r}: expected True or False")
+        team_reward = TeamReward.from_keywords(reward_result, reward_escape, reward_health, reward_tile, reward_way)
         if game is None:
-            team_reward = TeamReward.from_keywords(reward_result, reward_escape, reward_health, reward_tile,
-                                                   reward_way)
             game = SubTerra(config, core=core, threads=threads, team_reward=team_reward)
-        elif config is not None or core is not None or threads is not None or reward_result != DEFAULT_RESULT \
-                or reward_escape or reward_health or reward_tile or reward_way:
+        elif config is not None or core is not None or threads is not None or team_reward != TeamReward():
             raise ValueError("Episodes(game=...): the game carries its own config, core and rewards; pass none of "
                              "config, core, threads, reward_*")
         if record_events and not hasattr(game, "events"):

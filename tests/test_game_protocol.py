@@ -107,6 +107,9 @@ def test_rewards_from_before_and_after_agree_with_the_episode_step(game):
 def test_episodes_takes_a_game_or_a_config_not_both():
     with pytest.raises(ValueError, match="carries its own config"):
         Episodes(1, GameConfig(), game=InTheCave())
+    with pytest.raises(ValueError, match="reward_"):  # any term of the team reward, the newest too
+        Episodes(1, game=InTheCave(), reward_way=0.1)
+    assert Episodes(1, game=InTheCave(), reward_result=[0, 1 / 3, 2 / 3, 1]).game.name == InTheCave().name
 
 
 def _trajectory(num_envs: int, steps: int) -> tuple[list, int]:
