@@ -662,6 +662,7 @@ def test_every_shipped_native_config_loads() -> None:
             "ppo_small_way.yaml"} <= set(loaded)
     way = loaded["ppo_small_way.yaml"]
     assert (way.game, way.reward_way, way.reward_escape, way.max_seconds) == ("small", 0.05, 0.0, 2400)
+    assert (way.num_games, way.minibatches, way.network, way.width, way.obs_radius) == (1024, 16, "ego", 64, 2)
     small, tiny = loaded["ppo_small_from_tiny.yaml"], loaded["ppo_tiny_mappo_30min.yaml"]
     assert (small.game, small.num_games, small.minibatches, small.max_seconds) == ("small", 2048, 4, 300)
     assert (small.network, small.obs_radius, small.width, small.critic, small.state_radius) == \
