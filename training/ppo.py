@@ -1,7 +1,7 @@
 """Native PPO for the Sub Terra team: one readable file, no RL framework underneath (CleanRL's style).
 
     python -m training.ppo --config configs/train/ppo_tiny.yaml [--set lr=1e-3 ...] [--run-dir runs/NAME]
-    python -m training.ppo --resume runs/NAME [--set total_steps=N]
+    python -m training.ppo --resume runs/NAME [--set total_steps=N]   # max_seconds counts the time spent before
 
 Reads top to bottom: the settings (``Args``, one docstring each; YAML keys and ``--set`` overrides are checked, an
 unknown key or an out-of-range value is an error naming it before any work starts), the seeding block, the
@@ -167,7 +167,8 @@ class Args:
     checkpoint_every: int = field(default=5_000_000, metadata=dict(min=0))
     """Env-steps between kept checkpoints (checkpoints/step_*.pt); last.pt is written every iteration."""
     max_seconds: float = field(default=0.0, metadata=dict(min=0.0))
-    """Stop after this many seconds of training (0: no limit); the run ends as if total_steps were reached."""
+    """Stop after this many seconds of training, a resumed run's earlier ones included (0: no limit); the run ends
+    as if total_steps were reached."""
     progress_bar: bool = True
     """A tqdm progress bar on stderr."""
     init_from: str | None = None
@@ -891,6 +892,7 @@ class Run:
 
         self.args, self.path, self.trainer, self.learner = args, path, trainer, trainer.learner
         self.step, self.iteration, self.best, self.last_eval = 0, 0, -1.0, -1
+        self.earlier_seconds = 0.0  # a resumed run's time before: max_seconds and the annealing count it
         if resumed is not None:
             self.restore(resumed)
         path.mkdir(parents=True, exist_ok=True)
@@ -918,10 +920,12 @@ class Run:
         for name, weights in resumed.get("past", []):  # oldest first: the ring fills as it did
             self.trainer.add_past(name, weights)
         self.step, self.iteration, self.best = resumed["step"], resumed["iteration"], resumed["best"]
+        self.earlier_seconds = resumed.get("seconds", 0.0)  # absent from checkpoints before 2026-11-30
         self.trainer.reseed(self.iteration)
 
     def seconds(self) -> float:
-        return time.perf_counter() - self.start
+        """Wall-clock seconds of the run, a resumed run's earlier ones included."""
+        return self.earlier_seconds + time.perf_counter() - self.start
 
     def progress(self) -> float:
         """The share of the budget spent: of total_steps, or of max_seconds where that runs out sooner (a
@@ -934,6 +938,7 @@ class Run:
         learner = self.learner
         return save_checkpoint(self.path / name, learner.model, self.trainer.config_dict, {
             "args": to_plain(self.args), "step": self.step, "iteration": self.iteration, "best": self.best,
+            "seconds": self.seconds(),
             "optimizer": learner.opt.state_dict(), "gen": learner.gen.get_state(),
             "cpu_gen": learner.cpu_gen.get_state(),
             "anchor": learner.anchor.state_dict() if learner.anchor is not None else None,
