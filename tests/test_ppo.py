@@ -337,7 +337,6 @@ def test_resume_continues_the_run_on_new_games(tmp_path: Path, monkeypatch: pyte
     np.testing.assert_array_equal(np.concatenate([s.games.seeds for s in trainer.shards]), resumed)
 
 
-
 def test_resume_counts_the_time_already_spent(tmp_path: Path) -> None:
     """A wall-clock budget (max_seconds) spans the resumed run: a checkpoint that has spent it stops after one
     iteration, and the learning rate is annealed to 0 there, not restarted."""
@@ -351,6 +350,7 @@ def test_resume_counts_the_time_already_spent(tmp_path: Path) -> None:
     assert [r["step"] for r in progress] == [2048, 4096, 6144]
     assert progress[-1]["seconds"] >= 1000.0
     assert torch.load(run / "last.pt", weights_only=False)["optimizer"]["param_groups"][0]["lr"] == 0.0
+
 
 def test_init_from_starts_where_the_checkpoint_plays(ippo_run: Path, tmp_path: Path, capsys) -> None:
     """A curriculum stage: the new run's step-0 evaluation (same games, greedy) is the checkpoint's own score, and
