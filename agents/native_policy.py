@@ -9,11 +9,15 @@ MaskablePPO ``.zip``, so ``policy:PATH`` works with either in ``training/evaluat
 browser table; ``agents.onnx_policy.export_onnx`` writes a ``.pt``'s actor as the same ONNX graph that
 ``OnnxPolicyAgent`` plays (inputs ``observation``, ``scalars`` as float32; output ``logits``).
 
-Two actor bodies (``network``):
+Three actor bodies (``network``):
 
 - ``ego``: the acting caver's own window (``obs_radius`` 2 = the 5 x 5 cells around it, all planes) flattened
   beside the scalars, then two layers of ``width``. About 0.3 M multiply-adds a sample at width 256: ten times
   cheaper than the CNN, which is what lets PPO keep up with the engine on a CPU.
+- ``egowide``: ``ego``'s 5 x 5 cells and scalars, and a summary of the whole (wider, ``obs_radius`` > 2) window
+  beside them: each caver's health and place (the team beyond the 5 x 5 cells), the exit's place, and where in
+  3 x 3 regions of the window the cave, cells to reveal, horrors and hazard tiles lie; then the same two layers.
+  The summary is computed, not learned (maxima over fixed regions).
 - ``cnn``: ``subterra_env.models.SubterraFeaturesExtractor`` (the SB3 runs' network: two stride-2 convolutions over
   the whole window plus the exact 3 x 3 centre and the scalars) with ``width`` features.
 
@@ -39,7 +43,8 @@ from .base import Observation, ObservationAgent
 FORMAT = "subterra-native-ppo"  # the checkpoint's "format" entry; bumped as FORMAT_VERSION when its layout changes
 FORMAT_VERSION = 1
 MAX_VALUE = 127  # int8 observations are in 0..127
-NETWORKS = ("ego", "cnn")
+NETWORKS = ("ego", "egowide", "cnn")
+NEAR_RADIUS = 2  # egowide: the radius of its flat window (ego's 5 x 5); the rest of the window is summarised
 CRITICS = ("ippo", "mappo")
 
 
@@ -60,6 +65,10 @@ class NetSpec:
             raise ValueError(f"network={self.network!r}: expected one of {NETWORKS}")
         if self.critic not in CRITICS:
             raise ValueError(f"critic={self.critic!r}: expected one of {CRITICS}")
+        if self.network == "egowide" and self.obs_radius <= NEAR_RADIUS:
+            side = 2 * NEAR_RADIUS + 1
+            raise ValueError(f"network='egowide' summarises the window beyond its {side} x {side} centre: it needs "
+                             f"obs_radius > {NEAR_RADIUS}, got {self.obs_radius}")
         if self.critic == "mappo" and self.state_size <= 0:
             raise ValueError("critic='mappo' needs state_size, the length of the global state vector")
 
@@ -93,8 +102,71 @@ class EgoBody(nn.Module):
         n_in = int(np.prod(grid_shape)) + num_scalars
         self.net = nn.Sequential(_layer(n_in, width), nn.ReLU(), _layer(width, width), nn.ReLU())
 
+    def inputs(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        """The first layer's input (no weights: the PPO update computes it once a rollout, not once an epoch)."""
+        return torch.cat([log_scale(grid).flatten(1), log_scale(scalars)], dim=1)
+
     def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
-        return self.net(torch.cat([log_scale(grid).flatten(1), log_scale(scalars)], dim=1))
+        return self.net(self.inputs(grid, scalars))
+
+
+class WideEgoBody(nn.Module):
+    """``EgoBody``'s flat centre (``NEAR_RADIUS``) and scalars beside a fixed summary of the whole window, through two
+    ReLU layers of ``width``. The summary (``summary``) is what a 5 x 5 window hides: for each of the six caver
+    planes (seats relative to the observer) its health + 1 (log scale; 0 when outside the window) and its row and
+    column offset in units of the radius, the exit's offset and whether it is in sight, and for the planes of
+    ``REGION_PLANES`` their maximum over each of 3 x 3 regions of the window (is there a gas tile, a horror, a cell
+    to reveal to the north-west). Maxima and arg-maxima on the int8 observation: a float copy of the whole window
+    would cost more than the network (15 x 15 x 34 values a sample)."""
+
+    REGIONS = 3
+    REGION_PLANES = ("tile", "revealable cell", "horrors", "type horror", "type gas", "type rough", "flooded")
+
+    def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
+        super().__init__()
+        from subterra_env.games.sub_terra.core.observation_layout import GRID_CHANNELS, MAX_SEATS
+
+        c, w, _ = grid_shape
+        radius = (w - 1) // 2
+        self.width_cells = w
+        self.near = slice(radius - NEAR_RADIUS, radius + NEAR_RADIUS + 1)
+        first = GRID_CHANNELS.index("caver 0 health+1")
+        self.cavers = slice(first, first + MAX_SEATS)
+        self.exit = GRID_CHANNELS.index("type exit")
+        self.register_buffer("planes", torch.tensor([GRID_CHANNELS.index(n) for n in self.REGION_PLANES]))
+        self.register_buffer("offsets", torch.arange(-radius, radius + 1, dtype=torch.float32) / radius)
+        self.edges = np.linspace(0, w, self.REGIONS + 1).round().astype(int).tolist()
+        n_in = (c * (2 * NEAR_RADIUS + 1) ** 2 + num_scalars + 3 * MAX_SEATS + 3
+                + len(self.REGION_PLANES) * self.REGIONS ** 2)
+        self.net = nn.Sequential(_layer(n_in, width), nn.ReLU(), _layer(width, width), nn.ReLU())
+
+    def _places(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(value, row offset, column offset) of each plane's largest cell in ``planes`` (B, K, W, W), offsets in
+        units of the radius and 0 where the plane is empty (a caver or the exit is one cell)."""
+        value, at = planes.flatten(2).max(2)
+        seen = (value > 0).float()
+        rows = self.offsets[torch.div(at, self.width_cells, rounding_mode="floor")] * seen
+        cols = self.offsets[at % self.width_cells] * seen
+        return value, rows, cols
+
+    def summary(self, grid: torch.Tensor) -> torch.Tensor:
+        """(B, 3 * 6 + 3 + 7 * 9): the cavers' health and places, the exit's place, the region maxima."""
+        health, rows, cols = self._places(grid[:, self.cavers])
+        exit_seen, exit_rows, exit_cols = self._places(grid[:, self.exit:self.exit + 1])
+        picked = grid.index_select(1, self.planes)
+        e = self.edges
+        regions = torch.stack([picked[:, :, e[i]:e[i + 1], e[j]:e[j + 1]].amax((2, 3))
+                               for i in range(self.REGIONS) for j in range(self.REGIONS)], 2)
+        return torch.cat([log_scale(health), rows, cols, (exit_seen > 0).float(), exit_rows, exit_cols,
+                          log_scale(regions.flatten(1))], dim=1)
+
+    def inputs(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        """The first layer's input (as ``EgoBody.inputs``)."""
+        near = log_scale(grid[:, :, self.near, self.near]).flatten(1)
+        return torch.cat([near, log_scale(scalars), self.summary(grid)], dim=1)
+
+    def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        return self.net(self.inputs(grid, scalars))
 
 
 class CnnBody(nn.Module):
@@ -122,7 +194,7 @@ class ActorCritic(nn.Module):
     def __init__(self, spec: NetSpec):
         super().__init__()
         self.spec = spec
-        body = EgoBody if spec.network == "ego" else CnnBody
+        body = {"ego": EgoBody, "egowide": WideEgoBody, "cnn": CnnBody}[spec.network]
         self.body = body(spec.grid_shape, spec.num_scalars, spec.width)
         self.policy_head = _layer(spec.width, spec.num_actions, gain=0.01)
         if spec.critic == "ippo":
@@ -134,7 +206,15 @@ class ActorCritic(nn.Module):
     def forward(self, grid: torch.Tensor, scalars: torch.Tensor,
                 state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits (B, A), value (B,)) of raw (int8 or float) observations; ``state`` (B, state_size) for mappo."""
-        hidden = self.body(grid, scalars)
+        return self.heads(self.body(grid, scalars), state)
+
+    def from_inputs(self, inputs: torch.Tensor,
+                    state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``forward`` from the body's first-layer input (``body.inputs``: the ego bodies only), bit for bit."""
+        return self.heads(self.body.net(inputs), state)
+
+    def heads(self, hidden: torch.Tensor, state: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits, value) of the body's output (and the global state, for mappo's critic)."""
         logits = self.policy_head(hidden)
         if self.spec.critic == "ippo":
             return logits, self.value_head(hidden).squeeze(1)

@@ -14,6 +14,8 @@ run interleaved, round after round, and each row reports its median):
                    ``--width``, default 128 as ``make run``)
     native-ego-shards2   the same with the engine overlapped with the policy (``shards=2``)
     native-ego-mappo     the same as native-ego with the centralised critic (``critic=mappo``)
+    native-egowide       ``network=egowide`` (ego's 5 x 5 cells beside a summary of the env's default 15 x 15
+                         window, obs_radius 7), the same width
 
 The native rows take ``--num-games`` games (default 1024), 32 decisions each per iteration, 4 epochs of 4
 minibatches (the CNN row: of 1,024 samples). Columns: env-steps/s, then the split of the wall time (engine = the
@@ -37,7 +39,7 @@ from typing import Any, Callable
 
 import torch
 
-ROWS = ("sb3", "native-cnn", "native-ego", "native-ego-shards2", "native-ego-mappo")
+ROWS = ("sb3", "native-cnn", "native-ego", "native-ego-shards2", "native-ego-mappo", "native-egowide")
 DEFAULT_ROWS = ("sb3", "native-cnn", "native-ego")
 
 
@@ -52,6 +54,8 @@ def native_row(name: str, opts: argparse.Namespace) -> Callable[[float], dict[st
         # minibatches of 1,024 samples: the CNN's activations of bigger ones fall out of the caches (measured on 2
         # cores: 10,100 samples/s forward + backward at 1,024, 7,200 at 8,192)
         settings.update(network="cnn", obs_radius=7, minibatches=max(1, opts.num_games * 32 // 1024))
+    elif name == "native-egowide":
+        settings.update(network="egowide", obs_radius=7, width=opts.width)
     else:
         settings.update(network="ego", obs_radius=2, width=opts.width)
     if name.endswith("shards2"):
@@ -168,7 +172,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     p.add_argument("--num-games", type=int, default=1024, help="games of the native rows")
     p.add_argument("--game", default="tiny", help="preset or GameConfig YAML")
     p.add_argument("--device", default="cpu", help="cpu or cuda")
-    p.add_argument("--width", type=int, default=128, help="hidden width of the ego network's two layers")
+    p.add_argument("--width", type=int, default=128, help="hidden width of the ego networks' two layers")
     p.add_argument("--torch-threads", type=int, default=2, help="torch's CPU threads")
     p.add_argument("--engine-threads", type=int, default=1,
                    help="numba threads of the rules (0: every core)")

@@ -69,8 +69,8 @@ import numpy as np
 import torch
 import yaml
 
-from agents.native_policy import (ActorCritic, NativePolicyAgent, NetSpec, actor_weights, load_checkpoint,
-                                  masked_log_probs, save_checkpoint)
+from agents.native_policy import (NEAR_RADIUS, ActorCritic, NativePolicyAgent, NetSpec, actor_weights,
+                                  load_checkpoint, masked_log_probs, save_checkpoint)
 from agents.onnx_policy import export_onnx
 from subterra_env.rewards import DEFAULT_RESULT
 from training import bc, partners
@@ -94,10 +94,13 @@ class Args:
     """Decisions per game per iteration (the PPO horizon)."""
     shards: int = field(default=1, metadata=dict(choices=(1, 2)))
     """2: step one half of the games while the policy acts on the other (see the module docstring)."""
-    network: str = field(default="ego", metadata=dict(choices=("ego", "cnn")))
-    """The actor's body: ``ego`` (flat window + scalars, two layers of ``width``) or ``cnn``."""
+    network: str = field(default="ego", metadata=dict(choices=("ego", "egowide", "cnn")))
+    """The actor's body: ``ego`` (flat window + scalars, two layers of ``width``), ``egowide`` (ego's 5 x 5 cells
+    beside a fixed summary of the wider window: the team's health and places, the exit's, 3 x 3 regions) or
+    ``cnn`` (``agents/native_policy.py``)."""
     obs_radius: int = field(default=2, metadata=dict(min=1, max=20))
-    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; cnn: 5 to 7)."""
+    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; egowide: above 2, e.g. 7;
+    cnn: 5 to 7)."""
     width: int = field(default=256, metadata=dict(min=8, max=4096))
     """Hidden layer width."""
     critic: str = field(default="ippo", metadata=dict(choices=("ippo", "mappo")))
@@ -225,6 +228,10 @@ class Args:
             raise SettingsError(f"minibatches={self.minibatches} does not divide num_games * rollout = {batch}")
         if self.num_games % self.shards:
             raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
+        if self.network == "egowide" and self.obs_radius <= NEAR_RADIUS:
+            raise SettingsError(f"network=egowide with obs_radius={self.obs_radius}: it summarises the window "
+                                f"beyond its {2 * NEAR_RADIUS + 1} x {2 * NEAR_RADIUS + 1} centre, so obs_radius must "
+                                f"be above {NEAR_RADIUS} (e.g. 7, the env's default)")
         check_device(self.device)
         check_teacher_name(self.bc_teacher)
         if self.partner is not None:
@@ -491,6 +498,12 @@ class Learner:
             flat["state"] = self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
                                           ro.state_scalars[:t].reshape(n, -1))
         size = n // a.minibatches
+        cached = hasattr(self.model.body, "inputs")
+        if cached:  # the ego bodies' first-layer input, once a rollout rather than once an epoch (same values)
+            with torch.no_grad():
+                flat["inputs"] = torch.cat([self.model.body.inputs(flat["grid"][i:i + size],
+                                                                   flat["scalars"][i:i + size])
+                                            for i in range(0, n, size)])
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": []}
         anchored = self.anchor is not None and actor
@@ -505,8 +518,9 @@ class Learner:
             order = torch.randperm(n, generator=self.cpu_gen).to(self.device)
             for start in range(0, n, size):
                 idx = order[start:start + size]
-                logits, value = self.model(flat["grid"][idx], flat["scalars"][idx],
-                                           flat["state"][idx] if self.mappo else None)
+                state = flat["state"][idx] if self.mappo else None
+                logits, value = (self.model.from_inputs(flat["inputs"][idx], state) if cached
+                                 else self.model(flat["grid"][idx], flat["scalars"][idx], state))
                 mask = flat["mask"][idx]
                 w = flat["learn"][idx] if "learn" in flat else None
                 logp_all = masked_log_probs(logits, mask)

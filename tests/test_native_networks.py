@@ -1,0 +1,114 @@
+"""The native trainer's actor bodies (``agents/native_policy.py``, issue 41): ``egowide``'s summary of the window
+beyond its 5 x 5 centre on a hand-made window (literal values), the first-layer input the PPO update caches giving
+the network's output bit for bit, the wider window it needs, and its checkpoint through ONNX."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the train extra: pip install -e '.[train]'")
+
+from agents.native_policy import ActorCritic, NativePolicyAgent, NetSpec, save_checkpoint
+from subterra_env.config import preset
+from subterra_env.games.sub_terra.core.observation_layout import GRID_CHANNELS
+from subterra_env.spaces import grid_shape, num_scalars
+from subterra_env.vector import BatchedGames
+
+torch.set_num_threads(1)
+
+
+def wide_spec(radius: int = 7, critic: str = "ippo") -> NetSpec:
+    return NetSpec(grid_shape(radius), num_scalars(), 90, "egowide", 16, critic, 99 if critic == "mappo" else 0)
+
+
+def hand_made_window() -> torch.Tensor:
+    """One 15 x 15 window (radius 7; the observer at row 7, column 7): the observer with health 3, the caver two
+    seats on with health 1 three rows south and two columns west, the exit in the north-east corner, two horrors
+    in the north-west region and a gas tile in the south-east one."""
+    grid = torch.zeros(1, *grid_shape(7), dtype=torch.int8)
+    ch = GRID_CHANNELS.index
+    grid[0, ch("caver 0 health+1"), 7, 7] = 4
+    grid[0, ch("caver 2 health+1"), 10, 5] = 2
+    grid[0, ch("type exit"), 0, 14] = 1
+    grid[0, ch("horrors"), 1, 1] = 2
+    grid[0, ch("type gas"), 13, 13] = 1
+    return grid
+
+
+def test_egowide_summary_of_a_hand_made_window() -> None:
+    body = ActorCritic(wide_spec()).body
+    got = body.summary(hand_made_window())[0].tolist()
+    assert len(got) == 6 * 3 + 3 + 7 * 9
+    health, rows, cols, exit_place, regions = got[0:6], got[6:12], got[12:18], got[18:21], got[21:]
+    assert health == pytest.approx([math.log(5), 0, math.log(3), 0, 0, 0])
+    assert rows == pytest.approx([0, 0, 3 / 7, 0, 0, 0])
+    assert cols == pytest.approx([0, 0, -2 / 7, 0, 0, 0])
+    assert exit_place == pytest.approx([1.0, -1.0, 1.0])  # in sight, a radius north, a radius east
+    # the region maxima: plane by plane (REGION_PLANES), regions row by row from the north-west
+    by_plane = {name: regions[9 * i:9 * i + 9] for i, name in enumerate(body.REGION_PLANES)}
+    assert by_plane["horrors"] == pytest.approx([math.log(3)] + [0] * 8)
+    assert by_plane["type gas"] == pytest.approx([0] * 8 + [math.log(2)])
+    assert sum(by_plane["tile"]) == 0 and sum(by_plane["type rough"]) == 0
+
+
+def test_the_centre_of_the_window_is_egos_five_by_five() -> None:
+    body = ActorCritic(wide_spec()).body
+    grid = hand_made_window()
+    near = body.inputs(grid, torch.zeros(1, num_scalars(), dtype=torch.int8))[0, :34 * 25].reshape(34, 5, 5)
+    assert near[GRID_CHANNELS.index("caver 0 health+1"), 2, 2].item() == pytest.approx(math.log(5))
+    assert near.count_nonzero().item() == 1  # the other marks lie beyond the 5 x 5 centre
+
+
+@pytest.mark.parametrize("network, radius, critic", [("ego", 2, "ippo"), ("egowide", 7, "ippo"),
+                                                      ("egowide", 4, "mappo")])
+def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network: str, radius: int,
+                                                                          critic: str) -> None:
+    """The PPO update computes ``body.inputs`` once a rollout; ``from_inputs`` must be ``forward`` exactly, so that
+    a seeded run is the same run as before the cache."""
+    torch.manual_seed(0)
+    spec = NetSpec(grid_shape(radius), num_scalars(), 90, network, 16, critic, 99 if critic == "mappo" else 0)
+    model = ActorCritic(spec)
+    grid = torch.randint(0, 6, (64, *spec.grid_shape), dtype=torch.int8)
+    scalars = torch.randint(0, 6, (64, spec.num_scalars), dtype=torch.int8)
+    state = torch.randint(0, 6, (64, 99), dtype=torch.int8) if critic == "mappo" else None
+    want = model(grid, scalars, state)
+    got = model.from_inputs(model.body.inputs(grid, scalars), state)
+    assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+
+
+def test_egowide_needs_a_window_wider_than_its_centre() -> None:
+    with pytest.raises(ValueError, match="obs_radius > 2, got 2"):
+        NetSpec(grid_shape(2), num_scalars(), 90, "egowide", 16)
+
+
+def test_an_egowide_checkpoint_plays_the_same_through_onnx(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the onnx extra")
+    from agents.onnx_policy import OnnxPolicyAgent, export_onnx
+
+    torch.manual_seed(3)
+    model = ActorCritic(wide_spec(5))
+    for p in model.parameters():  # bigger weights than the initialisation's: logits that differ between actions
+        p.data.mul_(4)
+    path = save_checkpoint(tmp_path / "wide.pt", model, {"preset": "small"}, {})
+    agent = NativePolicyAgent(path)
+    onnx = OnnxPolicyAgent(export_onnx(path, tmp_path / "wide.onnx"))
+    assert agent.obs_radius == onnx.obs_radius == 5
+    games = BatchedGames(16, preset("small"), obs_radius=5, seed=5)
+    obs, rng, decisions = games.reset(), np.random.default_rng(0), 0
+    for _ in range(30):
+        mask = games.action_masks()
+        np.testing.assert_allclose(onnx.logits(obs), agent.logits(obs), rtol=1e-4, atol=1e-4)
+        actions = agent.act_batch(obs, mask)
+        assert mask[np.arange(16), actions].all()
+        np.testing.assert_array_equal(onnx.act_batch(obs, mask), actions)
+        decisions += len(actions)
+        games.step_batch(np.where(mask, rng.gumbel(size=mask.shape), -np.inf).argmax(axis=1))
+        obs = games.observations()
+    assert decisions == 16 * 30
+    # the env's default window (radius 7) is cropped to the checkpoint's before the summary
+    g5, g7 = (BatchedGames(8, preset("small"), obs_radius=r, seed=4) for r in (5, 7))
+    np.testing.assert_array_equal(agent.logits(g7.reset()), agent.logits(g5.reset()))
