@@ -65,16 +65,22 @@ class NetSpec:
             raise ValueError(f"network={self.network!r}: expected one of {NETWORKS}")
         if self.critic not in CRITICS:
             raise ValueError(f"critic={self.critic!r}: expected one of {CRITICS}")
-        if self.network == "egowide" and self.obs_radius <= NEAR_RADIUS:
-            side = 2 * NEAR_RADIUS + 1
-            raise ValueError(f"network='egowide' summarises the window beyond its {side} x {side} centre: it needs "
-                             f"obs_radius > {NEAR_RADIUS}, got {self.obs_radius}")
+        check_window(self.network, self.obs_radius)
         if self.critic == "mappo" and self.state_size <= 0:
             raise ValueError("critic='mappo' needs state_size, the length of the global state vector")
 
     @property
     def obs_radius(self) -> int:
         return (self.grid_shape[1] - 1) // 2
+
+
+def check_window(network: str, obs_radius: int) -> None:
+    """ValueError unless ``network`` can read a window of ``obs_radius`` (``egowide`` summarises what lies beyond its
+    ``NEAR_RADIUS`` centre, so it needs a wider window); ``training/ppo.py`` checks its settings with it too."""
+    if network == "egowide" and obs_radius <= NEAR_RADIUS:
+        side = 2 * NEAR_RADIUS + 1
+        raise ValueError(f"network=egowide with obs_radius={obs_radius}: it summarises the window beyond its {side} x "
+                         f"{side} centre, so obs_radius must be above {NEAR_RADIUS} (e.g. 7, the env's default)")
 
 
 def log_scale(x: torch.Tensor) -> torch.Tensor:

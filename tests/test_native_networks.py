@@ -81,7 +81,7 @@ def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network
 
 
 def test_egowide_needs_a_window_wider_than_its_centre() -> None:
-    with pytest.raises(ValueError, match="obs_radius > 2, got 2"):
+    with pytest.raises(ValueError, match="obs_radius=2: .* obs_radius must be above 2"):
         NetSpec(grid_shape(2), num_scalars(), 90, "egowide", 16)
 
 

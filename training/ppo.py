@@ -69,7 +69,7 @@ import numpy as np
 import torch
 import yaml
 
-from agents.native_policy import (NEAR_RADIUS, ActorCritic, NativePolicyAgent, NetSpec, actor_weights,
+from agents.native_policy import (ActorCritic, NativePolicyAgent, NetSpec, actor_weights, check_window,
                                   load_checkpoint, masked_log_probs, save_checkpoint)
 from agents.onnx_policy import export_onnx
 from subterra_env.rewards import DEFAULT_RESULT
@@ -228,10 +228,10 @@ class Args:
             raise SettingsError(f"minibatches={self.minibatches} does not divide num_games * rollout = {batch}")
         if self.num_games % self.shards:
             raise SettingsError(f"shards={self.shards} does not divide num_games={self.num_games}")
-        if self.network == "egowide" and self.obs_radius <= NEAR_RADIUS:
-            raise SettingsError(f"network=egowide with obs_radius={self.obs_radius}: it summarises the window "
-                                f"beyond its {2 * NEAR_RADIUS + 1} x {2 * NEAR_RADIUS + 1} centre, so obs_radius must "
-                                f"be above {NEAR_RADIUS} (e.g. 7, the env's default)")
+        try:
+            check_window(self.network, self.obs_radius)
+        except ValueError as e:
+            raise SettingsError(str(e)) from None
         check_device(self.device)
         check_teacher_name(self.bc_teacher)
         if self.partner is not None:
