@@ -18,6 +18,8 @@ Three actor bodies (``network``):
   beside them: each caver's health and place (the team beyond the 5 x 5 cells), the exit's place, and where in
   3 x 3 regions of the window the cave, cells to reveal, horrors and hazard tiles lie; then the same two layers.
   The summary is computed, not learned (maxima over fixed regions).
+- ``egothreat``: ``egowide`` and, in its summary, the places of the three horrors and the two horror tiles nearest
+  the acting caver in the window (a region's maximum says only that one is somewhere in it).
 - ``cnn``: ``subterra_env.models.SubterraFeaturesExtractor`` (the SB3 runs' network: two stride-2 convolutions over
   the whole window plus the exact 3 x 3 centre and the scalars) with ``width`` features.
 
@@ -43,7 +45,8 @@ from .base import Observation, ObservationAgent
 FORMAT = "subterra-native-ppo"  # the checkpoint's "format" entry; bumped as FORMAT_VERSION when its layout changes
 FORMAT_VERSION = 1
 MAX_VALUE = 127  # int8 observations are in 0..127
-NETWORKS = ("ego", "egowide", "cnn")
+NETWORKS = ("ego", "egowide", "egothreat", "cnn")
+WIDE_NETWORKS = ("egowide", "egothreat")  # a flat centre beside a summary of the wider window
 NEAR_RADIUS = 2  # egowide: the radius of its flat window (ego's 5 x 5); the rest of the window is summarised
 CRITICS = ("ippo", "mappo")
 
@@ -75,12 +78,14 @@ class NetSpec:
 
 
 def check_window(network: str, obs_radius: int) -> None:
-    """ValueError unless ``network`` can read a window of ``obs_radius`` (``egowide`` summarises what lies beyond its
-    ``NEAR_RADIUS`` centre, so it needs a wider window); ``training/ppo.py`` checks its settings with it too."""
-    if network == "egowide" and obs_radius <= NEAR_RADIUS:
+    """ValueError unless ``network`` can read a window of ``obs_radius`` (``egowide`` and ``egothreat`` summarise what
+    lies beyond their ``NEAR_RADIUS`` centre, so they need a wider window); ``training/ppo.py`` checks its settings
+    with it too."""
+    if network in WIDE_NETWORKS and obs_radius <= NEAR_RADIUS:
         side = 2 * NEAR_RADIUS + 1
-        raise ValueError(f"network=egowide with obs_radius={obs_radius}: it summarises the window beyond its {side} x "
-                         f"{side} centre, so obs_radius must be above {NEAR_RADIUS} (e.g. 7, the env's default)")
+        raise ValueError(f"network={network} with obs_radius={obs_radius}: it summarises the window beyond its "
+                         f"{side} x {side} centre, so obs_radius must be above {NEAR_RADIUS} (e.g. 7, the env's "
+                         "default)")
 
 
 def log_scale(x: torch.Tensor) -> torch.Tensor:
@@ -127,6 +132,7 @@ class WideEgoBody(nn.Module):
 
     REGIONS = 3
     REGION_PLANES = ("tile", "revealable cell", "horrors", "type horror", "type gas", "type rough", "flooded")
+    NEAREST: tuple[tuple[str, int], ...] = ()  # (plane, k): the places of its k non-empty cells nearest the centre
 
     def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
         super().__init__()
@@ -142,8 +148,15 @@ class WideEgoBody(nn.Module):
         self.register_buffer("planes", torch.tensor([GRID_CHANNELS.index(n) for n in self.REGION_PLANES]))
         self.register_buffer("offsets", torch.arange(-radius, radius + 1, dtype=torch.float32) / radius)
         self.edges = np.linspace(0, w, self.REGIONS + 1).round().astype(int).tolist()
+        self.nearest = [(GRID_CHANNELS.index(name), k) for name, k in self.NEAREST]
+        # Nearer cells score higher; among cells as near, the one first in row-major order (exact in float32, so the
+        # choice is the same on every machine and thread count).
+        rows, cols = np.divmod(np.arange(w * w), w)
+        distance = np.abs(rows - radius) + np.abs(cols - radius)
+        self.register_buffer("closeness", torch.tensor(((2 * w - distance) * w * w + w * w - np.arange(w * w)),
+                                                       dtype=torch.float32), persistent=False)
         n_in = (c * (2 * NEAR_RADIUS + 1) ** 2 + num_scalars + 3 * MAX_SEATS + 3
-                + len(self.REGION_PLANES) * self.REGIONS ** 2)
+                + len(self.REGION_PLANES) * self.REGIONS ** 2 + 3 * sum(k for _, k in self.NEAREST))
         self.net = nn.Sequential(_layer(n_in, width), nn.ReLU(), _layer(width, width), nn.ReLU())
 
     def _places(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -155,16 +168,27 @@ class WideEgoBody(nn.Module):
         cols = self.offsets[at % self.width_cells] * seen
         return value, rows, cols
 
+    def _nearest(self, plane: torch.Tensor, k: int) -> list[torch.Tensor]:
+        """(seen, row offset, column offset) of the ``k`` non-empty cells of ``plane`` (B, W, W) nearest the centre
+        (Manhattan distance in the window), each (B, k); all 0 past the last non-empty cell."""
+        score = (plane.flatten(1) > 0).float() * self.closeness
+        value, at = score.topk(k, dim=1)
+        seen = (value > 0).float()
+        rows = self.offsets[torch.div(at, self.width_cells, rounding_mode="floor")] * seen
+        return [seen, rows, self.offsets[at % self.width_cells] * seen]
+
     def summary(self, grid: torch.Tensor) -> torch.Tensor:
-        """(B, 3 * 6 + 3 + 7 * 9): the cavers' health and places, the exit's place, the region maxima."""
+        """(B, 3 * 6 + 3 + 7 * 9 + 3 * k): the cavers' health and places, the exit's place, the region maxima, and
+        the places of each ``NEAREST`` plane's k nearest cells."""
         health, rows, cols = self._places(grid[:, self.cavers])
         exit_seen, exit_rows, exit_cols = self._places(grid[:, self.exit:self.exit + 1])
         picked = grid.index_select(1, self.planes)
         e = self.edges
         regions = torch.stack([picked[:, :, e[i]:e[i + 1], e[j]:e[j + 1]].amax((2, 3))
                                for i in range(self.REGIONS) for j in range(self.REGIONS)], 2)
+        nearest = [part for plane, k in self.nearest for part in self._nearest(grid[:, plane], k)]
         return torch.cat([log_scale(health), rows, cols, (exit_seen > 0).float(), exit_rows, exit_cols,
-                          log_scale(regions.flatten(1))], dim=1)
+                          log_scale(regions.flatten(1)), *nearest], dim=1)
 
     def inputs(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
         """The first layer's input (as ``EgoBody.inputs``)."""
@@ -173,6 +197,14 @@ class WideEgoBody(nn.Module):
 
     def forward(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
         return self.net(self.inputs(grid, scalars))
+
+
+class ThreatEgoBody(WideEgoBody):
+    """``WideEgoBody`` with the places of the horrors and horror tiles nearest the acting caver in its summary: a
+    horror moves a step a round toward its closest caver and spawns on the horror tile nearest one (R-HOR-3, R-HOR-4),
+    so where they lie, not only in which region, decides who it reaches. Three horrors (R-HOR-1) and two tiles."""
+
+    NEAREST = (("horrors", 3), ("type horror", 2))
 
 
 class CnnBody(nn.Module):
@@ -200,7 +232,7 @@ class ActorCritic(nn.Module):
     def __init__(self, spec: NetSpec):
         super().__init__()
         self.spec = spec
-        body = {"ego": EgoBody, "egowide": WideEgoBody, "cnn": CnnBody}[spec.network]
+        body = {"ego": EgoBody, "egowide": WideEgoBody, "egothreat": ThreatEgoBody, "cnn": CnnBody}[spec.network]
         self.body = body(spec.grid_shape, spec.num_scalars, spec.width)
         self.policy_head = _layer(spec.width, spec.num_actions, gain=0.01)
         if spec.critic == "ippo":

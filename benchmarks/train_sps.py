@@ -16,6 +16,7 @@ run interleaved, round after round, and each row reports its median):
     native-ego-mappo     the same as native-ego with the centralised critic (``critic=mappo``)
     native-egowide       ``network=egowide`` (ego's 5 x 5 cells beside a summary of the env's default 15 x 15
                          window, obs_radius 7), the same width
+    native-egothreat     ``network=egothreat`` (egowide with the nearest horrors' and horror tiles' places)
 
 The native rows take ``--num-games`` games (default 1024), 32 decisions each per iteration, 4 epochs of 4
 minibatches (the CNN row: of 1,024 samples). Columns: env-steps/s, then the split of the wall time (engine = the
@@ -39,7 +40,8 @@ from typing import Any, Callable
 
 import torch
 
-ROWS = ("sb3", "native-cnn", "native-ego", "native-ego-shards2", "native-ego-mappo", "native-egowide")
+ROWS = ("sb3", "native-cnn", "native-ego", "native-ego-shards2", "native-ego-mappo", "native-egowide",
+        "native-egothreat")
 DEFAULT_ROWS = ("sb3", "native-cnn", "native-ego")
 
 
@@ -54,8 +56,8 @@ def native_row(name: str, opts: argparse.Namespace) -> Callable[[float], dict[st
         # minibatches of 1,024 samples: the CNN's activations of bigger ones fall out of the caches (measured on 2
         # cores: 10,100 samples/s forward + backward at 1,024, 7,200 at 8,192)
         settings.update(network="cnn", obs_radius=7, minibatches=max(1, opts.num_games * 32 // 1024))
-    elif name == "native-egowide":
-        settings.update(network="egowide", obs_radius=7, width=opts.width)
+    elif name in ("native-egowide", "native-egothreat"):
+        settings.update(network=name.removeprefix("native-"), obs_radius=7, width=opts.width)
     else:
         settings.update(network="ego", obs_radius=2, width=opts.width)
     if name.endswith("shards2"):

@@ -242,11 +242,16 @@ def test_losses_tally_knockouts_by_cause_from_the_event_log(tmp_path):
     assert round(lo["knockouts"] * 20) == 15 and list(lo["knockouts_by_cause"])[:3] == ["R-HOR-5", "R-HZ-4", "R-TILE-9"]
     assert round(lo["devoured"] * 20) == 24 and round(lo["devoured_unconscious"] * 20) == 4
     assert all(lo["knockouts_exit_hidden_by_cause"][c] <= lo["knockouts_by_cause"][c] for c in lo["knockouts_by_cause"])
+    # the 7 horror knock-outs: 3 horrors moving onto their closest victim in the horror phase, 3 onto a caver they
+    # were not hunting, 1 spawned by a horror card onto a caver
+    assert {k: round(v * 20) for k, v in lo["horror_knockouts_by_way"].items()} == \
+        {"phase, hunted": 3, "phase, bystander": 3, "card, spawned": 1}
     out = tmp_path / "eval"
     assert main(["--config", str(ROOT / "configs" / "small.yaml"), "--team", "heuristic", "--games", "20",
                  "--batch", "7", "--losses", "--no-plots", "--no-progress", "--out", str(out)]) == 0
     md = (out / "losses.md").read_text()
     assert "| small | heuristic | 0.75 | 1.20 (0.20) | 0.35 (0.05) / 0.65 |" in md
+    assert "| small | heuristic | 0.15 | 0.15 | 0.05 |" in md  # phase hunted, phase bystander, card spawned
     assert json.loads((out / "results.json").read_text())["results"][0]["losses"] == lo
 
 
@@ -259,10 +264,20 @@ def test_loss_tally_counts_events_literally():
     t.add([Event("damage", 1, 4, 2, "R-HZ-3", 0), Event("damage", 2, 4, 1, "R-HZ-1", 2),
            Event("devoured", 0, 5, 0, "R-HZ-7", 0), Event("devoured", 3, 6, 0, "R-HZ-7", 0)], True, hp)
     t.add([Event("damage", 3, 9, 3, "R-HZ-4", 0)], False, hp)
-    assert t.summary() == {"games": 2, "knockouts": 1.0,
-                           "knockouts_by_cause": {"R-HZ-3": 0.5, "R-HZ-4": 0.5, "R-HZ-1": 0.0},
-                           "knockouts_exit_hidden_by_cause": {"R-HZ-3": 0.5, "R-HZ-4": 0.0, "R-HZ-1": 0.0},
-                           "health_lost_by_cause": {"R-HZ-3": 1.0, "R-HZ-4": 1.5, "R-HZ-1": 0.5},
+    # a horror card (card 4: "horror"), then a horror hunting seat 2 moving onto seat 1's tile 7; seat 0 walking into
+    # a horror's tile 8 in its turn
+    t.add([Event("card", -1, -1, 4, "", 0), Event("horror_move", 2, 7, 6, "R-HOR-3", 0),
+           Event("damage", 1, 7, 2, "R-HOR-5", 0)], False, hp)
+    t.add([Event("move", 0, 8, 3, "R-ACT-16", 0), Event("damage", 0, 8, 1, "R-HOR-5", 0)], False, hp)
+    # seat 2 healed (R-ACT-9) while lying in a horror's tile 5 falls again
+    t.add([Event("heal", 2, 5, 1, "R-ACT-9", 1), Event("damage", 2, 5, 1, "R-HOR-5", 0)], False, hp)
+    assert t.summary() == {"games": 2, "knockouts": 2.5,
+                           "knockouts_by_cause": {"R-HOR-5": 1.5, "R-HZ-3": 0.5, "R-HZ-4": 0.5, "R-HZ-1": 0.0},
+                           "knockouts_exit_hidden_by_cause": {"R-HOR-5": 0.0, "R-HZ-3": 0.5, "R-HZ-4": 0.0,
+                                                              "R-HZ-1": 0.0},
+                           "health_lost_by_cause": {"R-HOR-5": 2.0, "R-HZ-3": 1.0, "R-HZ-4": 1.5, "R-HZ-1": 0.5},
+                           "horror_knockouts_by_way": {"card, bystander": 0.5, "turn, entered": 0.5,
+                                                       "turn, healed": 0.5},
                            "devoured": 1.0, "devoured_unconscious": 0.5}
 
 

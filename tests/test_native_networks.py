@@ -1,6 +1,7 @@
 """The native trainer's actor bodies (``agents/native_policy.py``, issue 41): ``egowide``'s summary of the window
-beyond its 5 x 5 centre on a hand-made window (literal values), the first-layer input the PPO update caches giving
-the network's output bit for bit, the wider window it needs, and its checkpoint through ONNX."""
+beyond its 5 x 5 centre and ``egothreat``'s nearest horrors on hand-made windows (literal values), the first-layer
+input the PPO update caches giving the network's output bit for bit, the wider window they need, and their
+checkpoints through ONNX."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ from subterra_env.vector import BatchedGames
 torch.set_num_threads(1)
 
 
-def wide_spec(radius: int = 7, critic: str = "ippo") -> NetSpec:
-    return NetSpec(grid_shape(radius), num_scalars(), 90, "egowide", 16, critic, 99 if critic == "mappo" else 0)
+def wide_spec(radius: int = 7, critic: str = "ippo", network: str = "egowide") -> NetSpec:
+    return NetSpec(grid_shape(radius), num_scalars(), 90, network, 16, critic, 99 if critic == "mappo" else 0)
 
 
 def hand_made_window() -> torch.Tensor:
@@ -55,6 +56,24 @@ def test_egowide_summary_of_a_hand_made_window() -> None:
     assert sum(by_plane["tile"]) == 0 and sum(by_plane["type rough"]) == 0
 
 
+def test_egothreat_places_the_nearest_horrors_and_horror_tiles() -> None:
+    """Four horrors (one cell holding two) and one horror tile: the three nearest horror cells by Manhattan distance
+    (ties: the first in row-major order), the one tile and an empty second slot; the rest as egowide's summary."""
+    grid = hand_made_window()  # its horrors: 2 at (1, 1), 12 steps away
+    ch = GRID_CHANNELS.index
+    grid[0, ch("horrors"), 7, 10] = 1  # 3 steps east
+    grid[0, ch("horrors"), 4, 7] = 1  # 3 steps north: as near as the one east, first in row-major order
+    grid[0, ch("horrors"), 14, 14] = 1  # 14 steps: the fourth, left out
+    grid[0, ch("type horror"), 9, 6] = 1  # 3 steps south-west
+    threat = ActorCritic(wide_spec(network="egothreat")).body
+    got = threat.summary(grid)[0].tolist()
+    assert len(got) == 6 * 3 + 3 + 7 * 9 + 3 * 3 + 3 * 2
+    assert got[:84] == pytest.approx(ActorCritic(wide_spec()).body.summary(grid)[0].tolist())
+    horrors, tiles = got[84:93], got[93:99]
+    assert horrors == pytest.approx([1, 1, 1, -3 / 7, 0, -6 / 7, 0, 3 / 7, -6 / 7])  # seen, rows, columns
+    assert tiles == pytest.approx([1, 0, 2 / 7, 0, -1 / 7, 0])
+
+
 def test_the_centre_of_the_window_is_egos_five_by_five() -> None:
     body = ActorCritic(wide_spec()).body
     grid = hand_made_window()
@@ -64,7 +83,7 @@ def test_the_centre_of_the_window_is_egos_five_by_five() -> None:
 
 
 @pytest.mark.parametrize("network, radius, critic", [("ego", 2, "ippo"), ("egowide", 7, "ippo"),
-                                                      ("egowide", 4, "mappo")])
+                                                      ("egowide", 4, "mappo"), ("egothreat", 7, "ippo")])
 def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network: str, radius: int,
                                                                           critic: str) -> None:
     """The PPO update computes ``body.inputs`` once a rollout; ``from_inputs`` must be ``forward`` exactly, so that
@@ -80,17 +99,26 @@ def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network
     assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
 
 
-def test_egowide_needs_a_window_wider_than_its_centre() -> None:
-    with pytest.raises(ValueError, match="obs_radius=2: .* obs_radius must be above 2"):
-        NetSpec(grid_shape(2), num_scalars(), 90, "egowide", 16)
+@pytest.mark.parametrize("network", ["egowide", "egothreat"])
+def test_the_wide_bodies_need_a_window_wider_than_their_centre(network: str) -> None:
+    with pytest.raises(ValueError, match=f"network={network} with obs_radius=2: .* obs_radius must be above 2"):
+        NetSpec(grid_shape(2), num_scalars(), 90, network, 16)
 
 
-def test_an_egowide_checkpoint_plays_the_same_through_onnx(tmp_path: Path) -> None:
+def test_egowide_checkpoints_keep_their_weights_names() -> None:
+    """The nearest-cell ordering is rebuilt, not saved: egowide checkpoints written before egothreat still load."""
+    names = sorted(ActorCritic(wide_spec()).state_dict())
+    assert [n for n in names if n.startswith("body.") and not n.startswith("body.net.")] == ["body.offsets",
+                                                                                             "body.planes"]
+
+
+@pytest.mark.parametrize("network", ["egowide", "egothreat"])
+def test_a_wide_checkpoint_plays_the_same_through_onnx(tmp_path: Path, network: str) -> None:
     pytest.importorskip("onnxruntime", reason="the onnx extra")
     from agents.onnx_policy import OnnxPolicyAgent, export_onnx
 
     torch.manual_seed(3)
-    model = ActorCritic(wide_spec(5))
+    model = ActorCritic(wide_spec(5, network=network))
     for p in model.parameters():  # bigger weights than the initialisation's: logits that differ between actions
         p.data.mul_(4)
     path = save_checkpoint(tmp_path / "wide.pt", model, {"preset": "small"}, {})

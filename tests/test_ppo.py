@@ -589,11 +589,12 @@ def test_train_sps_smoke(tmp_path: Path) -> None:
 
     out = tmp_path / "sps.json"
     rows = train_sps.main(["--seconds", "0.5", "--rows", "native-ego", "native-ego-mappo", "native-egowide",
-                           "--num-games", "64", "--torch-threads", "1", "--json", str(out)])
-    assert [r["row"] for r in rows] == ["native-ego", "native-ego-mappo", "native-egowide"]
+                           "native-egothreat", "--num-games", "64", "--torch-threads", "1", "--json", str(out)])
+    assert [r["row"] for r in rows] == ["native-ego", "native-ego-mappo", "native-egowide", "native-egothreat"]
     for r in rows:
         assert r["trainer"] == "native" and r["env_steps_per_s"] > 0
-    assert [(r["network"], r["critic"]) for r in rows] == [("ego", "ippo"), ("ego", "mappo"), ("egowide", "ippo")]
+    assert [(r["network"], r["critic"]) for r in rows] == [("ego", "ippo"), ("ego", "mappo"), ("egowide", "ippo"),
+                                                           ("egothreat", "ippo")]
     saved = json.loads(out.read_text())
     trained = [r for r in saved if r["trainer"] != "reference"]
     assert [(r["row"], r["trainer"], r["network"]) for r in trained] == [(r["row"], r["trainer"], r["network"])

@@ -6,7 +6,12 @@ horror, R-HZ-1 tremor, R-HZ-2 flood, R-HZ-3 gas, R-HZ-4 cave-in, R-ACT-2 a faile
 terrain, R-EXT-6 a leaper's slash: ``../shared/RULES.md``). Knock-outs are also counted apart while the exit is
 still hidden (before it), since what costs cavers while exploring differs from what costs them on the way out.
 ``devoured`` counts R-HZ-7's Out of Time checks failed, ``devoured_unconscious`` those of cavers already knocked
-out. Every figure is per game, over the games tallied.
+out. A horror's knock-outs (R-HOR-5) are split by how they came (``horror_knockouts_by_way``): in a caver's turn
+(``turn, entered``: it walked into the horror's tile; ``turn, healed``: it was healed while lying in one), in the
+horror phase or after a horror hazard card (``phase``, ``card``: R-HOR-3, R-HZ-5), and there by the horror moving
+onto the tile ``hunted`` (the caver was its closest victim) or as a ``bystander`` (it hunted another caver), or
+``spawned`` on it (R-HOR-4); ``other`` where none of those events came before it. Every figure is per game, over the
+games tallied.
 """
 
 from __future__ import annotations
@@ -17,6 +22,32 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from subterra_env.events import Event
+from subterra_env.games.sub_terra.core.catalogue import CARD_NAMES
+
+HORROR_CARDS = frozenset(i for i, name in enumerate(CARD_NAMES) if name in ("horror", "horror x2"))
+
+
+def horror_way(events: Sequence[Event], i: int) -> str:
+    """How the horror knock-out ``events[i]`` (an R-HOR-5 damage) came about, from the step's earlier events: the
+    latest one that brought the caver and a horror onto its tile, and whether a horror card was drawn before it."""
+    e = events[i]
+    how = "other"
+    for prev in reversed(events[:i]):
+        if prev.kind == "horror_move" and prev.tile == e.tile:
+            how = "hunted" if prev.seat == e.seat else "bystander"
+        elif prev.kind == "horror_spawn" and prev.tile == e.tile:
+            how = "spawned"
+        elif prev.kind in ("move", "surface") and prev.seat == e.seat and prev.tile == e.tile:
+            how = "entered"
+        elif prev.kind == "heal" and prev.seat == e.seat and prev.tile == e.tile:
+            how = "healed"  # an unconscious caver healed back to health in a horror's tile falls again at once
+        else:
+            continue
+        break
+    if how in ("entered", "healed"):
+        return f"turn, {how}"
+    card = any(p.kind == "card" and p.value in HORROR_CARDS for p in events[:i])
+    return f"{'card' if card else 'phase'}, {how}"
 
 
 class LossTally:
@@ -26,6 +57,7 @@ class LossTally:
         self.health: Counter[str] = Counter()
         self.knockouts: Counter[str] = Counter()
         self.knockouts_exit_hidden: Counter[str] = Counter()
+        self.horror_ways: Counter[str] = Counter()
         self.devoured = 0
         self.devoured_unconscious = 0
         self.games = games
@@ -33,12 +65,15 @@ class LossTally:
     def add(self, events: Iterable[Event], exit_hidden: bool, health_before: np.ndarray) -> None:
         """One step of one game: its events, whether the exit was hidden before the step, and each seat's health
         before it."""
-        for e in events:
+        events = list(events)
+        for i, e in enumerate(events):
             if e.kind == "damage":
                 self.health[e.rule] += e.value
                 if e.die == 0:
                     self.knockouts[e.rule] += 1
                     self.knockouts_exit_hidden[e.rule] += exit_hidden
+                    if e.rule == "R-HOR-5":
+                        self.horror_ways[horror_way(events, i)] += 1
             elif e.kind == "devoured":
                 self.devoured += 1
                 self.devoured_unconscious += int(health_before[e.seat] == 0)
@@ -52,6 +87,7 @@ class LossTally:
                 "knockouts_by_cause": {r: self.knockouts[r] / n for r in order},
                 "knockouts_exit_hidden_by_cause": {r: self.knockouts_exit_hidden[r] / n for r in order},
                 "health_lost_by_cause": {r: self.health[r] / n for r in order},
+                "horror_knockouts_by_way": {w: c / n for w, c in self.horror_ways.most_common()},
                 "devoured": self.devoured / n, "devoured_unconscious": self.devoured_unconscious / n}
 
 
@@ -73,4 +109,15 @@ def losses_markdown(rows: Sequence[dict[str, Any]]) -> str:
                  f" / {lo['health_lost_by_cause'].get(c, 0):.2f}" for c in causes]
         lines.append(f"| {r['settings']} | {r['team']} | {lo['knockouts']:.2f} | {lo['devoured']:.2f} "
                      f"({lo['devoured_unconscious']:.2f}) | " + " | ".join(cells) + " |")
+    ways: list[str] = []
+    for r in rows:
+        ways += [w for w in r["losses"].get("horror_knockouts_by_way", {}) if w not in ways]
+    if ways:
+        lines += ["", "Horror knock-outs (R-HOR-5) per game by how they came (when: turn, phase, card; how: entered, "
+                  "healed, hunted, bystander, spawned)", "", "| settings | team | " + " | ".join(ways) + " |",
+                  "|---|---|" + "---:|" * len(ways)]
+        for r in rows:
+            by_way = r["losses"].get("horror_knockouts_by_way", {})
+            lines.append(f"| {r['settings']} | {r['team']} | " + " | ".join(f"{by_way.get(w, 0):.2f}" for w in ways)
+                         + " |")
     return "\n".join(lines) + "\n"

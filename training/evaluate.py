@@ -53,8 +53,8 @@ them, medal rates. Since equal specs are one agent, the cell (X, X, k) is X alon
 share a file name are labelled by enough of their path to tell them apart ('policy:seed1/final').
 
 Outputs under ``--out``: ``results.json`` (every row with per-game seeds, results, escaped, rounds), ``results.md``,
-``losses.md`` with ``--losses`` (each row's knock-outs, health lost and cavers devoured by cause:
-``training/eval_losses.py``),
+``losses.md`` with ``--losses`` (each row's knock-outs, health lost and cavers devoured by cause, the horrors'
+knock-outs by how they came: ``training/eval_losses.py``),
 ``medals.png``; with ``--cross-play``: ``crossplay.json``, ``crossplay.md``, ``crossplay.png``; with
 ``--partner-matrix``: ``partners.json`` (per setting the matrices and every cell with its seat patterns and
 per-game outcomes; ``PartnerMatrix.from_dict`` reads one back), ``partners.md`` (a table of mean escaped and one of

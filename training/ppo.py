@@ -94,13 +94,14 @@ class Args:
     """Decisions per game per iteration (the PPO horizon)."""
     shards: int = field(default=1, metadata=dict(choices=(1, 2)))
     """2: step one half of the games while the policy acts on the other (see the module docstring)."""
-    network: str = field(default="ego", metadata=dict(choices=("ego", "egowide", "cnn")))
+    network: str = field(default="ego", metadata=dict(choices=("ego", "egowide", "egothreat", "cnn")))
     """The actor's body: ``ego`` (flat window + scalars, two layers of ``width``), ``egowide`` (ego's 5 x 5 cells
-    beside a fixed summary of the wider window: the team's health and places, the exit's, 3 x 3 regions) or
-    ``cnn`` (``agents/native_policy.py``)."""
+    beside a fixed summary of the wider window: the team's health and places, the exit's, 3 x 3 regions),
+    ``egothreat`` (egowide with the nearest horrors' and horror tiles' places) or ``cnn``
+    (``agents/native_policy.py``)."""
     obs_radius: int = field(default=2, metadata=dict(min=1, max=20))
-    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; egowide: above 2, e.g. 7;
-    cnn: 5 to 7)."""
+    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; egowide, egothreat: above 2,
+    e.g. 7; cnn: 5 to 7)."""
     width: int = field(default=256, metadata=dict(min=8, max=4096))
     """Hidden layer width."""
     critic: str = field(default="ippo", metadata=dict(choices=("ippo", "mappo")))
