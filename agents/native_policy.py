@@ -163,10 +163,12 @@ class WideEgoBody(nn.Module):
         """(value, row offset, column offset) of each plane's largest cell in ``planes`` (B, K, W, W), offsets in
         units of the radius and 0 where the plane is empty (a caver or the exit is one cell)."""
         value, at = planes.flatten(2).max(2)
-        seen = (value > 0).float()
+        return (value, *self._offsets(at, (value > 0).float()))
+
+    def _offsets(self, at: torch.Tensor, seen: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(row offset, column offset) of flat window indices ``at``, in units of the radius, 0 where not ``seen``."""
         rows = self.offsets[torch.div(at, self.width_cells, rounding_mode="floor")] * seen
-        cols = self.offsets[at % self.width_cells] * seen
-        return value, rows, cols
+        return rows, self.offsets[at % self.width_cells] * seen
 
     def _nearest(self, plane: torch.Tensor, k: int) -> list[torch.Tensor]:
         """(seen, row offset, column offset) of the ``k`` non-empty cells of ``plane`` (B, W, W) nearest the centre
@@ -174,8 +176,7 @@ class WideEgoBody(nn.Module):
         score = (plane.flatten(1) > 0).float() * self.closeness
         value, at = score.topk(k, dim=1)
         seen = (value > 0).float()
-        rows = self.offsets[torch.div(at, self.width_cells, rounding_mode="floor")] * seen
-        return [seen, rows, self.offsets[at % self.width_cells] * seen]
+        return [seen, *self._offsets(at, seen)]
 
     def summary(self, grid: torch.Tensor) -> torch.Tensor:
         """(B, 3 * 6 + 3 + 7 * 9 + 3 * k): the cavers' health and places, the exit's place, the region maxima, and
