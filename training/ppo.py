@@ -158,6 +158,10 @@ class Args:
     game pays 20 x ``reward_way`` per caver out."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
+    precision: str = field(default="fp32", metadata=dict(choices=("fp32", "bf16")))
+    """The network's arithmetic while training: ``bf16`` runs its matrix products in bfloat16 (``torch.autocast``;
+    the weights, the optimiser and the losses stay float32, and the ego bodies' stored inputs are bfloat16), which
+    a CPU with AMX or AVX-512 BF16, or a GPU, does faster; evaluation and play run float32."""
     torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
     """torch's CPU threads."""
     engine_threads: int | None = field(default=1, metadata=dict(min=1, max=256))
@@ -376,6 +380,9 @@ class Rollout:
     rewards: np.ndarray  # (T, B) float32, truncated games' final values folded in
     dones: np.ndarray  # (T, B) float32: the game ended at this decision (next row is a new game)
     learn: np.ndarray | None = None  # partner: (T, B) bool, the decision is the policy's own (not a partner's)
+    # the ego bodies: (T, B, n) float32 on the learner's device, the first-layer input that acting computed, which
+    # the update reuses (computing it again from the int8 window cost a fifth of an egowide iteration)
+    inputs: torch.Tensor | None = None
 
     @staticmethod
     def allocate(args: Args, grid_shape, num_scalars: int, num_actions: int, state_shape) -> Rollout:
@@ -444,7 +451,16 @@ class Learner:
         self.cpu_gen = torch.Generator()
         self.cpu_gen.manual_seed(args.seed + 1)
         self.mappo = args.critic == "mappo"
+        self.bf16 = args.precision == "bf16"
         self.anchor: ActorCritic | None = None  # anchor_kl's frozen start policy (set_anchor)
+
+    def forward(self, grid=None, scalars=None, state=None, inputs=None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits, value) in float32 of the observations, or of the ego bodies' first-layer ``inputs``, in the
+        run's ``precision``."""
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
+            logits, value = (self.model(grid, scalars, state) if inputs is None
+                             else self.model.from_inputs(inputs, state))
+        return logits.float(), value.float()
 
     def set_anchor(self, weights: dict[str, torch.Tensor] | None = None) -> None:
         """Freeze a copy of the network (or of ``weights``, a resumed run's anchor) as anchor_kl's start policy."""
@@ -468,15 +484,31 @@ class Learner:
             return None
         return torch.cat([self.tensor(grid).flatten(1), self.tensor(scalars)], dim=1)
 
+    def input_buffer(self, rollout: int, num_games: int) -> torch.Tensor | None:
+        """``Rollout.inputs`` for the ego bodies (None for the cnn: its input is the window itself)."""
+        body = self.model.body
+        if not hasattr(body, "inputs"):
+            return None
+        size = body.net[0].in_features
+        dtype = torch.bfloat16 if self.bf16 else torch.float32
+        return torch.zeros((rollout, num_games, size), dtype=dtype, device=self.device)
+
     @torch.no_grad()
-    def act(self, grid, scalars, mask, sgrid=None, sscalars=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        logits, value = self.model(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))
+    def act(self, grid, scalars, mask, sgrid=None, sscalars=None,
+            inputs_out: torch.Tensor | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(actions, their log-probabilities, values); ``inputs_out``: where the body's first-layer input goes."""
+        state = self.state_of(sgrid, sscalars)
+        if inputs_out is None:
+            logits, value = self.forward(self.tensor(grid), self.tensor(scalars), state)
+        else:
+            inputs_out.copy_(self.model.body.inputs(self.tensor(grid), self.tensor(scalars)))
+            logits, value = self.forward(state=state, inputs=inputs_out)
         actions, logp = sample(logits, self.tensor(mask), self.gen)
         return actions.cpu().numpy(), logp.cpu().numpy(), value.cpu().numpy()
 
     @torch.no_grad()
     def value(self, grid, scalars, sgrid=None, sscalars=None) -> np.ndarray:
-        return self.model(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))[1].cpu().numpy()
+        return self.forward(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))[1].cpu().numpy()
 
     def update(self, ro: Rollout, lr: float, actor: bool = True) -> dict[str, float]:
         """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches (``actor``
@@ -499,12 +531,9 @@ class Learner:
             flat["state"] = self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
                                           ro.state_scalars[:t].reshape(n, -1))
         size = n // a.minibatches
-        cached = hasattr(self.model.body, "inputs")
-        if cached:  # the ego bodies' first-layer input, once a rollout rather than once an epoch (same values)
-            with torch.no_grad():
-                flat["inputs"] = torch.cat([self.model.body.inputs(flat["grid"][i:i + size],
-                                                                   flat["scalars"][i:i + size])
-                                            for i in range(0, n, size)])
+        cached = ro.inputs is not None
+        if cached:  # the ego bodies' first-layer input as acting computed it (the same values every epoch)
+            flat["inputs"] = ro.inputs.reshape(n, -1)
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": []}
         anchored = self.anchor is not None and actor
@@ -520,8 +549,8 @@ class Learner:
             for start in range(0, n, size):
                 idx = order[start:start + size]
                 state = flat["state"][idx] if self.mappo else None
-                logits, value = (self.model.from_inputs(flat["inputs"][idx], state) if cached
-                                 else self.model(flat["grid"][idx], flat["scalars"][idx], state))
+                logits, value = (self.forward(state=state, inputs=flat["inputs"][idx]) if cached
+                                 else self.forward(flat["grid"][idx], flat["scalars"][idx], state))
                 mask = flat["mask"][idx]
                 w = flat["learn"][idx] if "learn" in flat else None
                 logp_all = masked_log_probs(logits, mask)
@@ -594,6 +623,7 @@ class Trainer:
         self.shards = [Shard(args, self.config, args.seed + i, slice(i * half, (i + 1) * half), self.store,
                              self.spec) for i in range(args.shards)]
         self.learner = Learner(args, self.spec)
+        self.store.inputs = self.learner.input_buffer(args.rollout, args.num_games)
         self.pool = ThreadPoolExecutor(1) if args.shards > 1 else None
         self.episodes: deque[tuple[float, int, int, bool]] = deque(maxlen=max(100, args.num_games))
         self.timing = {"engine": 0.0, "inference": 0.0, "update": 0.0}
@@ -630,7 +660,8 @@ class Trainer:
         t0 = time.perf_counter()
         sg = ro.state_grid[t, r] if ro.state_grid is not None else None
         ss = ro.state_scalars[t, r] if ro.state_scalars is not None else None
-        actions, logp, value = self.learner.act(ro.grid[t, r], ro.scalars[t, r], ro.mask[t, r], sg, ss)
+        inputs = ro.inputs[t, r] if ro.inputs is not None else None
+        actions, logp, value = self.learner.act(ro.grid[t, r], ro.scalars[t, r], ro.mask[t, r], sg, ss, inputs)
         if shard.partners is not None:  # a partner's seat: its action replaces the sample (its time counted here)
             ro.learn[t, r] = shard.partners.play(actions, ro.grid[t, r], ro.scalars[t, r], ro.mask[t, r])
         ro.actions[t, r], ro.logp[t, r], ro.values[t, r] = actions, logp, value
