@@ -245,21 +245,29 @@ class ActorCritic(nn.Module):
     def forward(self, grid: torch.Tensor, scalars: torch.Tensor,
                 state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(logits (B, A), value (B,)) of raw (int8 or float) observations; ``state`` (B, state_size) for mappo."""
-        return self.heads(self.body(grid, scalars), state)
+        return self.heads(self.body(grid, scalars), self.state_inputs(state))
 
     def from_inputs(self, inputs: torch.Tensor,
-                    state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """``forward`` from the body's first-layer input (``body.inputs``: the ego bodies only), bit for bit."""
-        return self.heads(self.body.net(inputs), state)
+                    state_inputs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``forward`` from the first-layer inputs, bit for bit: the body's (``body.inputs``: the ego bodies only)
+        and, for mappo, the critic's (``state_inputs``)."""
+        return self.heads(self.body.net(inputs), state_inputs)
 
-    def heads(self, hidden: torch.Tensor, state: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits, value) of the body's output (and the global state, for mappo's critic)."""
+    @staticmethod
+    def state_inputs(state: torch.Tensor | None) -> torch.Tensor | None:
+        """The centralised critic's first-layer input: the global state's log scale (None stays None). The PPO
+        update computes it once a rollout, not once a minibatch."""
+        return None if state is None else log_scale(state)
+
+    def heads(self, hidden: torch.Tensor,
+              state_inputs: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits, value) of the body's output (and, for mappo's critic, its ``state_inputs``)."""
         logits = self.policy_head(hidden)
         if self.spec.critic == "ippo":
             return logits, self.value_head(hidden).squeeze(1)
-        if state is None:
+        if state_inputs is None:
             raise ValueError("a mappo network needs the global state for its value")
-        return logits, self.critic(log_scale(state)).squeeze(1)
+        return logits, self.critic(state_inputs).squeeze(1)
 
     def logits(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
         return self.policy_head(self.body(grid, scalars))

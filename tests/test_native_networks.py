@@ -86,8 +86,8 @@ def test_the_centre_of_the_window_is_egos_five_by_five() -> None:
                                                       ("egowide", 4, "mappo"), ("egothreat", 7, "ippo")])
 def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network: str, radius: int,
                                                                           critic: str) -> None:
-    """The PPO update computes ``body.inputs`` once a rollout; ``from_inputs`` must be ``forward`` exactly, so that
-    a seeded run is the same run as before the cache."""
+    """The PPO update reads ``body.inputs`` as acting computed it and computes the critic's ``state_inputs`` once a
+    rollout; ``from_inputs`` must be ``forward`` exactly, so that a seeded run is the same run as before the caches."""
     torch.manual_seed(0)
     spec = NetSpec(grid_shape(radius), num_scalars(), 90, network, 16, critic, 99 if critic == "mappo" else 0)
     model = ActorCritic(spec)
@@ -95,7 +95,7 @@ def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network
     scalars = torch.randint(0, 6, (64, spec.num_scalars), dtype=torch.int8)
     state = torch.randint(0, 6, (64, 99), dtype=torch.int8) if critic == "mappo" else None
     want = model(grid, scalars, state)
-    got = model.from_inputs(model.body.inputs(grid, scalars), state)
+    got = model.from_inputs(model.body.inputs(grid, scalars), model.state_inputs(state))
     assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
 
 

@@ -380,8 +380,8 @@ class Rollout:
     rewards: np.ndarray  # (T, B) float32, truncated games' final values folded in
     dones: np.ndarray  # (T, B) float32: the game ended at this decision (next row is a new game)
     learn: np.ndarray | None = None  # partner: (T, B) bool, the decision is the policy's own (not a partner's)
-    # the ego bodies: (T, B, n) float32 on the learner's device, the first-layer input that acting computed, which
-    # the update reuses (computing it again from the int8 window cost a fifth of an egowide iteration)
+    # the ego bodies: (T, B, n) on the learner's device (float32; bfloat16 with precision bf16), the first-layer
+    # input that acting computed, which the update reuses (computing it again cost a fifth of an egowide iteration)
     inputs: torch.Tensor | None = None
 
     @staticmethod
@@ -454,12 +454,12 @@ class Learner:
         self.bf16 = args.precision == "bf16"
         self.anchor: ActorCritic | None = None  # anchor_kl's frozen start policy (set_anchor)
 
-    def forward(self, grid=None, scalars=None, state=None, inputs=None) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits, value) in float32 of the observations, or of the ego bodies' first-layer ``inputs``, in the
-        run's ``precision``."""
+    def forward(self, grid=None, scalars=None, state_inputs=None, inputs=None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits, value) in float32, in the run's ``precision``, of the observations or of the ego bodies'
+        first-layer ``inputs``; mappo: the critic's ``state_inputs`` (``ActorCritic.state_inputs``)."""
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
-            logits, value = (self.model(grid, scalars, state) if inputs is None
-                             else self.model.from_inputs(inputs, state))
+            hidden = self.model.body(grid, scalars) if inputs is None else self.model.body.net(inputs)
+            logits, value = self.model.heads(hidden, state_inputs)
         return logits.float(), value.float()
 
     def set_anchor(self, weights: dict[str, torch.Tensor] | None = None) -> None:
@@ -497,18 +497,19 @@ class Learner:
     def act(self, grid, scalars, mask, sgrid=None, sscalars=None,
             inputs_out: torch.Tensor | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(actions, their log-probabilities, values); ``inputs_out``: where the body's first-layer input goes."""
-        state = self.state_of(sgrid, sscalars)
+        state = self.model.state_inputs(self.state_of(sgrid, sscalars))
         if inputs_out is None:
             logits, value = self.forward(self.tensor(grid), self.tensor(scalars), state)
         else:
             inputs_out.copy_(self.model.body.inputs(self.tensor(grid), self.tensor(scalars)))
-            logits, value = self.forward(state=state, inputs=inputs_out)
+            logits, value = self.forward(state_inputs=state, inputs=inputs_out)
         actions, logp = sample(logits, self.tensor(mask), self.gen)
         return actions.cpu().numpy(), logp.cpu().numpy(), value.cpu().numpy()
 
     @torch.no_grad()
     def value(self, grid, scalars, sgrid=None, sscalars=None) -> np.ndarray:
-        return self.forward(self.tensor(grid), self.tensor(scalars), self.state_of(sgrid, sscalars))[1].cpu().numpy()
+        state = self.model.state_inputs(self.state_of(sgrid, sscalars))
+        return self.forward(self.tensor(grid), self.tensor(scalars), state)[1].cpu().numpy()
 
     def update(self, ro: Rollout, lr: float, actor: bool = True) -> dict[str, float]:
         """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches (``actor``
@@ -528,8 +529,10 @@ class Learner:
         if ro.learn is not None:
             flat["learn"] = self.tensor(ro.learn).reshape(n).float()
         if self.mappo:
-            flat["state"] = self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
-                                          ro.state_scalars[:t].reshape(n, -1))
+            # the critic's first-layer input once a rollout (it was a fifth of a MAPPO update step once a minibatch)
+            state = self.model.state_inputs(self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
+                                                          ro.state_scalars[:t].reshape(n, -1)))
+            flat["state"] = state.to(torch.bfloat16) if self.bf16 else state
         size = n // a.minibatches
         cached = ro.inputs is not None
         if cached:  # the ego bodies' first-layer input as acting computed it (the same values every epoch)
@@ -549,7 +552,7 @@ class Learner:
             for start in range(0, n, size):
                 idx = order[start:start + size]
                 state = flat["state"][idx] if self.mappo else None
-                logits, value = (self.forward(state=state, inputs=flat["inputs"][idx]) if cached
+                logits, value = (self.forward(state_inputs=state, inputs=flat["inputs"][idx]) if cached
                                  else self.forward(flat["grid"][idx], flat["scalars"][idx], state))
                 mask = flat["mask"][idx]
                 w = flat["learn"][idx] if "learn" in flat else None
