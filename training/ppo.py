@@ -69,8 +69,8 @@ import numpy as np
 import torch
 import yaml
 
-from agents.native_policy import (ActorCritic, NativePolicyAgent, NetSpec, actor_weights, check_window,
-                                  load_checkpoint, masked_log_probs, save_checkpoint)
+from agents.native_policy import (CRITICS, NETWORKS, ActorCritic, NativePolicyAgent, NetSpec, actor_weights,
+                                  check_window, load_checkpoint, masked_log_probs, save_checkpoint)
 from agents.onnx_policy import export_onnx
 from subterra_env.rewards import DEFAULT_RESULT
 from training import bc, partners
@@ -94,7 +94,7 @@ class Args:
     """Decisions per game per iteration (the PPO horizon)."""
     shards: int = field(default=1, metadata=dict(choices=(1, 2)))
     """2: step one half of the games while the policy acts on the other (see the module docstring)."""
-    network: str = field(default="ego", metadata=dict(choices=("ego", "egowide", "egothreat", "cnn")))
+    network: str = field(default="ego", metadata=dict(choices=NETWORKS))
     """The actor's body: ``ego`` (flat window + scalars, two layers of ``width``), ``egowide`` (ego's 5 x 5 cells
     beside a fixed summary of the wider window: the team's health and places, the exit's, 3 x 3 regions),
     ``egothreat`` (egowide with the nearest horrors' and horror tiles' places) or ``cnn``
@@ -104,7 +104,7 @@ class Args:
     e.g. 7; cnn: 5 to 7)."""
     width: int = field(default=256, metadata=dict(min=8, max=4096))
     """Hidden layer width."""
-    critic: str = field(default="ippo", metadata=dict(choices=("ippo", "mappo")))
+    critic: str = field(default="ippo", metadata=dict(choices=CRITICS))
     """``ippo``: value head on the actor's body; ``mappo``: its own MLP over the global state."""
     state_radius: int = field(default=4, metadata=dict(min=1, max=20))
     """mappo: the global state's window radius around the start tile."""
@@ -453,6 +453,7 @@ class Learner:
         self.cpu_gen.manual_seed(args.seed + 1)
         self.mappo = args.critic == "mappo"
         self.bf16 = args.precision == "bf16"
+        self.stored = torch.bfloat16 if self.bf16 else torch.float32  # the kept first-layer inputs' dtype
         self.anchor: ActorCritic | None = None  # anchor_kl's frozen start policy (set_anchor)
 
     def forward(self, grid=None, scalars=None, state_inputs=None, inputs=None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -485,20 +486,22 @@ class Learner:
             return None
         return torch.cat([self.tensor(grid).flatten(1), self.tensor(scalars)], dim=1)
 
+    def critic_inputs(self, grid: np.ndarray | None, scalars: np.ndarray | None) -> torch.Tensor | None:
+        """mappo: the critic's first-layer input of the global state's grid and scalars (None for ippo)."""
+        return self.model.state_inputs(self.state_of(grid, scalars))
+
     def input_buffer(self, rollout: int, num_games: int) -> torch.Tensor | None:
         """``Rollout.inputs`` for the ego bodies (None for the cnn: its input is the window itself)."""
         body = self.model.body
         if not hasattr(body, "inputs"):
             return None
-        size = body.net[0].in_features
-        dtype = torch.bfloat16 if self.bf16 else torch.float32
-        return torch.zeros((rollout, num_games, size), dtype=dtype, device=self.device)
+        return torch.zeros((rollout, num_games, body.net[0].in_features), dtype=self.stored, device=self.device)
 
     @torch.no_grad()
     def act(self, grid, scalars, mask, sgrid=None, sscalars=None,
             inputs_out: torch.Tensor | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(actions, their log-probabilities, values); ``inputs_out``: where the body's first-layer input goes."""
-        state = self.model.state_inputs(self.state_of(sgrid, sscalars))
+        state = self.critic_inputs(sgrid, sscalars)
         if inputs_out is None:
             logits, value = self.forward(self.tensor(grid), self.tensor(scalars), state)
         else:
@@ -509,7 +512,7 @@ class Learner:
 
     @torch.no_grad()
     def value(self, grid, scalars, sgrid=None, sscalars=None) -> np.ndarray:
-        state = self.model.state_inputs(self.state_of(sgrid, sscalars))
+        state = self.critic_inputs(sgrid, sscalars)
         return self.forward(self.tensor(grid), self.tensor(scalars), state)[1].cpu().numpy()
 
     def update(self, ro: Rollout, lr: float, actor: bool = True) -> dict[str, float]:
@@ -531,9 +534,8 @@ class Learner:
             flat["learn"] = self.tensor(ro.learn).reshape(n).float()
         if self.mappo:
             # the critic's first-layer input once a rollout (it was a fifth of a MAPPO update step once a minibatch)
-            state = self.model.state_inputs(self.state_of(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
-                                                          ro.state_scalars[:t].reshape(n, -1)))
-            flat["state"] = state.to(torch.bfloat16) if self.bf16 else state
+            flat["state"] = self.critic_inputs(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
+                                               ro.state_scalars[:t].reshape(n, -1)).to(self.stored)
         size = n // a.minibatches
         cached = ro.inputs is not None
         if cached:  # the ego bodies' first-layer input as acting computed it (the same values every epoch)
