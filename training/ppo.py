@@ -515,12 +515,10 @@ class Learner:
         state = self.critic_inputs(sgrid, sscalars)
         return self.forward(self.tensor(grid), self.tensor(scalars), state)[1].cpu().numpy()
 
-    def update(self, ro: Rollout, lr: float, actor: bool = True) -> dict[str, float]:
-        """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches (``actor``
-        False: the value loss alone, ``critic_warmup``)."""
+    def flatten(self, ro: Rollout) -> dict[str, torch.Tensor]:
+        """One rollout as T x B flat samples, with its advantages and returns (and, where the run has them, the
+        partner weights, the MAPPO critic's inputs and the ego bodies' cached first-layer inputs)."""
         a = self.args
-        for g in self.opt.param_groups:
-            g["lr"] = lr
         t, b = ro.actions.shape
         n = t * b
         adv, ret = gae(self.tensor(ro.rewards), self.tensor(ro.values), self.tensor(ro.dones), a.gamma,
@@ -536,69 +534,81 @@ class Learner:
             # the critic's first-layer input once a rollout (it was a fifth of a MAPPO update step once a minibatch)
             flat["state"] = self.critic_inputs(ro.state_grid[:t].reshape(n, *ro.state_grid.shape[2:]),
                                                ro.state_scalars[:t].reshape(n, -1)).to(self.stored)
-        size = n // a.minibatches
-        cached = ro.inputs is not None
-        if cached:  # the ego bodies' first-layer input as acting computed it (the same values every epoch)
+        if ro.inputs is not None:  # the ego bodies' first-layer input as acting computed it (the same every epoch)
             flat["inputs"] = ro.inputs.reshape(n, -1)
+        return flat
+
+    def update(self, ro: Rollout, lr: float, actor: bool = True) -> dict[str, float]:
+        """The PPO update over one rollout: ``epochs`` passes of ``minibatches`` shuffled minibatches (``actor``
+        False: the value loss alone, ``critic_warmup``)."""
+        a = self.args
+        for g in self.opt.param_groups:
+            g["lr"] = lr
+        flat = self.flatten(ro)
+        n = len(flat["actions"])
+        size = n // a.minibatches
         stats: dict[str, list[float]] = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [],
                                          "clip_fraction": []}
-        anchored = self.anchor is not None and actor
-        if anchored:
+        if self.anchor is not None and actor:
             stats["anchor_kl"] = []
             flat["anchor_logp"] = self.anchor_log_probs(flat, size)
         bound = 1.5 * a.target_kl if a.target_kl and actor else float("inf")  # the value-only warm-up: no bound
-        stop = False
         for _ in range(a.epochs):
-            if stop:
-                break
             order = torch.randperm(n, generator=self.cpu_gen).to(self.device)
-            for start in range(0, n, size):
-                idx = order[start:start + size]
-                state = flat["state"][idx] if self.mappo else None
-                logits, value = (self.forward(state_inputs=state, inputs=flat["inputs"][idx]) if cached
-                                 else self.forward(flat["grid"][idx], flat["scalars"][idx], state))
-                mask = flat["mask"][idx]
-                w = flat["learn"][idx] if "learn" in flat else None
-                logp_all = masked_log_probs(logits, mask)
-                logp = logp_all.gather(1, flat["actions"][idx, None]).squeeze(1)
-                # illegal actions: probability 0, and their -inf log-probability zeroed before the product (0 x -inf
-                # would be NaN, and NaN gradients flow even through a torch.where branch not taken)
-                entropy = -average((logp_all.exp() * logp_all.masked_fill(~mask, 0.0)).sum(1), w)
-                log_ratio = logp - flat["logp"][idx]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    kl = average((ratio - 1) - log_ratio, w).item()
-                if kl > bound:  # target_kl: the policy moved far enough this iteration; no step on this minibatch
-                    stop = True
-                    break
-                mb_adv = flat["adv"][idx]
-                if a.norm_adv and w is None:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                elif a.norm_adv:  # the policy's own decisions' advantages set the scale
-                    centred = mb_adv - average(mb_adv, w)
-                    mb_adv = centred / (average(centred.pow(2), w).sqrt() + 1e-8)
-                policy_loss = average(torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)), w)
-                value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
-                # the same expression as before critic_warmup existed, so that seeded runs stay bit-identical
-                value_term = a.vf_coef * value_loss
-                loss = policy_loss - a.ent_coef * entropy + value_term if actor else value_term
-                if anchored:
-                    start = flat["anchor_logp"][idx]  # KL(start || policy) over the legal actions
-                    divergence = average((start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1), w)
-                    loss = loss + a.anchor_kl * divergence
-                    stats["anchor_kl"].append(divergence.item())
-                self.opt.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.max_grad_norm)
-                self.opt.step()
-                with torch.no_grad():
-                    stats["policy_loss"].append(policy_loss.item())
-                    stats["value_loss"].append(value_loss.item())
-                    stats["entropy"].append(entropy.item())
-                    stats["approx_kl"].append(kl)
-                    stats["clip_fraction"].append(average(((ratio - 1).abs() > a.clip).float(), w).item())
+            # target_kl: once a minibatch finds the policy moved far enough, no more steps this iteration
+            if not all(self.minibatch_step(flat, order[i:i + size], actor, bound, stats) for i in range(0, n, size)):
+                break
         means = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
         return {**means, "minibatch_steps": len(stats["approx_kl"])}
+
+    def minibatch_step(self, flat: dict[str, torch.Tensor], idx: torch.Tensor, actor: bool, bound: float,
+                       stats: dict[str, list[float]]) -> bool:
+        """One gradient step on the samples ``idx``, its losses appended to ``stats``; False, and no step, when the
+        policy has already moved from the rollout's by more than ``bound`` (approximate KL)."""
+        a = self.args
+        state = flat["state"][idx] if self.mappo else None
+        logits, value = (self.forward(state_inputs=state, inputs=flat["inputs"][idx]) if "inputs" in flat
+                         else self.forward(flat["grid"][idx], flat["scalars"][idx], state))
+        mask = flat["mask"][idx]
+        w = flat["learn"][idx] if "learn" in flat else None
+        logp_all = masked_log_probs(logits, mask)
+        logp = logp_all.gather(1, flat["actions"][idx, None]).squeeze(1)
+        # illegal actions: probability 0, and their -inf log-probability zeroed before the product (0 x -inf would be
+        # NaN, and NaN gradients flow even through a torch.where branch not taken)
+        entropy = -average((logp_all.exp() * logp_all.masked_fill(~mask, 0.0)).sum(1), w)
+        log_ratio = logp - flat["logp"][idx]
+        ratio = log_ratio.exp()
+        with torch.no_grad():
+            kl = average((ratio - 1) - log_ratio, w).item()
+        if kl > bound:
+            return False
+        mb_adv = flat["adv"][idx]
+        if a.norm_adv and w is None:
+            mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+        elif a.norm_adv:  # the policy's own decisions' advantages set the scale
+            centred = mb_adv - average(mb_adv, w)
+            mb_adv = centred / (average(centred.pow(2), w).sqrt() + 1e-8)
+        policy_loss = average(torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - a.clip, 1 + a.clip)), w)
+        value_loss = 0.5 * (value - flat["ret"][idx]).pow(2).mean()
+        # the same expression as before critic_warmup existed, so that seeded runs stay bit-identical
+        value_term = a.vf_coef * value_loss
+        loss = policy_loss - a.ent_coef * entropy + value_term if actor else value_term
+        if "anchor_logp" in flat:
+            start = flat["anchor_logp"][idx]  # KL(start || policy) over the legal actions
+            divergence = average((start.exp() * (start - logp_all).masked_fill(~mask, 0.0)).sum(1), w)
+            loss = loss + a.anchor_kl * divergence
+            stats["anchor_kl"].append(divergence.item())
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), a.max_grad_norm)
+        self.opt.step()
+        with torch.no_grad():
+            stats["policy_loss"].append(policy_loss.item())
+            stats["value_loss"].append(value_loss.item())
+            stats["entropy"].append(entropy.item())
+            stats["approx_kl"].append(kl)
+            stats["clip_fraction"].append(average(((ratio - 1).abs() > a.clip).float(), w).item())
+        return True
 
 
 # ------------------------------------------------------------------------------------------------- the trainer
