@@ -240,6 +240,22 @@ def test_behaviour_cloning_imitates_the_heuristic_team():
     assert after["held_out_acc"] > 0.45 and after["held_out_acc"] > after["held_out_chance"] + 0.15
 
 
+def test_bc_memory_estimate_and_refusal(monkeypatch):
+    obs = {"observation": np.zeros((4, 34, 15, 15), np.int8), "scalars": np.zeros((4, 49), np.int8)}
+    masks = np.zeros((4, 90), bool)
+    # 7,650 + 49 observation bytes, 90 mask bytes and 26 of numbers a decision, twice (the split's copy)
+    assert bc.check_memory(obs, masks, 1000) == 15_630_000
+    assert bc.check_memory(obs, masks, 1000, copies=1, gains=True) == 8_175_000  # + 4 bytes an action
+    monkeypatch.setattr(bc, "memory_available", lambda: 1_000_000)  # 1 MB; the tiny window needs 3.7
+
+    class Teacher:  # the refusal comes before the first decision
+        def act_batch(self, _obs, _masks):
+            raise AssertionError("a decision was played")
+
+    with pytest.raises(MemoryError, match=r"bc_decisions=1,000 needs about .* lower bc_decisions"):
+        bc.collect(tiny_env(4, seed=2), Teacher(), decisions=1000, setting="bc_decisions")
+
+
 def test_bc_collect_returns_and_games():
     venv = tiny_env(4, seed=2)
     demos = bc.collect(venv, bc.FirstLegalAgent(), decisions=400, gamma=0.5)

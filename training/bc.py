@@ -135,11 +135,50 @@ class Demonstrations:
         return float(np.mean(1.0 / self.masks.sum(1)))
 
 
+# A decision's numbers beside its observation and mask: action (8), reward (4), done (1), return (4), known (1),
+# game id (8); a search teacher's gains add 4 bytes an action.
+_DECISION_BYTES = 26
+
+
+def memory_available() -> int | None:
+    """Bytes the system can still give without swapping (Linux's MemAvailable), or None where it does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(obs: Obs, masks: np.ndarray, decisions: int, setting: str = "decisions", copies: int = 2,
+                 gains: bool = False) -> int:
+    """The bytes ``collect`` fills for ``decisions`` decisions given one step's ``obs`` and ``masks`` (batch axis
+    first), times ``copies``: ``split`` copies every decision into a training or a held-out side while the
+    collection is still held. Raises MemoryError naming ``setting`` where the system has less available, so a run
+    stops before its first decision instead of being killed minutes later; returns the bytes."""
+    n = len(masks)
+    per = (sum(obs[k].nbytes for k in OBS_KEYS if k in obs) + masks.nbytes) / n + _DECISION_BYTES
+    per += 4 * masks.shape[1] if gains else 0
+    need = int(per * decisions * copies)
+    free = memory_available()
+    if free is not None and need > free:
+        raise MemoryError(f"{setting}={decisions:,} needs about {need / 2**30:.1f} GiB to collect and split "
+                          f"({per / 1024:.1f} KiB a decision, {copies} copies), more than the "
+                          f"{free / 2**30:.1f} GiB this machine has available: lower {setting}, or run fewer "
+                          "cloning stages at once")
+    return need
+
+
 def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progress: bool = False,
-            player: Callable[[Obs, np.ndarray], np.ndarray] | None = None) -> Demonstrations:
+            player: Callable[[Obs, np.ndarray], np.ndarray] | None = None,
+            setting: str = "decisions") -> Demonstrations:
     """Play ``teacher`` on every slot of ``venv`` (an SB3 VecEnv with ``action_masks()``) for at least
     ``decisions`` decisions; returns them in (step, slot) order. A teacher with ``last_gains`` (the search) also
-    leaves each decision's action gains (``Demonstrations.gains``). ``progress``: a progress bar.
+    leaves each decision's action gains (``Demonstrations.gains``). ``progress``: a progress bar. Before the first
+    decision ``check_memory`` refuses a collection this machine cannot hold with its split (MemoryError naming
+    ``setting``, the caller's name for ``decisions``).
 
     ``player(obs, masks) -> actions``: who moves the games instead of the teacher (DAgger: the learner), while the
     teacher's action in each state is still what is recorded; the returns and ``finished`` are then the player's.
@@ -147,6 +186,7 @@ def collect(venv: Any, teacher: Any, decisions: int, gamma: float = 0.99, progre
     n = venv.num_envs
     steps = -(-decisions // n)
     obs = venv.reset()
+    check_memory(obs, venv.action_masks(), steps * n, setting, gains=hasattr(teacher, "last_gains"))
     keys = [k for k in OBS_KEYS if k in obs]
     store = {k: np.empty((steps, *obs[k].shape), dtype=obs[k].dtype) for k in keys}
     masks = np.empty((steps, *venv.action_masks().shape), dtype=bool)

@@ -59,7 +59,7 @@ def label(argv: list[str]) -> int:
     venv = make_venv(args, 0, a.num_envs, stream_seed(a.seed, 5_151))
     teacher = bc.make_teacher("search" if a.worlds is None else f"search:{a.worlds}", venv, a.seed)
     start = time.perf_counter()
-    demos = bc.collect(venv, teacher, a.decisions, args.ppo.gamma, progress=True)
+    demos = bc.collect(venv, teacher, a.decisions, args.ppo.gamma, progress=True, setting="--decisions")
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     demos.save(out)

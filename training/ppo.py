@@ -212,7 +212,9 @@ class Args:
     bc_teacher: str | None = None
     """Clone a teacher before PPO (null: from scratch): heuristic, search, search:WORLDS or minari:DATASET_ID."""
     bc_decisions: int = field(default=200_000, metadata=dict(min=1))
-    """Teacher decisions to collect (a Minari dataset gives all of its own)."""
+    """Teacher decisions to collect (a Minari dataset gives all of its own). Each is held twice while it is split
+    into training and held-out games: 1M decisions of the 15 x 15 window need about 15.6 GB, and a run that would need
+    more than the machine has available stops before the first (``bc.check_memory``)."""
     bc_games: int = field(default=64, metadata=dict(min=1, max=65536))
     """Games the teacher plays at once while collecting."""
     bc_epochs: int = field(default=4, metadata=dict(min=0, max=1000))
@@ -870,7 +872,7 @@ def behaviour_clone(args: Args, run: Run) -> dict[str, Any]:
     else:
         venv = teacher_games(args, run.trainer)
         teacher = bc.make_teacher(args.bc_teacher, venv, args.seed)
-        demos = bc.collect(venv, teacher, args.bc_decisions, args.gamma)
+        demos = bc.collect(venv, teacher, args.bc_decisions, args.gamma, setting="bc_decisions")
     train_set, held_out = bc.split(demos, args.bc_holdout, args.seed)
     value = args.critic == "ippo" or "state" in demos.obs
     policy = bc.NativePolicy(run.learner.model)
@@ -889,7 +891,8 @@ def behaviour_clone(args: Args, run: Run) -> dict[str, Any]:
     rounds = []
     for r in range(1, args.bc_dagger_rounds + 1):
         offset += args.bc_epochs + 1
-        own = bc.collect(venv, teacher, args.bc_decisions, args.gamma, player=bc.greedy_player(policy))
+        own = bc.collect(venv, teacher, args.bc_decisions, args.gamma, player=bc.greedy_player(policy),
+                          setting="bc_decisions")
         before = bc.evaluate_bc(policy, own)  # how often the clone agrees with the teacher in its own states
         played = bc.summarize([{**g, "length": 0, "return": 0.0} for g in own.finished]) if own.finished else {}
         own_train, own_held = bc.split(own, args.bc_holdout, args.seed + r)

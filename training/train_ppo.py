@@ -501,7 +501,7 @@ def warm_start(model, args: TrainArgs, run: Path, state: dict, logger) -> None:
     else:
         bc_env = make_venv(args, 0, args.bc.num_envs, stream_seed(args.seed, 7_777))
         demos = bc.collect(bc_env, bc.make_teacher(args.bc.teacher, bc_env, args.seed), args.bc.decisions,
-                           args.ppo.gamma)
+                           args.ppo.gamma, setting="bc.decisions")
     if args.bc.save_demos:
         demos.save(run / "demos.npz")
     train_set, held_out = bc.split(demos, args.bc.holdout, args.seed)
