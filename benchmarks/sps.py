@@ -86,7 +86,7 @@ import numpy as np
 
 import subterra_env
 from subterra_env.config import GameConfig
-from subterra_env.games.sub_terra.core.advance import advance
+from subterra_env.games.sub_terra.core.advance import Advance
 from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH, parallel_section
 from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.games.sub_terra.core.rules import Core
@@ -329,9 +329,13 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
         core.reset(st, done, np.arange(next_seed, next_seed + len(done)))
         next_seed += len(done)
 
+    # bound once for these arrays, as the episode layer does (sub_terra.SubTerra.advance): binding looks up the
+    # compiled entry (jit.compiled_entry), which costs milliseconds, so a binding per call would time the lookup
+    bound = Advance(core, team).bind(st, book.reward, book.ep_return, book.ep_length, MAX_ROUND, flags, mask,
+                                     book.counts, (grid, scalars) if with_obs else None, radius)
+
     def one_trip() -> tuple[int, int]:
-        advance(core, st, policy(mask), book.all_slots, book.reward, team, book.ep_return, book.ep_length,
-                MAX_ROUND, flags, mask, book.counts, (grid, scalars) if with_obs else None, radius)
+        bound(policy(mask), book.all_slots)
         done = np.flatnonzero(book.over)
         if len(done):
             restart(done)
