@@ -20,6 +20,10 @@ Three actor bodies (``network``):
   The summary is computed, not learned (maxima over fixed regions).
 - ``egothreat``: ``egowide`` and, in its summary, the places of the three horrors and the two horror tiles nearest
   the acting caver in the window (a region's maximum says only that one is somewhere in it).
+- ``egohunt``: ``egowide`` and, for each caver, what the horror rules will do to it: its steps through connected
+  edges to the nearest horror and to the nearest empty horror tile, and whether a horror hunts it (it is that
+  horror's closest victim, R-HOR-2/3) or the next spawn comes for it (R-HOR-4), with the steps: a breadth-first
+  search over the window's open sides, computed, not learned.
 - ``cnn``: ``subterra_env.models.SubterraFeaturesExtractor`` (the SB3 runs' network: two stride-2 convolutions over
   the whole window plus the exact 3 x 3 centre and the scalars) with ``width`` features.
 
@@ -45,8 +49,8 @@ from .base import Observation, ObservationAgent
 FORMAT = "subterra-native-ppo"  # the checkpoint's "format" entry; bumped as FORMAT_VERSION when its layout changes
 FORMAT_VERSION = 1
 MAX_VALUE = 127  # int8 observations are in 0..127
-NETWORKS = ("ego", "egowide", "egothreat", "cnn")
-WIDE_NETWORKS = ("egowide", "egothreat")  # a flat centre beside a summary of the wider window
+NETWORKS = ("ego", "egowide", "egothreat", "egohunt", "cnn")
+WIDE_NETWORKS = ("egowide", "egothreat", "egohunt")  # a flat centre beside a summary of the wider window
 NEAR_RADIUS = 2  # egowide: the radius of its flat window (ego's 5 x 5); the rest of the window is summarised
 CRITICS = ("ippo", "mappo")
 
@@ -78,7 +82,7 @@ class NetSpec:
 
 
 def check_window(network: str, obs_radius: int) -> None:
-    """ValueError unless ``network`` can read a window of ``obs_radius`` (``egowide`` and ``egothreat`` summarise what
+    """ValueError unless ``network`` can read a window of ``obs_radius`` (the ``WIDE_NETWORKS`` summarise what
     lies beyond their ``NEAR_RADIUS`` centre, so they need a wider window); ``training/ppo.py`` checks its settings
     with it too."""
     if network in WIDE_NETWORKS and obs_radius <= NEAR_RADIUS:
@@ -134,6 +138,7 @@ class WideEgoBody(nn.Module):
     REGIONS = 3
     REGION_PLANES = ("tile", "revealable cell", "horrors", "type horror", "type gas", "type rough", "flooded")
     NEAREST: tuple[tuple[str, int], ...] = ()  # (plane, k): the places of its k non-empty cells nearest the centre
+    EXTRA_INPUTS = 0  # a subclass's own inputs after the summary
 
     def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
         super().__init__()
@@ -157,7 +162,7 @@ class WideEgoBody(nn.Module):
         self.register_buffer("closeness", torch.tensor(((2 * w - distance) * w * w + w * w - np.arange(w * w)),
                                                        dtype=torch.float32), persistent=False)
         n_in = (c * (2 * NEAR_RADIUS + 1) ** 2 + num_scalars + 3 * MAX_SEATS + 3
-                + len(self.REGION_PLANES) * self.REGIONS ** 2 + 3 * sum(k for _, k in self.NEAREST))
+                + len(self.REGION_PLANES) * self.REGIONS ** 2 + 3 * sum(k for _, k in self.NEAREST) + self.EXTRA_INPUTS)
         self.net = nn.Sequential(_layer(n_in, width), nn.ReLU(), _layer(width, width), nn.ReLU())
 
     def _places(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -209,6 +214,124 @@ class ThreatEgoBody(WideEgoBody):
     NEAREST = (("horrors", 3), ("type horror", 2))
 
 
+def _or(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Bitwise or of int32 words; as a + b - (a & b) when exported, which ONNX's exporter takes (it has no
+    bitwise or for integers; its and needs opset 18: ``HuntEgoBody.ONNX_OPSET``)."""
+    return a + b - (a & b) if torch.onnx.is_in_onnx_export() else a | b
+
+
+class HuntEgoBody(WideEgoBody):
+    """``WideEgoBody`` with what the horror rules do to each caver next (``hunt``): where a horror stands decides
+    little by itself; which caver it hunts (its closest victim by steps through connected edges, R-HOR-2/3) and
+    where the next one spawns (the empty horror tile nearest its closest victim, R-HOR-4) decide who is knocked out.
+    A breadth-first search from each caver's cell over the window's open sides, 7 steps deep (a horror farther from
+    every victim leaves, R-HOR-3). The window can cut a path short or hide a victim: it is the actor's view, not the
+    rules' (the horrors' one-at-a-time order and the tie rule between equal paths are left out)."""
+
+    STEPS = 7  # R-HOR-3, R-HOR-4: a horror hunts, and spawns, within 7 steps of its closest victim
+    EXTRA_INPUTS = 4 * 6  # per caver: nearest horror, hunted by, nearest empty horror tile, spawn coming
+    ONNX_OPSET = 18  # bitwise and of integers (the search's words)
+
+    def __init__(self, grid_shape: tuple[int, int, int], num_scalars: int, width: int):
+        super().__init__(grid_shape, num_scalars, width)
+        from subterra_env.games.sub_terra.core.effects import RANK_SCOUT
+        from subterra_env.games.sub_terra.core.observation_layout import GRID_CHANNELS, SCALARS
+
+        ch = GRID_CHANNELS.index
+        # The planes the search reads, packed together (``_pack``): open sides N, E, S, W, horrors, horror tiles,
+        # the exit, then the six cavers.
+        self.register_buffer("packed_planes", torch.tensor(
+            [ch(f"open {d}") for d in "NESW"] + [ch("horrors"), ch("type horror"), ch("type exit")]
+            + list(range(self.cavers.start, self.cavers.stop))), persistent=False)
+        self.rank0, self.hidden0 = SCALARS.index("caver 0 rank"), SCALARS.index("caver 0 hidden")
+        self.devoured0, self.water0 = SCALARS.index("caver 0 devoured"), SCALARS.index("caver 0 under water")
+        self.scout = RANK_SCOUT
+        # Bit c of a row's word is its column c: a matrix product packs a row (exact in float32 for 15 columns).
+        self.register_buffer("bits", torch.tensor([float(1 << c) for c in range(grid_shape[1])]), persistent=False)
+
+    def _pack(self, grid: torch.Tensor) -> torch.Tensor:
+        """(B, 13, W) int32 words of ``packed_planes``: bit c of row r is set where the cell (r, c) is not 0 (a row's
+        15 cells in one word, so that a step of the search is a few integer operations a row, not one a cell)."""
+        cells = grid.index_select(1, self.packed_planes).clamp_(max=1).float()
+        with torch.autocast(grid.device.type, enabled=False):  # bfloat16 would round the sums of bits
+            return (cells @ self.bits).to(torch.int32)
+
+    def _victims(self, grid: torch.Tensor, scalars: torch.Tensor,
+                 cavers: torch.Tensor, exit_cells: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """((B, 6) whether each caver may be a horror's victim (R-HOR-2), (B, 6) its rank), of the cavers' and the
+        exit's packed words."""
+        rank = scalars[:, self.rank0:self.rank0 + 6].long()
+        on_exit = (cavers & exit_cells.unsqueeze(1)).amax(2) != 0
+        # Conscious (health + 1 above 1) in the window, not the Scout, off the exit, not hidden, not devoured, not a
+        # Diver under water.
+        victim = (grid[:, self.cavers].flatten(2).amax(2) > 1) & (rank > 0) & (rank != self.scout) & ~on_exit
+        for first in (self.hidden0, self.devoured0, self.water0):
+            victim = victim & (scalars[:, first:first + 6] == 0)
+        return victim, rank
+
+    def hunt(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        """(B, 4 * 6): for each caver (seats relative to the observer), the steps to the nearest horror, from the
+        nearest horror whose closest victim it is, to the nearest empty horror tile, and from the tile the next
+        horror spawns on if it spawns for this caver; each as (8 - steps) / 8: 1 on the same tile, 0 beyond 7.
+
+        The search grows every caver's reached cells a step at a time through connected edges (R-CON-2: open sides
+        on both tiles; a blasted side is open on both). A cell's closest victim is the first victim to reach it,
+        the lower rank first among those reaching it at the same step (R-HOR-2): the victims are searched in rank
+        order and claim the cells they reach first."""
+        far = self.STEPS + 1
+        words = self._pack(grid)
+        side, horror, cavers = words[:, :4], words[:, 4], words[:, 7:]
+        tiles = words[:, 5] - (words[:, 5] & horror)  # horror tiles without a horror: where one may spawn
+        north = side[:, 0, 1:] & side[:, 2, :-1]  # row r + 1's bit c: (r + 1, c) and (r, c) connected
+        east = (side[:, 1] & (side[:, 3] >> 1)).unsqueeze(1)  # bit c: (r, c) and (r, c + 1) connected
+        up = north.unsqueeze(1)
+        victim, rank = self._victims(grid, scalars, cavers, words[:, 6])
+        # Only the seats in play (a seat past the last has rank 0 and no cell), fewer words a step; all six when
+        # exported, where the graph cannot depend on the data.
+        n = 6 if torch.onnx.is_in_onnx_export() else max(1, int((rank > 0).sum(1).max()))
+        victim, rank, cavers = victim[:, :n], rank[:, :n], cavers[:, :n]
+        seat, edge = torch.arange(n, device=grid.device), torch.zeros_like(cavers[:, :, :1])
+        order = torch.argsort(torch.where(victim, rank, 99) * 8 + seat, dim=1)  # victims by rank, then the rest
+        reached = cavers.gather(1, order.unsqueeze(2).expand(-1, -1, cavers.shape[2]))
+        claims = torch.where(victim.gather(1, order), -1, 0).to(torch.int32).unsqueeze(2)  # all bits for a victim
+        found = torch.full((4, *victim.shape), far, dtype=torch.long, device=grid.device)  # in rank order
+        claimed = torch.zeros_like(horror).unsqueeze(1)  # cells whose closest victim is known
+        targets = torch.stack([horror, tiles], 1).unsqueeze(2)  # (B, 2, 1, W)
+        no_spawn = torch.ones_like(victim[:, 0])
+        newly = reached
+        for step in range(far):
+            if step:
+                grown = _or(_or(reached, (reached & east) << 1), (reached >> 1) & east)
+                grown = _or(grown, torch.cat([reached[:, :, 1:] & up, edge], 2))  # north
+                grown = _or(grown, torch.cat([edge, reached[:, :, :-1] & up], 2))  # south
+                newly, reached = grown - reached, grown  # reached's bits are grown's: the difference is "and not"
+            # What each caver reaches now (nearest horror, nearest tile) and what it claims: a victim's new cells
+            # that neither an earlier step nor a victim before it in rank order (an exclusive prefix OR) reached.
+            near = (newly.unsqueeze(1) & targets).amax(3) != 0  # (B, 2, 6)
+            offered = newly & claims
+            offered = offered - (offered & claimed)
+            before = torch.cat([edge[:, :1].expand_as(offered[:, :1]), offered[:, :-1]], 1)
+            for shift in (1, 2, 4):
+                before = torch.cat([before[:, :shift], _or(before[:, shift:], before[:, :-shift])], 1)
+            mine = offered - (offered & before)
+            claimed = claimed + mine.sum(1, keepdim=True, dtype=torch.int32)  # disjoint, and new: the sum is an OR
+            won = (mine.unsqueeze(1) & targets).amax(3) != 0  # (B, 2, 6): a horror hunts it; a spawn tile
+            now = torch.stack([near[:, 0], won[:, 0], near[:, 1]], 0)
+            found[:3] = torch.where(now & (found[:3] == far), step, found[:3])
+            first = won[:, 1] & (won[:, 1].long().cumsum(1) == 1) & no_spawn.unsqueeze(1)  # the lowest rank's tile
+            found[3] = torch.where(first, step, found[3])
+            no_spawn = no_spawn & ~won[:, 1].any(1)
+        seats = torch.argsort(order, dim=1)  # back from rank order to seats
+        found = found.gather(2, seats.unsqueeze(0).expand(4, -1, -1))
+        if n < 6:
+            found = torch.cat([found, torch.full_like(found[:, :, :1], far).expand(-1, -1, 6 - n)], 2)
+        return ((far - found).float() / far).permute(1, 0, 2).flatten(1)
+
+    def inputs(self, grid: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        """``WideEgoBody.inputs`` and ``hunt`` after them."""
+        return torch.cat([super().inputs(grid, scalars), self.hunt(grid, scalars)], dim=1)
+
+
 class CnnBody(nn.Module):
     """``SubterraFeaturesExtractor`` (the SB3 runs' network) with ``width`` features: the same compute as the SB3
     runs' features extractor, the heads on top."""
@@ -234,7 +357,8 @@ class ActorCritic(nn.Module):
     def __init__(self, spec: NetSpec):
         super().__init__()
         self.spec = spec
-        body = {"ego": EgoBody, "egowide": WideEgoBody, "egothreat": ThreatEgoBody, "cnn": CnnBody}[spec.network]
+        body = {"ego": EgoBody, "egowide": WideEgoBody, "egothreat": ThreatEgoBody, "egohunt": HuntEgoBody,
+                "cnn": CnnBody}[spec.network]
         self.body = body(spec.grid_shape, spec.num_scalars, spec.width)
         self.policy_head = _layer(spec.width, spec.num_actions, gain=0.01)
         if spec.critic == "ippo":

@@ -91,6 +91,7 @@ def _export_native(checkpoint: str | Path, out: str | Path, opset: int) -> Path:
             return self.model.logits(observation, scalars)
 
     spec = model.spec
+    opset = max(opset, getattr(model.body, "ONNX_OPSET", opset))  # egohunt's search needs integer bitwise and
     args = (torch.zeros(1, *spec.grid_shape), torch.zeros(1, spec.num_scalars))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ run interleaved, round after round, and each row reports its median):
     native-egowide       ``network=egowide`` (ego's 5 x 5 cells beside a summary of the env's default 15 x 15
                          window, obs_radius 7), the same width
     native-egothreat     ``network=egothreat`` (egowide with the nearest horrors' and horror tiles' places)
+    native-egohunt       ``network=egohunt`` (egowide with a search for whom the horrors hunt and spawn for)
     native-egowide-bf16  native-egowide with ``precision=bf16`` (the network's matrix products in bfloat16)
 
 The native rows take ``--num-games`` games (default 1024), 32 decisions each per iteration, 4 epochs of 4
@@ -42,7 +43,7 @@ from typing import Any, Callable
 import torch
 
 ROWS = ("sb3", "native-cnn", "native-ego", "native-ego-shards2", "native-ego-mappo", "native-egowide",
-        "native-egothreat", "native-egowide-bf16")
+        "native-egothreat", "native-egohunt", "native-egowide-bf16")
 DEFAULT_ROWS = ("sb3", "native-cnn", "native-ego")
 
 
@@ -57,7 +58,7 @@ def native_row(name: str, opts: argparse.Namespace) -> Callable[[float], dict[st
         # minibatches of 1,024 samples: the CNN's activations of bigger ones fall out of the caches (measured on 2
         # cores: 10,100 samples/s forward + backward at 1,024, 7,200 at 8,192)
         settings.update(network="cnn", obs_radius=7, minibatches=max(1, opts.num_games * 32 // 1024))
-    elif name.startswith(("native-egowide", "native-egothreat")):
+    elif name.startswith(("native-egowide", "native-egothreat", "native-egohunt")):
         settings.update(network=name.split("-")[1], obs_radius=7, width=opts.width)
     else:
         settings.update(network="ego", obs_radius=2, width=opts.width)

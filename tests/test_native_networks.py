@@ -1,5 +1,6 @@
 """The native trainer's actor bodies (``agents/native_policy.py``, issue 41): ``egowide``'s summary of the window
-beyond its 5 x 5 centre and ``egothreat``'s nearest horrors on hand-made windows (literal values), the first-layer
+beyond its 5 x 5 centre, ``egothreat``'s nearest horrors and ``egohunt``'s search for whom the horrors hunt on
+hand-made windows (literal values), the first-layer
 input the PPO update caches giving the network's output bit for bit, the wider window they need, and their
 checkpoints through ONNX."""
 
@@ -15,7 +16,7 @@ torch = pytest.importorskip("torch", reason="the train extra: pip install -e '.[
 
 from agents.native_policy import ActorCritic, NativePolicyAgent, NetSpec, save_checkpoint
 from subterra_env.config import preset
-from subterra_env.games.sub_terra.core.observation_layout import GRID_CHANNELS
+from subterra_env.games.sub_terra.core.observation_layout import GRID_CHANNELS, SCALARS
 from subterra_env.spaces import grid_shape, num_scalars
 from subterra_env.vector import BatchedGames
 
@@ -74,6 +75,54 @@ def test_egothreat_places_the_nearest_horrors_and_horror_tiles() -> None:
     assert tiles == pytest.approx([1, 0, 2 / 7, 0, -1 / 7, 0])
 
 
+def corridor_window() -> tuple[torch.Tensor, torch.Tensor]:
+    """A corridor of tiles open east and west on row 7 from column 7 to 13 (radius 7: the observer at column 7):
+    the observer (rank 3, the Geologist) at its west end, the Scout (rank 2) at column 11, the Diver (rank 1) at its
+    east end; a horror at column 10 (3 steps from both ends), an empty horror tile at column 8, and a second horror
+    a cell north of the observer with no connected side (a wall between them)."""
+    grid = torch.zeros(1, *grid_shape(7), dtype=torch.int8)
+    scalars = torch.zeros(1, num_scalars(), dtype=torch.int8)
+    ch = GRID_CHANNELS.index
+    for col in range(7, 14):
+        grid[0, ch("tile"), 7, col] = grid[0, ch("open E"), 7, col] = grid[0, ch("open W"), 7, col] = 1
+    grid[0, ch("tile"), 6, 7] = grid[0, ch("open N"), 6, 7] = 1  # open only to the north: not connected
+    grid[0, ch("horrors"), 6, 7] = grid[0, ch("horrors"), 7, 10] = 1
+    grid[0, ch("type horror"), 7, 8] = 1
+    for seat, (col, rank) in enumerate([(7, 3), (11, 2), (13, 1)]):
+        grid[0, ch(f"caver {seat} health+1"), 7, col] = 4
+        scalars[0, SCALARS.index(f"caver {seat} rank")] = rank
+    return grid, scalars
+
+
+def test_egohunt_finds_whom_the_horrors_hunt_along_connected_sides() -> None:
+    """Steps through connected sides (the walled horror a cell away is out of reach), the closest victim with ties
+    to the lower rank (the horror 3 steps from the observer and the Diver hunts the Diver), the Scout never a
+    victim though 1 step away, the spawn for the victim nearest the empty horror tile; (8 - steps) / 8 a caver."""
+    grid, scalars = corridor_window()
+    body = ActorCritic(wide_spec(network="egohunt")).body
+    got = body.hunt(grid, scalars)[0].view(4, 6).tolist()
+    assert got[0] == [5 / 8, 7 / 8, 5 / 8, 0, 0, 0]  # the nearest horror
+    assert got[1] == [0, 0, 5 / 8, 0, 0, 0]  # hunted: the Diver, 3 steps
+    assert got[2] == [7 / 8, 5 / 8, 3 / 8, 0, 0, 0]  # the nearest empty horror tile
+    assert got[3] == [7 / 8, 0, 0, 0, 0, 0]  # the next spawn comes for the observer, 1 step away
+    hidden = scalars.clone()
+    hidden[0, SCALARS.index("caver 2 hidden")] = 1  # the Diver hides: the horror hunts the observer
+    got = body.hunt(grid, hidden)[0].view(4, 6).tolist()
+    assert got[1] == [5 / 8, 0, 0, 0, 0, 0]
+    grid[0, GRID_CHANNELS.index("open S"), 6, 7] = grid[0, GRID_CHANNELS.index("open N"), 7, 7] = 1  # now connected
+    got = body.hunt(grid, scalars)[0].view(4, 6).tolist()
+    assert got[0][0] == got[1][0] == 7 / 8  # the horror north of the observer hunts it, 1 step
+
+
+def test_egohunt_inputs_are_egowides_and_the_hunt_after_them() -> None:
+    grid, scalars = corridor_window()
+    hunt = ActorCritic(wide_spec(network="egohunt")).body
+    wide = ActorCritic(wide_spec()).body
+    inputs = hunt.inputs(grid, scalars)
+    assert inputs.shape == (1, wide.inputs(grid, scalars).shape[1] + 24) == (1, hunt.net[0].in_features)
+    assert torch.equal(inputs[:, :-24], wide.inputs(grid, scalars))
+
+
 def test_the_centre_of_the_window_is_egos_five_by_five() -> None:
     body = ActorCritic(wide_spec()).body
     grid = hand_made_window()
@@ -83,7 +132,8 @@ def test_the_centre_of_the_window_is_egos_five_by_five() -> None:
 
 
 @pytest.mark.parametrize("network, radius, critic", [("ego", 2, "ippo"), ("egowide", 7, "ippo"),
-                                                      ("egowide", 4, "mappo"), ("egothreat", 7, "ippo")])
+                                                      ("egowide", 4, "mappo"), ("egothreat", 7, "ippo"),
+                                                      ("egohunt", 7, "ippo")])
 def test_the_cached_first_layer_input_gives_the_forward_pass_bit_for_bit(network: str, radius: int,
                                                                           critic: str) -> None:
     """The PPO update reads ``body.inputs`` as acting computed it and computes the critic's ``state_inputs`` once a
@@ -112,7 +162,7 @@ def test_egowide_checkpoints_keep_their_weights_names() -> None:
                                                                                              "body.planes"]
 
 
-@pytest.mark.parametrize("network", ["egowide", "egothreat"])
+@pytest.mark.parametrize("network", ["egowide", "egothreat", "egohunt"])
 def test_a_wide_checkpoint_plays_the_same_through_onnx(tmp_path: Path, network: str) -> None:
     pytest.importorskip("onnxruntime", reason="the onnx extra")
     from agents.onnx_policy import OnnxPolicyAgent, export_onnx

@@ -628,15 +628,15 @@ def test_train_sps_smoke(tmp_path: Path) -> None:
 
     out = tmp_path / "sps.json"
     rows = train_sps.main(["--seconds", "0.5", "--rows", "native-ego", "native-ego-mappo", "native-egowide",
-                           "native-egothreat", "native-egowide-bf16", "--num-games", "64", "--torch-threads", "1",
-                           "--json", str(out)])
+                           "native-egothreat", "native-egohunt", "native-egowide-bf16", "--num-games", "64",
+                           "--torch-threads", "1", "--json", str(out)])
     assert [r["row"] for r in rows] == ["native-ego", "native-ego-mappo", "native-egowide", "native-egothreat",
-                                        "native-egowide-bf16"]
+                                        "native-egohunt", "native-egowide-bf16"]
     for r in rows:
         assert r["trainer"] == "native" and r["env_steps_per_s"] > 0
     assert [(r["network"], r["critic"], r["precision"]) for r in rows] == [
         ("ego", "ippo", "fp32"), ("ego", "mappo", "fp32"), ("egowide", "ippo", "fp32"), ("egothreat", "ippo", "fp32"),
-        ("egowide", "ippo", "bf16")]
+        ("egohunt", "ippo", "fp32"), ("egowide", "ippo", "bf16")]
     saved = json.loads(out.read_text())
     trained = [r for r in saved if r["trainer"] != "reference"]
     assert [(r["row"], r["trainer"], r["network"]) for r in trained] == [(r["row"], r["trainer"], r["network"])

@@ -97,11 +97,12 @@ class Args:
     network: str = field(default="ego", metadata=dict(choices=NETWORKS))
     """The actor's body: ``ego`` (flat window + scalars, two layers of ``width``), ``egowide`` (ego's 5 x 5 cells
     beside a fixed summary of the wider window: the team's health and places, the exit's, 3 x 3 regions),
-    ``egothreat`` (egowide with the nearest horrors' and horror tiles' places) or ``cnn``
+    ``egothreat`` (egowide with the nearest horrors' and horror tiles' places), ``egohunt`` (egowide with each
+    caver's steps to the horrors and whether one hunts it or spawns for it next) or ``cnn``
     (``agents/native_policy.py``)."""
     obs_radius: int = field(default=2, metadata=dict(min=1, max=20))
-    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; egowide, egothreat: above 2,
-    e.g. 7; cnn: 5 to 7)."""
+    """The observation window's radius: (2R+1)^2 cells around the acting caver (ego: 2; egowide, egothreat, egohunt:
+    above 2, e.g. 7; cnn: 5 to 7)."""
     width: int = field(default=256, metadata=dict(min=8, max=4096))
     """Hidden layer width."""
     critic: str = field(default="ippo", metadata=dict(choices=CRITICS))
