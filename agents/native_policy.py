@@ -215,7 +215,7 @@ class ThreatEgoBody(WideEgoBody):
 
 
 def _or(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Bitwise or of int32 words; as a + b - (a & b) when exported, which ONNX's exporter takes (it has no
+    """Bitwise or of integer words; as a + b - (a & b) when exported, which ONNX's exporter takes (it has no
     bitwise or for integers; its and needs opset 18: ``HuntEgoBody.ONNX_OPSET``)."""
     return a + b - (a & b) if torch.onnx.is_in_onnx_export() else a | b
 
@@ -246,15 +246,19 @@ class HuntEgoBody(WideEgoBody):
         self.rank0, self.hidden0 = SCALARS.index("caver 0 rank"), SCALARS.index("caver 0 hidden")
         self.devoured0, self.water0 = SCALARS.index("caver 0 devoured"), SCALARS.index("caver 0 under water")
         self.scout = RANK_SCOUT
-        # Bit c of a row's word is its column c: a matrix product packs a row (exact in float32 for 15 columns).
-        self.register_buffer("bits", torch.tensor([float(1 << c) for c in range(grid_shape[1])]), persistent=False)
+        # Bit c of a row's word is its column c: a matrix product packs a row, exact in float32 up to 24 columns
+        # (obs_radius 11), in float64 up to the widest window (41 columns: int64 words).
+        w = grid_shape[1]
+        self.word, packing = (torch.int32, torch.float32) if w <= 24 else (torch.int64, torch.float64)
+        self.register_buffer("bits", torch.tensor([float(1 << c) for c in range(w)], dtype=packing), persistent=False)
 
     def _pack(self, grid: torch.Tensor) -> torch.Tensor:
-        """(B, 13, W) int32 words of ``packed_planes``: bit c of row r is set where the cell (r, c) is not 0 (a row's
-        15 cells in one word, so that a step of the search is a few integer operations a row, not one a cell)."""
-        cells = grid.index_select(1, self.packed_planes).clamp_(max=1).float()
+        """(B, 13, W) words (int32; int64 past 24 columns) of ``packed_planes``: bit c of row r is set where the cell
+        (r, c) is not 0 (a row's cells in one word, so that a step of the search is a few integer operations a row,
+        not one a cell)."""
+        cells = grid.index_select(1, self.packed_planes).clamp_(max=1).to(self.bits.dtype)
         with torch.autocast(grid.device.type, enabled=False):  # bfloat16 would round the sums of bits
-            return (cells @ self.bits).to(torch.int32)
+            return (cells @ self.bits).to(self.word)
 
     def _victims(self, grid: torch.Tensor, scalars: torch.Tensor,
                  cavers: torch.Tensor, exit_cells: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -293,7 +297,7 @@ class HuntEgoBody(WideEgoBody):
         seat, edge = torch.arange(n, device=grid.device), torch.zeros_like(cavers[:, :, :1])
         order = torch.argsort(torch.where(victim, rank, 99) * 8 + seat, dim=1)  # victims by rank, then the rest
         reached = cavers.gather(1, order.unsqueeze(2).expand(-1, -1, cavers.shape[2]))
-        claims = torch.where(victim.gather(1, order), -1, 0).to(torch.int32).unsqueeze(2)  # all bits for a victim
+        claims = torch.where(victim.gather(1, order), -1, 0).to(self.word).unsqueeze(2)  # all bits for a victim
         found = torch.full((4, *victim.shape), far, dtype=torch.long, device=grid.device)  # in rank order
         claimed = torch.zeros_like(horror).unsqueeze(1)  # cells whose closest victim is known
         targets = torch.stack([horror, tiles], 1).unsqueeze(2)  # (B, 2, 1, W)
@@ -314,7 +318,7 @@ class HuntEgoBody(WideEgoBody):
             for shift in (1, 2, 4):
                 before = torch.cat([before[:, :shift], _or(before[:, shift:], before[:, :-shift])], 1)
             mine = offered - (offered & before)
-            claimed = claimed + mine.sum(1, keepdim=True, dtype=torch.int32)  # disjoint, and new: the sum is an OR
+            claimed = claimed + mine.sum(1, keepdim=True, dtype=self.word)  # disjoint, and new: the sum is an OR
             won = (mine.unsqueeze(1) & targets).amax(3) != 0  # (B, 2, 6): a horror hunts it; a spawn tile
             now = torch.stack([near[:, 0], won[:, 0], near[:, 1]], 0)
             found[:3] = torch.where(now & (found[:3] == far), step, found[:3])

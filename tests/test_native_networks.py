@@ -190,3 +190,60 @@ def test_a_wide_checkpoint_plays_the_same_through_onnx(tmp_path: Path, network: 
     # the env's default window (radius 7) is cropped to the checkpoint's before the summary
     g5, g7 = (BatchedGames(8, preset("small"), obs_radius=r, seed=4) for r in (5, 7))
     np.testing.assert_array_equal(agent.logits(g7.reset()), agent.logits(g5.reset()))
+
+
+def rules_hunt(st, b: int, far: int = 8) -> tuple[list[int], list[int]]:
+    """(steps to the nearest horror, steps from the nearest horror hunting it) for each caver of game ``b``, seats
+    relative to the acting caver, from the rules' own graph of the state: a breadth-first search along ``t_nbr``
+    (R-CON-2) and R-HOR-2's victims and tie rule; ``far`` for none within 7 steps."""
+    n, actor = st.c_rank.shape[1], int(st.actor[b])  # the seats: the state arrays' S axis
+    dist = np.full((n, int(st.n_tiles[b])), far)
+    for s in range(n):
+        if st.c_tile[b, s] < 0:
+            continue
+        dist[s, st.c_tile[b, s]], frontier = 0, [int(st.c_tile[b, s])]
+        for step in range(1, far):
+            frontier = [int(nb) for t in frontier for nb in st.t_nbr[b, t] if nb >= 0 and dist[s, nb] == far]
+            for t in frontier:
+                dist[s, t] = step
+    victim = [st.c_tile[b, s] >= 0 and st.c_hp[b, s] > 0 and not st.c_dead[b, s] and not st.c_hidden[b, s]
+              and st.t_type[b, st.c_tile[b, s]] != 1 and st.c_rank[b, s] != 2 for s in range(n)]  # T_EXIT, Scout
+    nearest, hunted = [far] * 6, [far] * 6
+    for h in st.h_tile[b]:
+        if h < 0:
+            continue
+        for s in range(n):
+            k = (s - actor) % n
+            nearest[k] = min(nearest[k], int(dist[s, h]))
+        key, s = min((dist[s, h] * 16 + st.c_rank[b, s], s) for s in range(n) if victim[s]) if any(victim) else (0, -1)
+        if s >= 0 and key // 16 < far:
+            hunted[(s - actor) % n] = min(hunted[(s - actor) % n], int(key // 16))
+    return nearest, hunted
+
+
+def test_egohunt_agrees_with_the_rules_graph_when_the_window_holds_the_cave() -> None:
+    """On random small games seen through the widest window (41 x 41: the int64 words), where every tile lies in the
+    window, the search's nearest horror and hunted victim match a search along the rules' own connections."""
+    games = BatchedGames(64, preset("small"), obs_radius=20, seed=11)
+    body = ActorCritic(wide_spec(20, network="egohunt")).body
+    rng, compared, hunted_seen = np.random.default_rng(1), 0, 0
+    games.reset()
+    for _ in range(60):
+        mask = games.action_masks()
+        games.step_batch(np.where(mask, rng.gumbel(size=mask.shape), -np.inf).argmax(axis=1))
+        obs, st = games.observations(), games.state
+        got = body.hunt(torch.as_tensor(obs["observation"]), torch.as_tensor(obs["scalars"])).view(-1, 4, 6)
+        steps = (8 - got * 8).round().long()
+        for b in range(64):
+            tiles = slice(0, int(st.n_tiles[b]))
+            actor_tile = st.c_tile[b, st.actor[b]]
+            if st.actor[b] < 0 or actor_tile < 0 or (st.h_tile[b] < 0).all():
+                continue
+            if (abs(st.t_x[b, tiles] - st.t_x[b, actor_tile]) > 20).any() or \
+                    (abs(st.t_y[b, tiles] - st.t_y[b, actor_tile]) > 20).any():
+                continue
+            nearest, hunted = rules_hunt(st, b)
+            assert steps[b, 0].tolist() == nearest and steps[b, 1].tolist() == hunted, b
+            compared += 1
+            hunted_seen += sum(h < 8 for h in hunted)
+    assert (compared, hunted_seen) == (345, 332)  # game states compared; cavers a horror hunts in them
