@@ -1,8 +1,8 @@
 """The native trainer's actor bodies (``agents/native_policy.py``, issue 41): ``egowide``'s summary of the window
 beyond its 5 x 5 centre, ``egothreat``'s nearest horrors and ``egohunt``'s search for whom the horrors hunt on
-hand-made windows (literal values), the first-layer
-input the PPO update caches giving the network's output bit for bit, the wider window they need, and their
-checkpoints through ONNX."""
+hand-made windows (literal values) and against a search along the rules' own connections, the first-layer input
+the PPO update caches giving the network's output bit for bit, the wider window they need, and their checkpoints
+through ONNX."""
 
 from __future__ import annotations
 
