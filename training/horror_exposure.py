@@ -1,0 +1,95 @@
+"""How often a team's acting caver stands where the horror rules will reach it (issue 41's small-cave question).
+
+    python -m training.horror_exposure --config configs/small.yaml --team heuristic \\
+        --team policy:runs/small/final.pt --games 1000 --decisions 80 --json runs/exposure.json
+
+Plays ``--games`` seeded games (seeds from ``--seed``; finished games restart) for ``--decisions`` decisions each
+with every ``--team`` (``heuristic``, ``random`` or ``policy:PATH``), and reads every decision's observation with
+the ``egohunt`` network's search (``agents.native_policy.HuntEgoBody.hunt``, weights not involved): the share of
+decisions whose acting caver has a horror within 1 step, is a horror's closest victim within 1 step (the horror
+phase knocks it out unless it moves or hides, R-HOR-3/5), stands on an empty horror tile (a horror card's spawn may
+come onto it, R-HOR-4), or is the victim of the next spawn within 1 step. `--losses` of ``training/evaluate.py``
+says how the knock-outs came; this says how often a team stood in their way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from subterra_env.config import GameConfig, load
+from subterra_env.spaces import grid_shape, num_scalars
+from subterra_env.vector import BatchedGames
+
+MEASURES = ("horror within 1 step", "hunted within 1 step", "on an empty horror tile", "next spawn within 1 step")
+
+
+def make_agent(spec: str, games: BatchedGames, seed: int) -> Any:
+    """The agent of a ``--team`` entry; ValueError naming the entry otherwise."""
+    if spec == "heuristic":
+        from agents.heuristic.agent import HeuristicAgent
+
+        return HeuristicAgent(games)
+    if spec == "random":
+        from agents.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if spec.startswith("policy:"):
+        from agents.policy_agent import load_policy
+
+        return load_policy(spec.split(":", 1)[1])
+    raise ValueError(f"--team {spec!r}: expected heuristic, random or policy:PATH")
+
+
+def exposure(config: GameConfig, spec: str, games: int, decisions: int, seed: int) -> dict[str, Any]:
+    """One team's row: its decisions and the share of them in each of ``MEASURES``."""
+    from agents.native_policy import HuntEgoBody
+
+    batch = BatchedGames(games, config, obs_radius=7, seed=seed)
+    agent = make_agent(spec, batch, seed)
+    search = HuntEgoBody(grid_shape(7), num_scalars(config.scenario), 8)
+    counts, seen = np.zeros(len(MEASURES), dtype=np.int64), 0
+    obs = batch.reset()
+    for _ in range(decisions):
+        masks = batch.action_masks()
+        with torch.no_grad():  # the acting caver's four numbers: (8 - steps) / 8, seat 0 of each measure
+            found = search.hunt(torch.as_tensor(obs["observation"]), torch.as_tensor(obs["scalars"]))
+        steps = (8 - found.view(-1, 4, 6)[:, :, 0] * 8).round().numpy()
+        counts += (steps[:, 0] <= 1).sum(), (steps[:, 1] <= 1).sum(), (steps[:, 2] == 0).sum(), (steps[:, 3] <= 1).sum()
+        seen += len(steps)
+        batch.step_batch(agent.act_batch(obs, masks))
+        obs = batch.observations()
+    return {"team": spec, "decisions": seen, **{m: round(float(c) / seen, 4) for m, c in zip(MEASURES, counts)}}
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", default="configs/small.yaml", help="a game config (configs/*.yaml)")
+    p.add_argument("--team", action="append", required=True, help="heuristic, random or policy:PATH (repeat)")
+    p.add_argument("--games", type=int, default=1000)
+    p.add_argument("--decisions", type=int, default=80, help="decisions per game slot (finished games restart)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", type=Path, help="write the rows here")
+    a = p.parse_args(argv)
+    if a.games < 1 or a.decisions < 1:
+        p.error(f"--games {a.games} and --decisions {a.decisions} must be at least 1")
+    config = load(a.config)
+    torch.set_num_threads(1)
+    rows = [exposure(config, spec, a.games, a.decisions, a.seed) for spec in a.team]
+    print(f"{'team':44s} {'decisions':>9s}  " + "  ".join(MEASURES))
+    for r in rows:
+        print(f"{r['team'][:44]:44s} {r['decisions']:9,d}  " + "  ".join(f"{r[m]:>{len(m)}.1%}" for m in MEASURES))
+    if a.json:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps(rows, indent=1))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
