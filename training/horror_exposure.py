@@ -52,7 +52,7 @@ def exposure(config: GameConfig, spec: str, games: int, decisions: int, seed: in
 
     batch = BatchedGames(games, config, obs_radius=7, seed=seed)
     agent = make_agent(spec, batch, seed)
-    search = HuntEgoBody(grid_shape(7), num_scalars(config.scenario), 8)
+    search = HuntEgoBody(grid_shape(7, config.scenario), num_scalars(config.scenario), 8)
     counts, seen = np.zeros(len(MEASURES), dtype=np.int64), 0
     obs = batch.reset()
     for _ in range(decisions):
