@@ -11,8 +11,8 @@ phase knocks it out unless it moves or hides, R-HOR-3/5), stands on an empty hor
 come onto it, R-HOR-4), or is the victim of the next spawn within 1 step; and the same shares for the caver that
 has just handed over to another (the end of its turn, or a question to another caver), seen after its decision by
 the next actor: where it stays until its next turn, and where the horror phase finds it (hand-overs that end a
-game are left out: the game restarts). `--losses` of ``training/evaluate.py`` says how
-the knock-outs came; this says how often a team stood in their way.
+game are left out: the game restarts). ``training/evaluate.py --losses`` says how the knock-outs came; this says
+how often a team stood in their way.
 """
 
 from __future__ import annotations
