@@ -9,7 +9,7 @@ MaskablePPO ``.zip``, so ``policy:PATH`` works with either in ``training/evaluat
 browser table; ``agents.onnx_policy.export_onnx`` writes a ``.pt``'s actor as the same ONNX graph that
 ``OnnxPolicyAgent`` plays (inputs ``observation``, ``scalars`` as float32; output ``logits``).
 
-Three actor bodies (``network``):
+The actor bodies (``network``):
 
 - ``ego``: the acting caver's own window (``obs_radius`` 2 = the 5 x 5 cells around it, all planes) flattened
   beside the scalars, then two layers of ``width``. About 0.3 M multiply-adds a sample at width 256: ten times
