@@ -4,15 +4,15 @@
         --team policy:runs/small/final.pt --games 1000 --decisions 80 --json runs/exposure.json
 
 Plays ``--games`` seeded games (seeds from ``--seed``; finished games restart) for ``--decisions`` decisions each
-with every ``--team`` (``heuristic``, ``random`` or ``policy:PATH``), and reads every decision's observation with
-the ``egohunt`` network's search (``agents.native_policy.HuntEgoBody.hunt``, weights not involved): the share of
-decisions whose acting caver has a horror within 1 step, is a horror's closest victim within 1 step (the horror
-phase knocks it out unless it moves or hides, R-HOR-3/5), stands on an empty horror tile (a horror card's spawn may
-come onto it, R-HOR-4), or is the victim of the next spawn within 1 step; and the same shares for the caver that
-has just handed over to another (the end of its turn, or a question to another caver), seen after its decision by
-the next actor: where it stays until its next turn, and where the horror phase finds it (hand-overs that end a
-game are left out: the game restarts). ``training/evaluate.py --losses`` says how the knock-outs came; this says
-how often a team stood in their way.
+with every ``--team`` (one entry of ``training/evaluate.py``'s: ``heuristic``, ``random``, ``policy:PATH``, ...) in
+every seat, and reads every decision's observation with the ``egohunt`` network's search
+(``agents.native_policy.HuntEgoBody.hunt``, weights not involved): the share of decisions whose acting caver has a
+horror within 1 step, is a horror's closest victim within 1 step (the horror phase knocks it out unless it moves or
+hides, R-HOR-3/5), stands on an empty horror tile (a horror card's spawn may come onto it, R-HOR-4), or is the
+victim of the next spawn within 1 step; and the same shares for the caver that has just handed over to another (the
+end of its turn, or a question to another caver), seen after its decision by the next actor: where it stays until
+its next turn, and where the horror phase finds it (hand-overs that end a game are left out: the game restarts).
+``training/evaluate.py --losses`` says how the knock-outs came; this says how often a team stood in their way.
 """
 
 from __future__ import annotations
@@ -34,20 +34,11 @@ HANDED = tuple(f"{m} at hand-over" for m in MEASURES)
 
 
 def make_agent(spec: str, games: BatchedGames, seed: int) -> Any:
-    """The agent of a ``--team`` entry; ValueError naming the entry otherwise."""
-    if spec == "heuristic":
-        from agents.heuristic.agent import HeuristicAgent
+    """The agent of a ``--team`` entry, built as ``training/evaluate.py`` builds one (``agents.teams``: random,
+    heuristic, search, policy:PATH, ...); ``agents.teams.TeamError`` naming an entry it does not know."""
+    from agents.teams import AgentCache, parse_team
 
-        return HeuristicAgent(games)
-    if spec == "random":
-        from agents.random_agent import RandomAgent
-
-        return RandomAgent(seed)
-    if spec.startswith("policy:"):
-        from agents.policy_agent import load_policy
-
-        return load_policy(spec.split(":", 1)[1])
-    raise ValueError(f"--team {spec!r}: expected heuristic, random or policy:PATH")
+    return AgentCache(seed=seed).build(parse_team([spec])[0], games, 0)
 
 
 def exposure(config: GameConfig, spec: str, games: int, decisions: int, seed: int) -> dict[str, Any]:
@@ -88,7 +79,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", default="configs/small.yaml", help="a game config (configs/*.yaml)")
-    p.add_argument("--team", action="append", required=True, help="heuristic, random or policy:PATH (repeat)")
+    p.add_argument("--team", action="append", required=True, help="heuristic, random, policy:PATH, ... (repeat)")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--decisions", type=int, default=80, help="decisions per game slot (finished games restart)")
     p.add_argument("--seed", type=int, default=0)
@@ -96,6 +87,13 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     a = p.parse_args(argv)
     if a.games < 1 or a.decisions < 1:
         p.error(f"--games {a.games} and --decisions {a.decisions} must be at least 1")
+    from agents.teams import TeamError, parse_team
+
+    for spec in a.team:
+        try:
+            parse_team([spec])
+        except TeamError as e:
+            p.error(f"--team {spec}: {e}")
     config = load(a.config)
     torch.set_num_threads(1)
     rows = [exposure(config, spec, a.games, a.decisions, a.seed) for spec in a.team]
