@@ -1,9 +1,10 @@
 """The team reward, shared by the AEC environment and the vector interfaces (one definition, batched).
 
 At the end of a game every caver gets ``result[outcome]`` (defeat, bronze, silver, gold); optional shaping adds
-``escape`` per caver reaching the exit, ``health`` per health point lost, ``tile`` per tile placed and ``way`` per
-step of the way to the exit the team closes. Each is a weight times the change of a count across a step (a
-potential difference), so a count that goes back pays back what it earned.
+``escape`` per caver reaching the exit, ``health`` per health point lost, ``tile`` per tile placed, ``way`` per
+step of the way to the exit the team closes and ``danger`` per caver that comes within a horror's reach or is lost
+(``horror_danger``). Each is a weight times the change of a count across a step (a potential difference), so a
+count that goes back pays back what it earned.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .games.sub_terra.core.kernels import cavers_out_batch, exit_way_batch
+from .games.sub_terra.core.kernels import cavers_out_batch, exit_way_batch, horror_danger_batch
 from .games.sub_terra.core.state import State
 
 DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
@@ -23,7 +24,7 @@ DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
 WAY_CAP = 20
 # The team reward's keywords in the envs (``reward_*``): each interface passes these through, and
 # ``TeamReward.from_keywords`` reads them, so a new shaping term is named here once.
-REWARD_KEYWORDS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way")
+REWARD_KEYWORDS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way", "reward_danger")
 
 
 def exit_way(st: State) -> np.ndarray:
@@ -32,6 +33,16 @@ def exit_way(st: State) -> np.ndarray:
     the game is over)."""
     out = np.empty(st.batch_size, dtype=np.int64)
     exit_way_batch(st.packed, WAY_CAP, out)
+    return out
+
+
+def horror_danger(st: State, params: np.ndarray) -> np.ndarray:
+    """(B,) int64 cavers lost or within a horror's reach: devoured, unconscious off the exit, or a caver the horrors
+    may choose (R-HOR-2) that is the closest victim of a horror one step away (the horror phase moves it there,
+    R-HOR-3) or stands on a horror tile without a monster while fewer than the limit are out (a horror card's spawn
+    comes there first, R-HOR-4). ``params``: the rules' record (``Core.params``: the horrors' range and limit)."""
+    out = np.empty(st.batch_size, dtype=np.int64)
+    horror_danger_batch(st.packed, params, out)
     return out
 
 
@@ -49,6 +60,7 @@ class TeamReward:
     health: float = 0.0
     tile: float = 0.0
     way: float = 0.0
+    danger: float = 0.0
 
     def __post_init__(self) -> None:
         if len(self.result) != 4:
@@ -60,28 +72,38 @@ class TeamReward:
 
     @classmethod
     def from_keywords(cls, reward_result: tuple[float, ...] = DEFAULT_RESULT, reward_escape: float = 0.0,
-                      reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0) -> TeamReward:
+                      reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0,
+                      reward_danger: float = 0.0) -> TeamReward:
         """The team reward of the envs' ``reward_*`` keywords (``REWARD_KEYWORDS``)."""
-        return cls(tuple(float(r) for r in reward_result), reward_escape, reward_health, reward_tile, reward_way)
+        return cls(tuple(float(r) for r in reward_result), reward_escape, reward_health, reward_tile, reward_way,
+                   reward_danger)
 
     @property
     def shaped(self) -> bool:
-        return bool(self.escape or self.health or self.tile or self.way)
+        return bool(self.escape or self.health or self.tile or self.way or self.danger)
 
-    def snapshot(self, st: State) -> np.ndarray | None:
-        """(B, 4) what shaping compares across a step: health total, tiles placed, cavers escaped, the team's way
-        to the exit (None when no shaping is set: then nothing needs comparing, which keeps one-game stepping
-        cheap; the way only when its weight is set, as it searches the cave)."""
+    def snapshot(self, st: State, params: np.ndarray | None = None) -> np.ndarray | None:
+        """(B, 5) what shaping compares across a step: health total, tiles placed, cavers escaped, the team's way
+        to the exit, cavers in danger (None when no shaping is set: then nothing needs comparing, which keeps
+        one-game stepping cheap; the way and the danger only when their weights are set, as they search the cave;
+        the danger needs ``params``, the rules' record)."""
         if not self.shaped:
             return None
-        way = exit_way(st) if self.way else np.zeros(st.batch_size, dtype=np.int64)
-        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st), way], axis=1)
+        zeros = np.zeros(st.batch_size, dtype=np.int64)
+        way = exit_way(st) if self.way else zeros
+        if self.danger and params is None:
+            raise ValueError("TeamReward(danger=...) needs the rules' params (Core.params) to count horror danger")
+        danger = horror_danger(st, params) if self.danger else zeros
+        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st), way, danger],
+                        axis=1)
 
-    def __call__(self, before: np.ndarray | None, st: State) -> np.ndarray:
-        """(B,) float32 team reward of the step that led from `before` (a snapshot) to st."""
+    def __call__(self, before: np.ndarray | None, st: State, params: np.ndarray | None = None) -> np.ndarray:
+        """(B,) float32 team reward of the step that led from `before` (a snapshot) to st (``params`` as for
+        ``snapshot``)."""
         if before is None:
             return self.by_result32[st.result + 1]
         r = self._by_result[st.result + 1]
-        delta = self.snapshot(st) - before
-        r = r - self.health * delta[:, 0] + self.tile * delta[:, 1] + self.escape * delta[:, 2] - self.way * delta[:, 3]
+        d = self.snapshot(st, params) - before
+        r = r - self.health * d[:, 0] + self.tile * d[:, 1] + self.escape * d[:, 2] - self.way * d[:, 3] \
+            + self.danger * d[:, 4]
         return r.astype(np.float32)

@@ -7,9 +7,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import subterra_env
-from subterra_env import Core, IllegalActionError, action_id
+from subterra_env import Core, GameConfig, IllegalActionError, action_id
 from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS
-from subterra_env.rewards import WAY_CAP, TeamReward, exit_way
+from subterra_env.rewards import WAY_CAP, TeamReward, exit_way, horror_danger
 from subterra_env.scenario import build
 from random_play import random_legal, play_random_aec
 
@@ -191,3 +191,56 @@ def test_reward_way_pays_each_step_the_team_closes_on_the_exit() -> None:
     before = team.snapshot(st)
     st.result[0] = 0  # a defeat: the scout, one step short, is lost too (the result itself pays 0)
     assert exit_way(st).tolist() == [60] and team(before, st).tolist() == [pytest.approx(-1.9)]
+
+
+DANGER_MAP = """
+map:
+  start:E   normal:EW   normal:EW   normal:EW   horror:W
+cavers: {cavers}
+horrors: {horrors}
+"""
+
+
+def _danger(cavers: str, horrors: str = "", **settings) -> int:
+    text = DANGER_MAP.format(cavers=cavers, horrors=horrors)
+    if not horrors:
+        text = text.replace("horrors: \n", "")
+    cfg = GameConfig(**settings)
+    return int(horror_danger(build(text, cfg), Core(cfg).params)[0])
+
+
+def test_horror_danger_counts_the_cavers_a_horror_reaches_first() -> None:
+    """``horror_danger``: cavers devoured or unconscious off the exit, and victims (R-HOR-2) that a horror one step
+    away hunts (its closest victim, R-HOR-3) or that stand on an empty horror tile (R-HOR-4)."""
+    assert _danger("diver@0,0 scout@1,0 medic@2,0 leader@4,0") == 1  # the leader on the empty horror tile
+    assert _danger("diver@0,0 medic@2,0 leader@3,0 scout@4,0") == 0  # the Scout is never a victim
+    assert _danger("diver@0,0 medic@2,0 leader@4,0:hidden scout@1,0") == 0  # nor a hidden caver
+    assert _danger("diver@0,0 medic@1,0 leader@3,0 scout@2,0", "4,0") == 1  # the leader, a step from the horror
+    # a step apart on both sides: the horror hunts one caver, the lower rank (the medic, 6, before the leader, 8)
+    assert _danger("diver@0,0 medic@1,0 leader@3,0 scout@2,0", "2,0") == 1
+    # the hidden leader beside the horror is skipped: it hunts the diver, a step the other way
+    assert _danger("diver@2,0 medic@0,0 leader@4,0:hidden scout@1,0", "3,0") == 1
+    assert _danger("diver@0,0 medic@1,0 leader@1,0 scout@2,0", "4,0") == 0  # three steps: not yet
+    assert _danger("diver@0,0:hp=0 medic@1,0 scout@2,0 leader:dead") == 2  # unconscious, devoured
+    # the leader on the empty horror tile, a horror two steps from the diver and the medic; at the limit of horrors
+    # (here 1) no spawn comes, and the tile is no danger
+    assert _danger("diver@2,0 medic@2,0 scout@1,0 leader@4,0", "0,0") == 1
+    assert _danger("diver@2,0 medic@2,0 scout@1,0 leader@4,0", "0,0", horror_limit=1) == 0
+
+
+def test_reward_danger_charges_a_caver_stepping_into_reach() -> None:
+    """``reward_danger`` pays its weight per caver coming into danger and pays it back when the caver leaves."""
+    st = build(DANGER_MAP.format(cavers="diver@0,0 scout@1,0 medic@2,0 leader@3,0", horrors="").replace(
+        "horrors: \n", "") + "actor: leader\n")
+    core, team = Core(), TeamReward(danger=-0.25)
+    before = team.snapshot(st, core.params)
+    core.step(st, np.array([action_id("move E")]))  # onto the empty horror tile
+    assert horror_danger(st, core.params).tolist() == [1]
+    assert team(before, st, core.params).tolist() == [pytest.approx(-0.25)]
+    before = team.snapshot(st, core.params)
+    core.step(st, np.array([action_id("move W")]))
+    assert team(before, st, core.params).tolist() == [pytest.approx(0.25)]
+    with pytest.raises(ValueError, match="params"):
+        team.snapshot(st)
+    e = subterra_env.env(reward_danger=-0.25)
+    assert e.unwrapped.team_reward == TeamReward(danger=-0.25)

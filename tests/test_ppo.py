@@ -744,3 +744,11 @@ def test_reward_way_reaches_the_training_games() -> None:
     assert trainer.shards[0].games.team_reward.way == 0.05
     with pytest.raises(ValueError, match="reward_way"):
         ppo.load_args(TEST_CONFIG, ["reward_way=-1"])
+
+
+def test_reward_danger_reaches_the_training_games() -> None:
+    """``reward_danger`` likewise (a penalty: a positive weight is refused)."""
+    trainer = ppo.Trainer(ppo.load_args(TEST_CONFIG, ["reward_danger=-0.2"]))
+    assert trainer.shards[0].games.team_reward.danger == -0.2
+    with pytest.raises(ValueError, match="reward_danger"):
+        ppo.load_args(TEST_CONFIG, ["reward_danger=0.5"])

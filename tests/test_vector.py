@@ -96,6 +96,8 @@ def test_settings_errors() -> None:
         BatchedGames(0)
     with pytest.raises(ValueError, match="unknown setting"):
         BatchedGames(2, flavour="x")
+    with pytest.raises(TypeError, match=r"config='small': expected a GameConfig \(subterra_env.preset\('small'\)"):
+        BatchedGames(2, "small")
 
 
 def test_maskable_ppo_trains_on_the_sb3_vecenv() -> None:

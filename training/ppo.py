@@ -157,6 +157,12 @@ class Args:
     is placed and anyone's off the exit at the end), summed over the team; it pays for placing the exit near the
     team and for the cavers gathering on it, charges a caver lost what its way was short of the cap, and over a
     game pays 20 x ``reward_way`` per caver out."""
+    reward_danger: float = field(default=0.0, metadata=dict(min=-10.0, max=0.0))
+    """Shaping per caver that comes within a horror's reach or is lost, the env's ``reward_danger`` (negative: a
+    penalty, paid back when the caver leaves the danger): a victim the horror phase moves a horror onto (the horror
+    one step away, it the closest victim), one on an empty horror tile (a horror card's spawn comes there first),
+    an unconscious caver off the exit, a devoured one (``subterra_env.rewards.horror_danger``). A price at the
+    decision that puts a caver there, rounds before the horror phase or a card knocks it out."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     precision: str = field(default="fp32", metadata=dict(choices=("fp32", "bf16")))
@@ -319,7 +325,7 @@ def episode_settings(args: Args) -> dict[str, Any]:
     teacher's play the same game."""
     return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_result=tuple(args.reward_result),
                 reward_escape=args.reward_escape, reward_tile=args.reward_tile, reward_health=args.reward_health,
-                reward_way=args.reward_way, threads=args.engine_threads)
+                reward_way=args.reward_way, reward_danger=args.reward_danger, threads=args.engine_threads)
 
 
 class Shard:

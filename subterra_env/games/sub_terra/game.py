@@ -57,6 +57,10 @@ class SubTerra:
 
     def __init__(self, config: GameConfig | None = None, *, core: Core | None = None, threads: int | None = None,
                  team_reward: TeamReward | None = None):
+        if config is not None and not isinstance(config, GameConfig):
+            raise TypeError(f"config={config!r}: expected a GameConfig (subterra_env.preset({config!r}) for a preset "
+                            "by name)" if isinstance(config, str) else
+                            f"config={config!r}: expected a GameConfig, got {type(config).__name__}")
         self.config = config or GameConfig()
         if core is not None and core.cfg != self.config:
             raise ValueError("SubTerra: the core given plays other settings than config")
@@ -154,18 +158,18 @@ class SubTerra:
         """``advance`` as separate kernels, for large batches (no info counts: ``book.fresh`` is False)."""
         team_reward, shaped = self.team_reward, self.team_reward.shaped
         if slots is None:
-            before = team_reward.snapshot(st) if shaped else None
+            before = team_reward.snapshot(st, self.core.params) if shaped else None
             self.core.step(st, actions, check=False)  # the core skips ended games
-            reward = team_reward(before, st) if shaped else book.reward
+            reward = team_reward(before, st, self.core.params) if shaped else book.reward
             stepped = book.all_slots
         else:  # only these slots step: the others wait, reward 0
             sub = st.take(slots)
-            before = team_reward.snapshot(sub) if shaped else None
+            before = team_reward.snapshot(sub, self.core.params) if shaped else None
             self.core.step(sub, actions, check=False)
             st.put(slots, sub)
             reward = np.zeros(book.num_games, dtype=np.float32)
             if shaped:
-                reward[slots] = team_reward(before, sub)
+                reward[slots] = team_reward(before, sub, self.core.params)
             stepped = np.zeros(book.num_games, dtype=bool)
             stepped[slots] = True
         # without shaping the kernel fills in the end-of-game reward by result
@@ -192,11 +196,11 @@ class SubTerra:
         return episode_flags(st.result, st.round, max_cycles, terminated, truncated, over)
 
     def reward_snapshot(self, st: State) -> np.ndarray | None:
-        return self.team_reward.snapshot(st)
+        return self.team_reward.snapshot(st, self.core.params)
 
     def rewards(self, before: np.ndarray | None, st: State) -> np.ndarray:
         """(B, S): the team reward, the same in every seat."""
-        return np.repeat(self.team_reward(before, st)[:, None], st.num_seats, axis=1)
+        return np.repeat(self.team_reward(before, st, self.core.params)[:, None], st.num_seats, axis=1)
 
     def info(self, st: State) -> dict[str, np.ndarray]:
         return batch_info(st)

@@ -11,12 +11,14 @@ import numba
 import numpy as np
 from numba import prange
 
-from .board import distances_from, tiles_left
+from .board import FAR, distances_from, tiles_left
+from .catalogue import T_HORROR
 from .effects import on_exit
 from .hazards import cards_left
 from .jit import jit
+from .monsters import avoids_sanctuary, is_victim, occupied
 from .moves import legal_mask
-from .state import RUNNING
+from .state import MAX_SEATS, RUNNING
 from .turns import step_game
 
 
@@ -112,6 +114,59 @@ def exit_way_batch(states, cap, out):
             else:
                 total += min(dist[t], cap)
         out[b] = total
+
+
+@jit
+def horror_danger(g, P, dist, queue, avoid):
+    """Cavers lost or within a horror's reach (``subterra_env.rewards.TeamReward.danger``): devoured, or off the
+    exit and unconscious, or a victim (R-HOR-2) that the horror phase or a horror card reaches first: hunted by a
+    horror one step away (it is that horror's closest victim, R-HOR-3), or standing on a horror tile without a
+    monster while fewer than the limit of horrors are out (a spawn goes to the empty horror tile nearest its closest
+    victim, R-HOR-4: none is nearer than its own tile). ``dist`` (MAX_SEATS, tiles) and ``queue``: scratch."""
+    horrors = 0
+    for k in range(3):
+        if g.h_tile[k] >= 0:
+            horrors += 1
+    for s in range(g.n_seats):
+        if is_victim(g, s):
+            distances_from(g, g.c_tile[s], P.horror_range, dist[s], queue, avoid)
+    hunted = 0
+    for k in range(3):
+        mt = g.h_tile[k]
+        if mt < 0:
+            continue
+        best, victim = (FAR + 1) * 16, -1
+        for s in range(g.n_seats):
+            if is_victim(g, s) and dist[s, mt] * 16 + g.c_rank[s] < best:
+                best, victim = dist[s, mt] * 16 + g.c_rank[s], s
+        if victim >= 0 and best // 16 <= 1:
+            hunted |= 1 << victim
+    n = 0
+    for s in range(g.n_seats):
+        if g.c_dead[s]:
+            n += 1
+        elif g.c_tile[s] < 0 or on_exit(g, s):  # under water (out of every monster's sight) or out
+            continue
+        elif g.c_hp[s] <= 0:
+            n += 1
+        elif is_victim(g, s):
+            t = g.c_tile[s]
+            if (hunted >> s) & 1 or (horrors < P.horror_limit and g.t_type[t] == T_HORROR and not occupied(g, t)):
+                n += 1
+    return n
+
+
+@jit
+def horror_danger_batch(states, params, out):
+    """out (B,) int64: ``horror_danger`` of every game."""
+    if states.shape[0] == 0:
+        return
+    P = params[0]
+    dist = np.empty((MAX_SEATS, states[0].t_nbr.shape[0]), np.int64)
+    queue = np.empty(states[0].t_nbr.shape[0], np.int64)
+    avoid = avoids_sanctuary(P, False)
+    for b in range(states.shape[0]):
+        out[b] = horror_danger(states[b], P, dist, queue, avoid)
 
 
 @jit
