@@ -173,9 +173,9 @@ class raw_env(AECEnv):
         ``state_radius``: of the global ``state()`` window around the start tile.
         Shaping (all default 0, added to the team reward when it happens): ``reward_escape`` per caver reaching
         the exit, ``reward_health`` per health point lost (use a negative value), ``reward_tile`` per tile placed,
-        ``reward_way`` per step of the way to the exit the team's cavers close, ``reward_danger`` per caver that
-        comes within a horror's reach or is lost (use a negative value; paid back when it leaves; both
-        ``subterra_env.rewards``).
+        ``reward_way`` per step of the way to the exit the team's cavers close, ``reward_danger`` per caver in a
+        horror's reach after each step (use a negative value: a price on leaving cavers where the horror phase or
+        a horror card reaches them; both ``subterra_env.rewards``).
         ``agent_names``: ``"caver"`` (agents named after their cavers) or ``"seat"`` (``caver_0`` ..).
         ``record_events``: the rules log what they do; ``last_events`` reads it after each step (for play,
         records and replays; off by default, as training needs no log).

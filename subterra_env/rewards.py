@@ -2,9 +2,10 @@
 
 At the end of a game every caver gets ``result[outcome]`` (defeat, bronze, silver, gold); optional shaping adds
 ``escape`` per caver reaching the exit, ``health`` per health point lost, ``tile`` per tile placed, ``way`` per
-step of the way to the exit the team closes and ``danger`` per caver that comes within a horror's reach or is lost
-(``horror_danger``). Each is a weight times the change of a count across a step (a potential difference), so a
-count that goes back pays back what it earned.
+step of the way to the exit the team closes: each a weight times the change of a count across a step (a potential
+difference), so a count that goes back pays back what it earned. ``danger`` is a price, not a difference: paid
+after every step for each caver then within a horror's reach (``horror_danger``), so a caver left there pays at
+every decision until it leaves (as a potential difference it stalled learning: see ``TeamReward.danger``).
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def exit_way(st: State) -> np.ndarray:
 
 
 def horror_danger(st: State, params: np.ndarray) -> np.ndarray:
-    """(B,) int64 cavers lost or within a horror's reach: devoured, unconscious off the exit, or a caver the horrors
-    may choose (R-HOR-2) that is the closest victim of a horror one step away (the horror phase moves it there,
-    R-HOR-3) or stands on a horror tile without a monster while fewer than the limit are out (a horror card's spawn
-    comes there first, R-HOR-4). ``params``: the rules' record (``Core.params``: the horrors' range and limit)."""
+    """(B,) int64 cavers within a horror's reach in running games: a caver the horrors may choose (R-HOR-2) that is
+    the closest victim of a horror one step away (the horror phase moves it there, R-HOR-3) or stands on a horror
+    tile without a monster while fewer than the limit are out (a horror card's spawn comes there first, R-HOR-4).
+    ``params``: the rules' record (``Core.params``: the horrors' range and limit)."""
     out = np.empty(st.batch_size, dtype=np.int64)
     horror_danger_batch(st.packed, params, out)
     return out
@@ -60,6 +61,9 @@ class TeamReward:
     health: float = 0.0
     tile: float = 0.0
     way: float = 0.0
+    # Paid per caver in a horror's reach after each step (negative: a price on exposure; it changes what is best, as
+    # intended). As a potential difference with the lost cavers counted (tried on 2026-12-02) it stalled learning:
+    # the small cave's teams stayed at a return of -0.80 (every caver lost) for 7.8M env-steps.
     danger: float = 0.0
 
     def __post_init__(self) -> None:
@@ -105,5 +109,5 @@ class TeamReward:
         r = self._by_result[st.result + 1]
         d = self.snapshot(st, params) - before
         r = r - self.health * d[:, 0] + self.tile * d[:, 1] + self.escape * d[:, 2] - self.way * d[:, 3] \
-            + self.danger * d[:, 4]
+            + self.danger * (d[:, 4] + before[:, 4])  # the count after the step
         return r.astype(np.float32)

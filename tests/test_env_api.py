@@ -210,8 +210,8 @@ def _danger(cavers: str, horrors: str = "", **settings) -> int:
 
 
 def test_horror_danger_counts_the_cavers_a_horror_reaches_first() -> None:
-    """``horror_danger``: cavers devoured or unconscious off the exit, and victims (R-HOR-2) that a horror one step
-    away hunts (its closest victim, R-HOR-3) or that stand on an empty horror tile (R-HOR-4)."""
+    """``horror_danger``: victims (R-HOR-2) that a horror one step away hunts (its closest victim, R-HOR-3) or that
+    stand on an empty horror tile (R-HOR-4), in running games."""
     assert _danger("diver@0,0 scout@1,0 medic@2,0 leader@4,0") == 1  # the leader on the empty horror tile
     assert _danger("diver@0,0 medic@2,0 leader@3,0 scout@4,0") == 0  # the Scout is never a victim
     assert _danger("diver@0,0 medic@2,0 leader@4,0:hidden scout@1,0") == 0  # nor a hidden caver
@@ -221,26 +221,31 @@ def test_horror_danger_counts_the_cavers_a_horror_reaches_first() -> None:
     # the hidden leader beside the horror is skipped: it hunts the diver, a step the other way
     assert _danger("diver@2,0 medic@0,0 leader@4,0:hidden scout@1,0", "3,0") == 1
     assert _danger("diver@0,0 medic@1,0 leader@1,0 scout@2,0", "4,0") == 0  # three steps: not yet
-    assert _danger("diver@0,0:hp=0 medic@1,0 scout@2,0 leader:dead") == 2  # unconscious, devoured
+    assert _danger("diver@0,0:hp=0 medic@1,0 scout@2,0 leader:dead") == 0  # unconscious or devoured: lost, not in reach
     # the leader on the empty horror tile, a horror two steps from the diver and the medic; at the limit of horrors
     # (here 1) no spawn comes, and the tile is no danger
     assert _danger("diver@2,0 medic@2,0 scout@1,0 leader@4,0", "0,0") == 1
     assert _danger("diver@2,0 medic@2,0 scout@1,0 leader@4,0", "0,0", horror_limit=1) == 0
 
 
-def test_reward_danger_charges_a_caver_stepping_into_reach() -> None:
-    """``reward_danger`` pays its weight per caver coming into danger and pays it back when the caver leaves."""
-    st = build(DANGER_MAP.format(cavers="diver@0,0 scout@1,0 medic@2,0 leader@3,0", horrors="").replace(
-        "horrors: \n", "") + "actor: leader\n")
-    core, team = Core(), TeamReward(danger=-0.25)
-    before = team.snapshot(st, core.params)
-    core.step(st, np.array([action_id("move E")]))  # onto the empty horror tile
-    assert horror_danger(st, core.params).tolist() == [1]
-    assert team(before, st, core.params).tolist() == [pytest.approx(-0.25)]
-    before = team.snapshot(st, core.params)
-    core.step(st, np.array([action_id("move W")]))
-    assert team(before, st, core.params).tolist() == [pytest.approx(0.25)]
+def _danger_steps(cavers: str, actor: str, moves: tuple[str, ...]) -> list[float]:
+    """The ``reward_danger=-0.25`` team reward of each move of ``actor``."""
+    st = build(DANGER_MAP.format(cavers=cavers, horrors="").replace("horrors: \n", "") + f"actor: {actor}\n")
+    core, team, paid = Core(), TeamReward(danger=-0.25), []
+    for move in moves:
+        before = team.snapshot(st, core.params)
+        core.step(st, np.array([action_id(move)]))
+        paid.append(round(float(team(before, st, core.params)[0]), 6))
+    return paid
+
+
+def test_reward_danger_prices_every_step_a_caver_stays_in_reach() -> None:
+    """``reward_danger`` pays its weight after each step per caver then in a horror's reach: the leader stepping
+    onto the empty horror tile and back; the medic's two moves while the leader stands on it."""
+    assert _danger_steps("diver@0,0 scout@1,0 medic@2,0 leader@3,0", "leader", ("move E", "move W")) == [-0.25, 0.0]
+    assert _danger_steps("diver@0,0 scout@1,0 medic@2,0 leader@4,0", "medic", ("move E", "move W")) == [-0.25, -0.25]
     with pytest.raises(ValueError, match="params"):
-        team.snapshot(st)
+        TeamReward(danger=-0.25).snapshot(build(DANGER_MAP.format(cavers="diver@0,0", horrors="").replace(
+            "horrors: \n", "")))
     e = subterra_env.env(reward_danger=-0.25)
     assert e.unwrapped.team_reward == TeamReward(danger=-0.25)

@@ -158,11 +158,10 @@ class Args:
     team and for the cavers gathering on it, charges a caver lost what its way was short of the cap, and over a
     game pays 20 x ``reward_way`` per caver out."""
     reward_danger: float = field(default=0.0, metadata=dict(min=-10.0, max=0.0))
-    """Shaping per caver that comes within a horror's reach or is lost, the env's ``reward_danger`` (negative: a
-    penalty, paid back when the caver leaves the danger): a victim the horror phase moves a horror onto (the horror
-    one step away, it the closest victim), one on an empty horror tile (a horror card's spawn comes there first),
-    an unconscious caver off the exit, a devoured one (``subterra_env.rewards.horror_danger``). A price at the
-    decision that puts a caver there, rounds before the horror phase or a card knocks it out."""
+    """A price per caver within a horror's reach after each step, the env's ``reward_danger`` (negative): a victim
+    the horror phase moves a horror onto (the horror one step away, it the closest victim) or one on an empty horror
+    tile (a horror card's spawn comes there first; ``subterra_env.rewards.horror_danger``). Paid at every decision
+    while the caver stays, from the one that put it there, rounds before the horror phase or a card knocks it out."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     precision: str = field(default="fp32", metadata=dict(choices=("fp32", "bf16")))

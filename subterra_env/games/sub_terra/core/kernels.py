@@ -118,11 +118,13 @@ def exit_way_batch(states, cap, out):
 
 @jit
 def horror_danger(g, P, dist, queue, avoid):
-    """Cavers lost or within a horror's reach (``subterra_env.rewards.TeamReward.danger``): devoured, or off the
-    exit and unconscious, or a victim (R-HOR-2) that the horror phase or a horror card reaches first: hunted by a
-    horror one step away (it is that horror's closest victim, R-HOR-3), or standing on a horror tile without a
-    monster while fewer than the limit of horrors are out (a spawn goes to the empty horror tile nearest its closest
-    victim, R-HOR-4: none is nearer than its own tile). ``dist`` (MAX_SEATS, tiles) and ``queue``: scratch."""
+    """Cavers in a horror's reach while the game runs (``subterra_env.rewards.TeamReward.danger``): victims
+    (R-HOR-2) that the horror phase or a horror card reaches first, hunted by a horror one step away (its closest
+    victim, R-HOR-3) or standing on a horror tile without a monster while fewer than the limit of horrors are out (a
+    spawn goes to the empty horror tile nearest its closest victim, R-HOR-4: none is nearer than its own tile).
+    ``dist`` (MAX_SEATS, tiles) and ``queue``: scratch."""
+    if g.result != RUNNING:
+        return 0
     horrors = 0
     for k in range(3):
         if g.h_tile[k] >= 0:
@@ -143,13 +145,7 @@ def horror_danger(g, P, dist, queue, avoid):
             hunted |= 1 << victim
     n = 0
     for s in range(g.n_seats):
-        if g.c_dead[s]:
-            n += 1
-        elif g.c_tile[s] < 0 or on_exit(g, s):  # under water (out of every monster's sight) or out
-            continue
-        elif g.c_hp[s] <= 0:
-            n += 1
-        elif is_victim(g, s):
+        if is_victim(g, s):
             t = g.c_tile[s]
             if (hunted >> s) & 1 or (horrors < P.horror_limit and g.t_type[t] == T_HORROR and not occupied(g, t)):
                 n += 1
