@@ -13,7 +13,7 @@ import pytest
 from agents.random_agent import RandomAgent
 from training.eval_agents import as_entry
 from training.evaluate import (EvalError, EvalResult, PartnerMatrix, check_partner_seats, evaluate_team,
-                               main, matrix_labels, partner_matrix, seat_patterns, split_games)
+                               main, matrix_labels, partner_matrix, row_labels, seat_patterns, split_games)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,6 +137,16 @@ def test_labels_and_entries():
     assert as_entry("search:depth=2") == "search:depth=2"  # a 'kind:ARG' spec is never taken for a path
     assert as_entry("bogus") == "bogus" and as_entry("runs/x.zip") == "policy:runs/x.zip"
     assert check_partner_seats(None, 4) == [1, 2, 3] and check_partner_seats([3, 1], 5) == [1, 3]
+
+
+def test_row_labels_tell_two_runs_final_checkpoints_apart(tmp_path: Path) -> None:
+    """evaluate's rows name each team once, so that compare.py can pick two runs' final.pt out of one file."""
+    for run in ("a", "b", "c"):
+        (tmp_path / run).mkdir()
+        (tmp_path / run / ("team.pt" if run == "c" else "final.pt")).write_bytes(b"")
+    teams = [f"policy:{tmp_path}/a/final.pt", f"policy:{tmp_path}/b/final.pt,heuristic", "heuristic",
+             f"policy:{tmp_path}/c/team.pt"]
+    assert row_labels(teams) == ["policy:a/final", "policy:b/final,heuristic", "heuristic", "policy:team"]
 
 
 def test_bad_partner_input_is_named(tmp_path, capsys):

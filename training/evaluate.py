@@ -491,6 +491,15 @@ def matrix_labels(entries: Sequence[Any]) -> list[str]:
     return [label[e if isinstance(e, str) else id(e)] for e in entries]
 
 
+def row_labels(teams: Sequence[str]) -> list[str]:
+    """The rows' team labels: ``team_label``, and where checkpoints of two teams share a file name, enough of their
+    paths to tell them apart, as ``matrix_labels`` does (two runs' final.pt: 'policy:run-a/final' and
+    'policy:run-b/final'), so that a results file names each row once (``training/compare.py --team-a``)."""
+    parsed = [parse_team(t) for t in teams]
+    names = iter(matrix_labels([e for entries in parsed for e in entries]))
+    return [",".join(next(names) for _ in entries) for entries in parsed]
+
+
 def check_partner_seats(partner_seats: Sequence[int] | None, num_seats: int) -> list[int]:
     """The k values of a partner matrix on ``num_seats`` seats: None gives 1, 2, 3; each must be 1 .. seats - 1."""
     ks = list(DEFAULT_PARTNER_SEATS if partner_seats is None else partner_seats)
@@ -679,6 +688,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         rows = [evaluate_team(cfg, t, args.games, settings=name, losses=args.losses, **common)
                 for name, cfg in configs for t in teams]
+        for r, label in zip(rows, row_labels(teams) * len(configs)):
+            r.team = label
         crossplays = [cross_play(cfg, cross, args.cross_games or args.games, settings=name, **common)
                       for name, cfg in configs] if cross else []
         matrices = [partner_matrix(cfg, bots, partners, args.partner_seats, args.partner_games or args.games,
