@@ -167,6 +167,7 @@ def test_mappo_learns_the_tiny_cave(tmp_path: Path) -> None:
     assert agent.spec.critic == "mappo" and agent.spec.state_size > 0
 
 
+@pytest.mark.filterwarnings("ignore:precision=bf16 on a CPU without")  # what is tested here, not its speed
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_egowide_learns_the_tiny_cave(precision: str, tmp_path: Path) -> None:
     """The summary of the env's default window beside the 5 x 5 cells (measured: 0.96 greedy on the 100 games, 0.98
@@ -195,6 +196,7 @@ def test_the_update_reads_the_first_layer_inputs_that_acting_computed(network: s
     assert ppo.Trainer(ppo.load_args(TEST_CONFIG, ["network=cnn", "obs_radius=5"])).store.inputs is None
 
 
+@pytest.mark.filterwarnings("ignore:precision=bf16 on a CPU without")  # what is tested here, not its speed
 def test_bf16_keeps_the_weights_float32_and_stores_the_inputs_rounded_to_bfloat16() -> None:
     """``precision: bf16``: the matrix products in bfloat16 (autocast), the weights and the optimiser's state float32
     (checkpoints play as before), the stored inputs the float32 ones rounded; one update moves the weights and its
@@ -623,6 +625,7 @@ def test_checkpoint_of_another_observation_is_refused(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- benchmark
+@pytest.mark.filterwarnings("ignore:precision=bf16 on a CPU without")  # its bf16 row measures the speed
 def test_train_sps_smoke(tmp_path: Path) -> None:
     from benchmarks import train_sps
 
@@ -721,6 +724,19 @@ def test_a_negative_result_reward_with_discounting_warns_that_a_team_can_learn_t
         args = ppo.load_args(None, ["reward_result=[0, 2, 2.5, 3]", "gamma=0.995"])
         ppo.load_args(None, ["reward_result=[-1, 0.5, 0.75, 1]", "gamma=1"])  # undiscounted: no reason to stall
     assert args.reward_result == (0.0, 2.0, 2.5, 3.0)
+
+
+def test_bf16_on_a_cpu_without_bfloat16_arithmetic_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without AVX-512 BF16 or AMX torch emulates bfloat16 on the CPU, slower than float32: the settings say so
+    before the run starts; with them, or in float32, nothing is said."""
+    monkeypatch.setattr(ppo, "cpu_bf16", lambda: False)
+    with pytest.warns(UserWarning, match=r"precision=bf16 on a CPU without bfloat16 arithmetic .* emulates it"):
+        ppo.load_args(None, ["precision=bf16"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ppo.load_args(None, ["precision=fp32"])
+        monkeypatch.setattr(ppo, "cpu_bf16", lambda: True)
+        ppo.load_args(None, ["precision=bf16"])
 
 
 def test_every_shipped_native_config_loads() -> None:

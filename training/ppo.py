@@ -168,7 +168,8 @@ class Args:
     """The network's arithmetic while training: ``bf16`` runs its matrix products in bfloat16 (``torch.autocast``;
     the weights, the optimiser and the losses stay float32, and the ego bodies' stored inputs are bfloat16), which
     a CPU with AMX or AVX-512 BF16 does faster (1.4-1.7x the egowide rows of benchmarks/train_sps.py on the 2-core
-    machine); evaluation and play run float32."""
+    machine with AMX); without them torch emulates it, 3.6x slower than float32 on an AVX2-only CPU (a warning says
+    so); evaluation and play run float32."""
     torch_threads: int = field(default=2, metadata=dict(min=1, max=256))
     """torch's CPU threads."""
     engine_threads: int | None = field(default=1, metadata=dict(min=1, max=256))
@@ -271,6 +272,10 @@ class Args:
         if self.init_from is not None and self.bc_teacher is not None:
             raise SettingsError(f"init_from={self.init_from!r} and bc_teacher={self.bc_teacher!r}: a run starts from "
                                 "a checkpoint or from a clone, not both")
+        if self.precision == "bf16" and torch.device(self.device).type == "cpu" and cpu_bf16() is False:
+            warnings.warn("precision=bf16 on a CPU without bfloat16 arithmetic (no avx512_bf16 or amx_bf16 in "
+                          "/proc/cpuinfo): torch emulates it, slower than fp32 (docs/training.md); use precision=fp32 "
+                          "here", stacklevel=2)
         if min(self.reward_result) < 0 and self.gamma < 1:
             # measured on the tiny cave: [-1, 1/3, 2/3, 1] was at 0.00-0.03 cavers out after 1.6M env-steps
             warnings.warn(f"reward_result={list(self.reward_result)} with gamma={self.gamma}: a negative "
@@ -288,6 +293,16 @@ def check_teacher_name(name: str | None) -> None:
     except ValueError:
         raise SettingsError(f"bc_teacher={name!r}: expected {bc.TEACHERS}, minari:DATASET_ID or null (no "
                             "behaviour cloning)") from None
+
+
+def cpu_bf16() -> bool | None:
+    """Whether this CPU does bfloat16 arithmetic in hardware (AVX-512 BF16 or AMX, as /proc/cpuinfo's flags say),
+    None where there is no /proc/cpuinfo to read. Without it ``torch.autocast`` on the CPU emulates bfloat16."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 def check_device(device: str) -> None:
