@@ -161,7 +161,9 @@ class Args:
     """A price per caver within a horror's reach after each step, the env's ``reward_danger`` (negative): a victim
     the horror phase moves a horror onto (the horror one step away, it the closest victim) or one on an empty horror
     tile (a horror card's spawn comes there first; ``subterra_env.rewards.horror_danger``). Paid at every decision
-    while the caver stays, from the one that put it there, rounds before the horror phase or a card knocks it out."""
+    while the caver stays, from the one that put it there, rounds before the horror phase or a card knocks it out.
+    From scratch it teaches the team not to explore; from a team that escapes it keeps cavers off empty horror tiles
+    without lifting cavers out (docs/baselines.md, 'A price on the horrors' reach')."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     precision: str = field(default="fp32", metadata=dict(choices=("fp32", "bf16")))
