@@ -72,7 +72,7 @@ import re
 import shlex
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -686,10 +686,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "stochastic": args.stochastic, "command": " ".join(shlex.quote(a) for a in command),
             "configs": {name: to_dict(cfg) for name, cfg in configs}}
     try:
-        rows = [evaluate_team(cfg, t, args.games, settings=name, losses=args.losses, **common)
-                for name, cfg in configs for t in teams]
-        for r, label in zip(rows, row_labels(teams) * len(configs)):
-            r.team = label
+        rows = [replace(evaluate_team(cfg, t, args.games, settings=name, losses=args.losses, **common), team=label)
+                for name, cfg in configs for t, label in zip(teams, row_labels(teams))]
         crossplays = [cross_play(cfg, cross, args.cross_games or args.games, settings=name, **common)
                       for name, cfg in configs] if cross else []
         matrices = [partner_matrix(cfg, bots, partners, args.partner_seats, args.partner_games or args.games,
