@@ -165,7 +165,7 @@ class raw_env(AECEnv):
                  obs_radius: int = 7, state_radius: int = 12,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
                  reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0,
-                 reward_danger: float = 0.0, agent_names: str = "caver",
+                 reward_danger: float = 0.0, reward_knockout: float = 0.0, agent_names: str = "caver",
                  record_events: bool = False, **settings: Any):
         """Settings: any GameConfig field as a keyword (e.g. ``num_cavers=5``), or a whole ``config``.
 
@@ -175,7 +175,8 @@ class raw_env(AECEnv):
         the exit, ``reward_health`` per health point lost (use a negative value), ``reward_tile`` per tile placed,
         ``reward_way`` per step of the way to the exit the team's cavers close, ``reward_danger`` per caver in a
         horror's reach after each step (use a negative value: a price on leaving cavers where the horror phase or
-        a horror card reaches them; both ``subterra_env.rewards``).
+        a horror card reaches them), ``reward_knockout`` per caver knocked out (negative; a heal pays it back;
+        all ``subterra_env.rewards``).
         ``agent_names``: ``"caver"`` (agents named after their cavers) or ``"seat"`` (``caver_0`` ..).
         ``record_events``: the rules log what they do; ``last_events`` reads it after each step (for play,
         records and replays; off by default, as training needs no log).
@@ -200,6 +201,7 @@ class raw_env(AECEnv):
         self.episodes = Episodes(1, self.config, max_cycles=max_cycles, reward_result=reward_result,
                                  reward_escape=reward_escape, reward_health=reward_health, reward_tile=reward_tile,
                                  reward_way=reward_way, reward_danger=reward_danger,
+                                 reward_knockout=reward_knockout,
                                  autoreset=False, seed=None, record_events=record_events)
         self.core = self.episodes.core
         self.team_reward = self.episodes.team_reward

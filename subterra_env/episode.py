@@ -109,7 +109,7 @@ class Episodes:
     def __init__(self, num_games: int, config: GameConfig | None = None, *, max_cycles: int = 200,
                  reward_result: tuple[float, float, float, float] = DEFAULT_RESULT, reward_escape: float = 0.0,
                  reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0,
-                 reward_danger: float = 0.0, autoreset: bool = True,
+                 reward_danger: float = 0.0, reward_knockout: float = 0.0, autoreset: bool = True,
                  threads: int | None = None, seed: int | None = 0, core: Core | None = None,
                  record_events: bool = False, game: Game | None = None):
         if not isinstance(num_games, int) or isinstance(num_games, bool) or num_games < 1:
@@ -121,7 +121,7 @@ class Episodes:
         if not isinstance(record_events, bool):
             raise TypeError(f"record_events={record_events!r}: expected True or False")
         team_reward = TeamReward.from_keywords(reward_result, reward_escape, reward_health, reward_tile, reward_way,
-                                               reward_danger)
+                                               reward_danger, reward_knockout)
         if game is None:
             game = SubTerra(config, core=core, threads=threads, team_reward=team_reward)
         elif config is not None or core is not None or threads is not None or team_reward != TeamReward():

@@ -2,8 +2,9 @@
 
 At the end of a game every caver gets ``result[outcome]`` (defeat, bronze, silver, gold); optional shaping adds
 ``escape`` per caver reaching the exit, ``health`` per health point lost, ``tile`` per tile placed, ``way`` per
-step of the way to the exit the team closes: each a weight times the change of a count across a step (a potential
-difference), so a count that goes back pays back what it earned. ``danger`` is a price, not a difference: paid
+step of the way to the exit the team closes, ``knockout`` per caver knocked out (unconscious or devoured): each a
+weight times the change of a count across a step (a potential difference), so a count that goes back pays back
+what it earned. ``danger`` is a price, not a difference: paid
 after every step for each caver then within a horror's reach (``horror_danger``), so a caver left there pays at
 every decision until it leaves (as a potential difference it stalled learning: see ``TeamReward.danger``).
 """
@@ -25,7 +26,8 @@ DEFAULT_RESULT = (0.0, 1 / 3, 2 / 3, 1.0)  # defeat, bronze, silver, gold
 WAY_CAP = 20
 # The team reward's keywords in the envs (``reward_*``): each interface passes these through, and
 # ``TeamReward.from_keywords`` reads them, so a new shaping term is named here once.
-REWARD_KEYWORDS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way", "reward_danger")
+REWARD_KEYWORDS = ("reward_result", "reward_escape", "reward_health", "reward_tile", "reward_way", "reward_danger",
+                   "reward_knockout")
 
 
 def exit_way(st: State) -> np.ndarray:
@@ -65,6 +67,10 @@ class TeamReward:
     # intended). As a potential difference with the lost cavers counted (tried on 2026-12-02) it stalled learning:
     # the small cave's teams stayed at a return of -0.80 (every caver lost) for 7.8M env-steps.
     danger: float = 0.0
+    # Paid per caver that falls (unconscious or devoured), as a potential difference: a heal pays it back, and a
+    # knocked-out caver devoured later costs nothing more here (the way reward charges a caver lost). The way reward
+    # alone pays a step of the way even when it ends on a horror's tile: the knock-out's cost came rounds later.
+    knockout: float = 0.0
 
     def __post_init__(self) -> None:
         if len(self.result) != 4:
@@ -77,20 +83,20 @@ class TeamReward:
     @classmethod
     def from_keywords(cls, reward_result: tuple[float, ...] = DEFAULT_RESULT, reward_escape: float = 0.0,
                       reward_health: float = 0.0, reward_tile: float = 0.0, reward_way: float = 0.0,
-                      reward_danger: float = 0.0) -> TeamReward:
+                      reward_danger: float = 0.0, reward_knockout: float = 0.0) -> TeamReward:
         """The team reward of the envs' ``reward_*`` keywords (``REWARD_KEYWORDS``)."""
         return cls(tuple(float(r) for r in reward_result), reward_escape, reward_health, reward_tile, reward_way,
-                   reward_danger)
+                   reward_danger, reward_knockout)
 
     @property
     def shaped(self) -> bool:
-        return bool(self.escape or self.health or self.tile or self.way or self.danger)
+        return bool(self.escape or self.health or self.tile or self.way or self.danger or self.knockout)
 
     def snapshot(self, st: State, params: np.ndarray | None = None) -> np.ndarray | None:
-        """(B, 5) what shaping compares across a step: health total, tiles placed, cavers escaped, the team's way
-        to the exit, cavers in danger (None when no shaping is set: then nothing needs comparing, which keeps
-        one-game stepping cheap; the way and the danger only when their weights are set, as they search the cave;
-        the danger needs ``params``, the rules' record)."""
+        """(B, 6) what shaping compares across a step: health total, tiles placed, cavers escaped, the team's way
+        to the exit, cavers in danger, cavers down (None when no shaping is set: then nothing needs comparing,
+        which keeps one-game stepping cheap; the way and the danger only when their weights are set, as they search
+        the cave; the danger needs ``params``, the rules' record)."""
         if not self.shaped:
             return None
         zeros = np.zeros(st.batch_size, dtype=np.int64)
@@ -98,8 +104,10 @@ class TeamReward:
         if self.danger and params is None:
             raise ValueError("TeamReward(danger=...) needs the rules' params (Core.params) to count horror danger")
         danger = horror_danger(st, params) if self.danger else zeros
-        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st), way, danger],
-                        axis=1)
+        # Down: no health left, or devoured (the seats a game lacks count alike in every state, so never differ).
+        down = ((st.c_hp <= 0) | st.c_dead).sum(1, dtype=np.int64)
+        return np.stack([st.c_hp.sum(1, dtype=np.int64), st.n_tiles.astype(np.int64), escaped(st), way, danger,
+                         down], axis=1)
 
     def __call__(self, before: np.ndarray | None, st: State, params: np.ndarray | None = None) -> np.ndarray:
         """(B,) float32 team reward of the step that led from `before` (a snapshot) to st (``params`` as for
@@ -109,5 +117,5 @@ class TeamReward:
         r = self._by_result[st.result + 1]
         d = self.snapshot(st, params) - before
         r = r - self.health * d[:, 0] + self.tile * d[:, 1] + self.escape * d[:, 2] - self.way * d[:, 3] \
-            + self.danger * (d[:, 4] + before[:, 4])  # the count after the step
+            + self.danger * (d[:, 4] + before[:, 4]) + self.knockout * d[:, 5]  # danger: the count after the step
         return r.astype(np.float32)

@@ -249,3 +249,24 @@ def test_reward_danger_prices_every_step_a_caver_stays_in_reach() -> None:
             "horrors: \n", "")))
     e = subterra_env.env(reward_danger=-0.25)
     assert e.unwrapped.team_reward == TeamReward(danger=-0.25)
+
+
+def test_reward_knockout_charges_the_fall_and_pays_back_the_heal() -> None:
+    """``reward_knockout`` is a potential over the cavers down (no health, or devoured): the leader's step onto the
+    horror's tile knocks it out (R-HOR-5) and costs the weight at once; a heal pays it back; a caver devoured while
+    unconscious costs nothing more here (the way reward charges a caver lost); the other moves pay nothing."""
+    st = build(DANGER_MAP.format(cavers="diver@0,0 scout@1,0 medic@2,0 leader@3,0", horrors="4,0")
+               + "actor: leader\n")
+    core, team = Core(), TeamReward(knockout=-0.5)
+    before = team.snapshot(st, core.params)
+    core.step(st, np.array([action_id("move E")]))
+    assert st.c_hp[0].tolist()[3] == 0 and team(before, st, core.params).tolist() == [-0.5]
+    before = team.snapshot(st, core.params)
+    st.c_hp[0, 3] = 1  # healed to 1: conscious again
+    assert team(before, st, core.params).tolist() == [0.5]
+    st.c_hp[0, 3] = 0
+    before = team.snapshot(st, core.params)
+    st.c_dead[0, 3], st.c_tile[0, 3] = True, -1  # devoured while down
+    assert team(before, st, core.params).tolist() == [0.0]
+    e = subterra_env.env(reward_knockout=-0.5)
+    assert e.unwrapped.team_reward == TeamReward(knockout=-0.5)

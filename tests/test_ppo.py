@@ -768,3 +768,11 @@ def test_reward_danger_reaches_the_training_games() -> None:
     assert trainer.shards[0].games.team_reward.danger == -0.2
     with pytest.raises(ValueError, match="reward_danger"):
         ppo.load_args(TEST_CONFIG, ["reward_danger=0.5"])
+
+
+def test_reward_knockout_reaches_the_training_games() -> None:
+    """``reward_knockout`` likewise (a price: a positive weight is refused)."""
+    trainer = ppo.Trainer(ppo.load_args(TEST_CONFIG, ["reward_knockout=-0.5"]))
+    assert trainer.shards[0].games.team_reward.knockout == -0.5
+    with pytest.raises(ValueError, match="reward_knockout"):
+        ppo.load_args(TEST_CONFIG, ["reward_knockout=0.5"])

@@ -164,6 +164,10 @@ class Args:
     while the caver stays, from the one that put it there, rounds before the horror phase or a card knocks it out.
     From scratch it teaches the team not to explore; from a team that escapes it keeps cavers off empty horror tiles
     without lifting cavers out (docs/baselines.md, 'A price on the horrors' reach')."""
+    reward_knockout: float = field(default=0.0, metadata=dict(min=-10.0, max=0.0))
+    """A price per caver knocked out, the env's ``reward_knockout`` (negative; a potential difference over the
+    cavers unconscious or devoured, so a heal pays it back): charged on the step that knocks the caver out, where the
+    way reward alone charges only a caver lost, rounds later (a step of the way onto a horror's tile pays)."""
     device: str = "cpu"
     """``cpu``, ``cuda`` or ``cuda:N``: where the network runs (the games always run on the CPU cores)."""
     precision: str = field(default="fp32", metadata=dict(choices=("fp32", "bf16")))
@@ -341,7 +345,8 @@ def episode_settings(args: Args) -> dict[str, Any]:
     teacher's play the same game."""
     return dict(obs_radius=args.obs_radius, max_cycles=args.max_cycles, reward_result=tuple(args.reward_result),
                 reward_escape=args.reward_escape, reward_tile=args.reward_tile, reward_health=args.reward_health,
-                reward_way=args.reward_way, reward_danger=args.reward_danger, threads=args.engine_threads)
+                reward_way=args.reward_way, reward_danger=args.reward_danger, reward_knockout=args.reward_knockout,
+                threads=args.engine_threads)
 
 
 class Shard:

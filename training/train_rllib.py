@@ -40,7 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "game": {},  # GameConfig settings; "preset": a preset name or a YAML file (configs/tiny.yaml) to start from
     "env": {  # subterra_env.raw_env keywords besides the game settings, and the RLlib env's illegal-action rule
         "obs_radius": 7, "max_cycles": 200, "reward_result": [0.0, 1 / 3, 2 / 3, 1.0], "reward_escape": 0.0,
-        "reward_health": 0.0, "reward_tile": 0.0, "reward_way": 0.0, "reward_danger": 0.0, "agent_names": "caver",
+        "reward_health": 0.0, "reward_tile": 0.0, "reward_way": 0.0, "reward_danger": 0.0, "reward_knockout": 0.0,
+        "agent_names": "caver",
         "illegal_action": "penalise",
         "illegal_reward": -1.0,
     },

@@ -9,7 +9,7 @@
 
 | name | game | settings |
 |---|---|---|
-| ``sub_terra`` | Sub Terra, the base game (``sub_terra.game.SubTerra`` over ``sub_terra.core.rules.Core``) | ``config`` (a ``GameConfig`` or a preset name), any ``GameConfig`` field, and the team reward (``reward_result``, ``reward_escape``, ``reward_health``, ``reward_tile``, ``reward_way``, ``reward_danger``); ``threads`` |
+| ``sub_terra`` | Sub Terra, the base game (``sub_terra.game.SubTerra`` over ``sub_terra.core.rules.Core``) | ``config`` (a ``GameConfig`` or a preset name), any ``GameConfig`` field, and the team reward (``reward_result``, ``reward_escape``, ``reward_health``, ``reward_tile``, ``reward_way``, ``reward_danger``, ``reward_knockout``); ``threads`` |
 | ``sub_terra_annihilation``, ``sub_terra_extraction``, ``sub_terra_investigation`` | a Sub Terra scenario (RULES_VAR.md): ``sub_terra`` with ``scenario`` set | as ``sub_terra`` |
 | ``in_the_cave`` | In the Cave (``in_the_cave.game.InTheCave`` over ``ItcCore``) | ``config`` (an ``ItcConfig`` or a preset name), any ``ItcConfig`` field, ``reward_vp`` |
 
