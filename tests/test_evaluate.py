@@ -257,7 +257,8 @@ def test_losses_tally_knockouts_by_cause_from_the_event_log(tmp_path):
 
 def test_loss_tally_counts_events_literally():
     from subterra_env.events import Event
-    from training.eval_losses import LossTally
+    from subterra_env import ACTION_NAMES
+    from training.eval_losses import LossTally, losses_markdown
 
     t = LossTally(2)
     hp = np.array([0, 2, 3, 1])
@@ -268,17 +269,24 @@ def test_loss_tally_counts_events_literally():
     # a horror's tile 8 in its turn
     t.add([Event("card", -1, -1, 4, "", 0), Event("horror_move", 2, 7, 6, "R-HOR-3", 0),
            Event("damage", 1, 7, 2, "R-HOR-5", 0)], False, hp)
-    t.add([Event("move", 0, 8, 3, "R-ACT-16", 0), Event("damage", 0, 8, 1, "R-HOR-5", 0)], False, hp)
+    t.add([Event("move", 0, 8, 3, "R-ACT-16", 0), Event("damage", 0, 8, 1, "R-HOR-5", 0)], False, hp,
+          ACTION_NAMES.index("move E"), False)
+    # seat 3 stepping into a horror's tile 2 as the one legal first step of a Run
+    t.add([Event("move", 3, 2, 3, "R-ACT-16", 0), Event("damage", 3, 2, 1, "R-HOR-5", 0)], False, hp,
+          ACTION_NAMES.index("run step N"), True)
     # seat 2 healed (R-ACT-9) while lying in a horror's tile 5 falls again
     t.add([Event("heal", 2, 5, 1, "R-ACT-9", 1), Event("damage", 2, 5, 1, "R-HOR-5", 0)], False, hp)
-    assert t.summary() == {"games": 2, "knockouts": 2.5,
-                           "knockouts_by_cause": {"R-HOR-5": 1.5, "R-HZ-3": 0.5, "R-HZ-4": 0.5, "R-HZ-1": 0.0},
+    assert t.summary() == {"games": 2, "knockouts": 3.0,
+                           "knockouts_by_cause": {"R-HOR-5": 2.0, "R-HZ-3": 0.5, "R-HZ-4": 0.5, "R-HZ-1": 0.0},
                            "knockouts_exit_hidden_by_cause": {"R-HOR-5": 0.0, "R-HZ-3": 0.5, "R-HZ-4": 0.0,
                                                               "R-HZ-1": 0.0},
-                           "health_lost_by_cause": {"R-HOR-5": 2.0, "R-HZ-3": 1.0, "R-HZ-4": 1.5, "R-HZ-1": 0.5},
-                           "horror_knockouts_by_way": {"card, bystander": 0.5, "turn, entered": 0.5,
+                           "health_lost_by_cause": {"R-HOR-5": 2.5, "R-HZ-3": 1.0, "R-HZ-4": 1.5, "R-HZ-1": 0.5},
+                           "horror_knockouts_by_way": {"turn, entered": 1.0, "card, bystander": 0.5,
                                                        "turn, healed": 0.5},
+                           "horror_entries_by_action": {"move": 0.5, "run step, only legal": 0.5},
                            "devoured": 1.0, "devoured_unconscious": 0.5}
+    md = losses_markdown([{"settings": "small", "team": "t", "losses": t.summary()}])
+    assert "| settings | team | move | run step, only legal |" in md and "| small | t | 0.500 | 0.500 |" in md
 
 
 def test_help_names_every_team_entry():

@@ -10,8 +10,10 @@ out. A horror's knock-outs (R-HOR-5) are split by how they came (``horror_knocko
 (``turn, entered``: it walked into the horror's tile; ``turn, healed``: it was healed while lying in one), in the
 horror phase or after a horror hazard card (``phase``, ``card``: R-HOR-3, R-HZ-5), and there by the horror moving
 onto the tile ``hunted`` (the caver was its closest victim) or as a ``bystander`` (it hunted another caver), or
-``spawned`` on it (R-HOR-4); ``other`` where none of those events came before it. Every figure is per game, over the
-games tallied.
+``spawned`` on it (R-HOR-4); ``other`` where none of those events came before it. The walks into a horror's tile
+are split by the action that made them (``horror_entries_by_action``: ``move``, ``run step``, ``swim`` ..., and
+``, only legal`` where it was the one legal action, as the first step of a Run begun beside a horror can be). Every
+figure is per game, over the games tallied.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from subterra_env.events import Event
+from subterra_env.games.sub_terra.core.actions import ACTION_NAMES
 from subterra_env.games.sub_terra.core.catalogue import CARD_NAMES
 
 HORROR_CARDS = frozenset(i for i, name in enumerate(CARD_NAMES) if name in ("horror", "horror x2"))
@@ -50,6 +53,12 @@ def horror_way(events: Sequence[Event], i: int) -> str:
     return f"{'card' if card else 'phase'}, {how}"
 
 
+def action_kind(action: int) -> str:
+    """An action's name without its direction (``run step E`` -> ``run step``)."""
+    words = ACTION_NAMES[action].split()
+    return " ".join(words[:-1] if len(words) > 1 and words[-1] in ("N", "E", "S", "W") else words)
+
+
 class LossTally:
     """Counts over the steps of ``games`` games; ``add`` one game's step at a time, ``summary`` at the end."""
 
@@ -58,13 +67,15 @@ class LossTally:
         self.knockouts: Counter[str] = Counter()
         self.knockouts_exit_hidden: Counter[str] = Counter()
         self.horror_ways: Counter[str] = Counter()
+        self.horror_entries: Counter[str] = Counter()
         self.devoured = 0
         self.devoured_unconscious = 0
         self.games = games
 
-    def add(self, events: Iterable[Event], exit_hidden: bool, health_before: np.ndarray) -> None:
-        """One step of one game: its events, whether the exit was hidden before the step, and each seat's health
-        before it."""
+    def add(self, events: Iterable[Event], exit_hidden: bool, health_before: np.ndarray, action: int = -1,
+            only_legal: bool = False) -> None:
+        """One step of one game: its events, whether the exit was hidden before the step, each seat's health before
+        it, and the action stepped (-1: not known) and whether it was the only legal one."""
         events = list(events)
         for i, e in enumerate(events):
             if e.kind == "damage":
@@ -73,7 +84,10 @@ class LossTally:
                     self.knockouts[e.rule] += 1
                     self.knockouts_exit_hidden[e.rule] += exit_hidden
                     if e.rule == "R-HOR-5":
-                        self.horror_ways[horror_way(events, i)] += 1
+                        way = horror_way(events, i)
+                        self.horror_ways[way] += 1
+                        if way == "turn, entered" and action >= 0:
+                            self.horror_entries[action_kind(action) + (", only legal" if only_legal else "")] += 1
             elif e.kind == "devoured":
                 self.devoured += 1
                 self.devoured_unconscious += int(health_before[e.seat] == 0)
@@ -88,6 +102,7 @@ class LossTally:
                 "knockouts_exit_hidden_by_cause": {r: self.knockouts_exit_hidden[r] / n for r in order},
                 "health_lost_by_cause": {r: self.health[r] / n for r in order},
                 "horror_knockouts_by_way": {w: c / n for w, c in self.horror_ways.most_common()},
+                "horror_entries_by_action": {w: c / n for w, c in self.horror_entries.most_common()},
                 "devoured": self.devoured / n, "devoured_unconscious": self.devoured_unconscious / n}
 
 
@@ -120,4 +135,21 @@ def losses_markdown(rows: Sequence[dict[str, Any]]) -> str:
             by_way = r["losses"].get("horror_knockouts_by_way", {})
             lines.append(f"| {r['settings']} | {r['team']} | " + " | ".join(f"{by_way.get(w, 0):.2f}" for w in ways)
                          + " |")
+    lines += _entries_markdown(rows)
     return "\n".join(lines) + "\n"
+
+
+def _entries_markdown(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The walks into a horror's tile by the action that made them, a table (none: no lines)."""
+    kinds: list[str] = []
+    for r in rows:
+        kinds += [k for k in r["losses"].get("horror_entries_by_action", {}) if k not in kinds]
+    if not kinds:
+        return []
+    lines = ["", "Walks into a horror's tile (turn, entered) per game by the action (only legal: the one legal "
+             "action then)", "", "| settings | team | " + " | ".join(kinds) + " |", "|---|---|" + "---:|" * len(kinds)]
+    for r in rows:
+        by_kind = r["losses"].get("horror_entries_by_action", {})
+        lines.append(f"| {r['settings']} | {r['team']} | " + " | ".join(f"{by_kind.get(k, 0):.3f}" for k in kinds)
+                     + " |")
+    return lines

@@ -228,14 +228,14 @@ def _step_running(eps: Episodes, st, actions: np.ndarray, stopped: np.ndarray, t
     """Step the batch's running games (not the ended, truncated or stopped ones); with a ``tally``, count where
     their cavers are lost from the step's events."""
     keep = np.flatnonzero(~eps.over & ~stopped)
-    before = (st.exit_tile[keep] < 0, st.c_hp[keep].copy()) if tally is not None else None
+    before = (st.exit_tile[keep] < 0, st.c_hp[keep].copy(), eps.mask[keep].sum(1) == 1) if tally is not None else None
     if stopped.any() or eps.truncated.any():  # step only the running games
         eps.step(actions[keep], slots=keep, checked=True)
     else:  # the core skips the games that ended
         eps.step(actions, checked=True)
     if before is not None:
         for j, g in enumerate(keep):
-            tally.add(eps.events(g), bool(before[0][j]), before[1][j])
+            tally.add(eps.events(g), bool(before[0][j]), before[1][j], int(actions[g]), bool(before[2][j]))
 
 
 def evaluate_team(config: GameConfig | str | Path | None, team: str | Sequence[Any], num_games: int = 1000,
