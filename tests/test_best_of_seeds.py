@@ -64,3 +64,16 @@ def test_an_existing_run_directory_needs_overwrite(tmp_path: Path, capsys) -> No
     assert best_of_seeds.main(["--config", TEST_CONFIG, "--run-dir", str(tmp_path / "run"), "--no-progress"]) == 2
     assert "exists and is not empty: --overwrite" in capsys.readouterr().err
     assert (tmp_path / "run" / "seeds.json").read_text() == "{}"
+
+
+def test_read_jsonl_skips_blank_lines_and_leaves_out_a_record_still_being_written(tmp_path: Path) -> None:
+    from training.run_files import append_jsonl, read_jsonl
+
+    path = tmp_path / "eval.jsonl"
+    append_jsonl(path, {"step": 1, "escaped_mean": 0.5})
+    append_jsonl(path, {"step": 2, "escaped_mean": 0.75})
+    assert best_of_seeds.last_record(path) == {"step": 2, "escaped_mean": 0.75}
+    with path.open("a") as f:
+        f.write('\n{"step": 3, "escaped_me')  # a blank line, then another process's append cut short
+    assert read_jsonl(path) == [{"step": 1, "escaped_mean": 0.5}, {"step": 2, "escaped_mean": 0.75}]
+    assert best_of_seeds.last_record(tmp_path / "none.jsonl") is None

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from training.ppo import SettingsError, load_args
+from training.run_files import read_jsonl
 
 REPO = Path(__file__).resolve().parent.parent
 FIXED = ("seed", "progress_bar", "torch_threads")  # set per run by this script
@@ -56,8 +57,9 @@ def cores() -> list[int]:
     return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
 
 
-def check(cli: argparse.Namespace) -> int:
-    """Every setting checked before any work (the same checks as training.ppo's); returns torch threads a run."""
+def check(cli: argparse.Namespace) -> tuple[int, int]:
+    """Every setting checked before any work (the same checks as training.ppo's); returns (torch threads a run,
+    env-steps a run)."""
     if len(set(cli.seeds)) != len(cli.seeds):
         raise SettingsError(f"--seeds {' '.join(map(str, cli.seeds))}: a seed twice")
     for assignment in cli.set:
@@ -67,14 +69,13 @@ def check(cli: argparse.Namespace) -> int:
     if cli.torch_threads < 0:
         raise SettingsError(f"--torch-threads {cli.torch_threads}: expected 1 or more (0: the cores shared)")
     threads = cli.torch_threads or max(1, len(cores()) // len(cli.seeds))
-    for seed in cli.seeds:
-        load_args(cli.config, [*cli.set, *run_settings(seed, threads)])
+    runs = [load_args(cli.config, [*cli.set, *run_settings(seed, threads)]) for seed in cli.seeds]
     run = cli.run_dir
     if run.exists() and any(run.iterdir()):
         if not cli.overwrite:
             raise SettingsError(f"--run-dir {run} exists and is not empty: --overwrite or another --run-dir")
         shutil.rmtree(run)
-    return threads
+    return threads, runs[0].total_steps
 
 
 def run_settings(seed: int, threads: int) -> list[str]:
@@ -99,18 +100,10 @@ def launch(cli: argparse.Namespace, threads: int) -> dict[int, subprocess.Popen]
     return procs
 
 
-def last_line(path: Path) -> dict[str, Any] | None:
-    """The last complete JSON line of a file being appended to (None: none yet)."""
-    try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        return None
-    for line in reversed(lines):
-        try:
-            return json.loads(line)
-        except json.JSONDecodeError:
-            continue
-    return None
+def last_record(path: Path) -> dict[str, Any] | None:
+    """The last complete record of a JSON-lines file a run is appending to (None: none yet)."""
+    records = read_jsonl(path) if path.exists() else []
+    return records[-1] if records else None
 
 
 def wait(cli: argparse.Namespace, procs: dict[int, subprocess.Popen], total: int) -> None:
@@ -142,7 +135,7 @@ def wait(cli: argparse.Namespace, procs: dict[int, subprocess.Popen], total: int
 
 
 def show(bar: Any, run: Path) -> None:
-    progress, evaluation = last_line(run / "progress.jsonl"), last_line(run / "eval.jsonl")
+    progress, evaluation = last_record(run / "progress.jsonl"), last_record(run / "eval.jsonl")
     if progress is not None:
         bar.n = progress["step"]
     if evaluation is not None:
@@ -152,7 +145,7 @@ def show(bar: Any, run: Path) -> None:
 
 def summary(run: Path, seed: int) -> dict[str, Any]:
     """A finished seed's evaluations: its best (the one best.pt holds) and its final one."""
-    evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+    evals = read_jsonl(run / "eval.jsonl")
     best = max(evals, key=lambda e: e["escaped_mean"])  # the first of equals, as training.ppo keeps best.pt
     return {"seed": seed, "run_dir": str(run), "best": best["escaped_mean"], "best_ci95": best["escaped_ci95"],
             "best_step": best["step"], "final": evals[-1]["escaped_mean"], "env_steps": evals[-1]["step"],
@@ -176,8 +169,7 @@ def table(seeds: list[dict[str, Any]], chosen: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     cli = parse(argv)
     try:
-        threads = check(cli)
-        total = load_args(cli.config, [*cli.set, *run_settings(cli.seeds[0], threads)]).total_steps
+        threads, total = check(cli)
     except SettingsError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

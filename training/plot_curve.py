@@ -23,6 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from training.run_files import read_jsonl
+
 
 def read_run(run: Path, x: str = "step") -> dict:
     """The curves of one run directory: evaluation rows, training rows (x, escaped, medal rate, return), teacher.
@@ -30,8 +32,7 @@ def read_run(run: Path, x: str = "step") -> dict:
     iterations and evaluations both say when they happened)."""
     if not (run / "config.yaml").exists():
         raise FileNotFoundError(f"{run} is not a train_ppo.py, ppo.py or train_rllib.py run directory (no config.yaml)")
-    evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines() if line.strip()] \
-        if (run / "eval.jsonl").exists() else []
+    evals = read_jsonl(run / "eval.jsonl") if (run / "eval.jsonl").exists() else []
     train = []
     progress = run / "tb" / "progress.csv"
     if progress.exists():
@@ -44,8 +45,7 @@ def read_run(run: Path, x: str = "step") -> dict:
     lines = run / "progress.jsonl"  # train_rllib.py's and training/ppo.py's statistics per iteration
     rllib = False
     if lines.exists():
-        for line in lines.read_text().splitlines():
-            row = json.loads(line) if line.strip() else {}
+        for row in read_jsonl(lines):
             if row.get("escaped_mean") is None:
                 continue
             if "env_steps" in row:  # train_rllib.py

@@ -70,3 +70,13 @@ def versions() -> dict[str, Any]:
 def append_jsonl(path: Path, record: dict) -> None:
     with path.open("a") as f:
         f.write(json.dumps(record) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The records of a JSON-lines file, blank lines skipped; a last line without its newline (a record still being
+    appended by ``append_jsonl`` in another process) is left out."""
+    text = Path(path).read_text()
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()
+    return [json.loads(line) for line in lines if line.strip()]

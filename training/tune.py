@@ -23,7 +23,6 @@ limit and one final evaluation, are not copied: the config trains for its ``tota
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 import yaml
 
 from training import ppo
+from training.run_files import read_jsonl
 from training.schema import SettingsError, to_plain
 
 REPO = Path(__file__).resolve().parents[1]
@@ -128,7 +128,7 @@ def objective(args: argparse.Namespace, trial: Any) -> float:
                      *[x for o in overrides for x in ("--set", o)]])
     if code != 0:
         raise RuntimeError(f"trial {trial.number}: training/ppo.py exited with {code}")
-    result = json.loads((run / "eval.jsonl").read_text().splitlines()[-1])
+    result = read_jsonl(run / "eval.jsonl")[-1]
     trial.set_user_attr("env_steps", result["step"])
     trial.set_user_attr("ci95", result["escaped_ci95"])
     for name in ("last.pt", "final.pt", "best.onnx"):  # keep best.pt only: a study of many trials stays small
