@@ -33,6 +33,7 @@ from .jit import PARALLEL_MIN_BATCH, compiled_entry, jit, parallel_section
 from .kernels import episode_slot, game_counts
 from .moves import legal_mask
 from .observe import _tables, observe_game
+from .prefetch import prefetch_game
 from .state import RUNNING, State
 from .turns import step_game
 
@@ -57,6 +58,7 @@ def advance_game(states, b, P, action, stepped, reward, by_result, ep_return, ep
                  max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
                  radius, grid_out, scalars_out, observe):
     """Game b's whole decision; True if its episode ended."""
+    prefetch_game(states, b)
     g = states[b]
     if stepped[b] and g.result == RUNNING:
         step_game(g, P, action)

@@ -18,6 +18,7 @@ from .hazards import cards_left
 from .jit import jit
 from .monsters import avoids_sanctuary, is_victim, occupied
 from .moves import legal_mask
+from .prefetch import prefetch_game
 from .state import MAX_SEATS, RUNNING
 from .turns import step_game
 
@@ -39,9 +40,11 @@ def step_serial(states, params, actions, masks, check):
     n = states.shape[0]
     if check:
         for b in range(n):
+            prefetch_game(states, b)
             if states[b].result == RUNNING and not legal_action(states[b], P, actions[b], masks[b]):
                 return b
     for b in range(n):
+        prefetch_game(states, b)
         if states[b].result == RUNNING:
             step_game(states[b], P, actions[b])
     return -1
@@ -53,12 +56,14 @@ def step_parallel(states, params, actions, masks, check, bad):
     n = states.shape[0]
     if check:
         for b in prange(n):
+            prefetch_game(states, b)
             bad[b] = states[b].result == RUNNING and not legal_action(states[b], params[0], actions[b],
                                                                       masks[b])
         for b in range(n):
             if bad[b]:
                 return b
     for b in prange(n):
+        prefetch_game(states, b)
         if states[b].result == RUNNING:
             step_game(states[b], params[0], actions[b])
     return -1
@@ -68,12 +73,14 @@ def step_parallel(states, params, actions, masks, check, bad):
 def mask_serial(states, params, out):
     P = params[0]
     for b in range(states.shape[0]):
+        prefetch_game(states, b)
         legal_mask(states[b], P, out[b])
 
 
 @jit(parallel=True)
 def mask_parallel(states, params, out):
     for b in prange(states.shape[0]):
+        prefetch_game(states, b)
         legal_mask(states[b], params[0], out[b])
 
 

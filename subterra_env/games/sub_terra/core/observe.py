@@ -25,6 +25,7 @@ from .observation_layout import (ABILITY_SCALARS, ANNIHILATION_CHANNELS, ANNIHIL
                                  INVESTIGATION_SCALARS, MAX_SEATS, NUM_GRID_CHANNELS, NUM_SCALARS, SCALAR_SECTIONS,
                                  SCALARS, SCENARIO_SECTIONS, SEAT_SCALARS, TILE_CHANNELS, TURN_SCALARS,
                                  grid_channels, layout_text, scalars_of, section_index)
+from .prefetch import prefetch_game
 from .state import State
 
 # The offsets the compiled writers use (numba freezes module-level integers into the machine code).
@@ -205,6 +206,7 @@ def observe_batch(states, tables, stack_size, scenario, seats, centres, radius, 
     if bad >= 0:
         return bad
     for b in range(states.shape[0]):
+        prefetch_game(states, b)
         observe_game(states[b], tables, stack_size, scenario, seats[b], centres[b], radius, grid_out[b],
                      scalars_out[b])
     return -1
@@ -217,6 +219,7 @@ def observe_parallel(states, tables, stack_size, scenario, seats, centres, radiu
     if bad >= 0:
         return bad
     for b in prange(states.shape[0]):
+        prefetch_game(states, b)
         observe_game(states[b], tables, stack_size, scenario, seats[b], centres[b], radius, grid_out[b],
                      scalars_out[b])
     return -1
