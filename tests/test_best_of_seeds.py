@@ -19,9 +19,12 @@ TEST_CONFIG = str(ROOT / "configs" / "train" / "ppo_test.yaml")  # 2 iterations 
 
 def test_two_seeds_train_at_once_and_the_best_own_evaluation_is_the_team(tmp_path: Path, capsys) -> None:
     run = tmp_path / "run"
+    run.mkdir()
+    (run / "stale.txt").write_text("an earlier run's file")
     code = best_of_seeds.main(["--config", TEST_CONFIG, "--run-dir", str(run), "--seeds", "3", "5",
-                               "--torch-threads", "1", "--set", "width=16", "--no-progress"])
+                               "--torch-threads", "1", "--set", "width=16", "--no-progress", "--overwrite"])
     assert code == 0, capsys.readouterr()
+    assert not (run / "stale.txt").exists()  # --overwrite replaced the directory
     record = json.loads((run / "seeds.json").read_text())
     assert [s["seed"] for s in record["seeds"]] == [3, 5] and record["settings"] == ["width=16"]
     for s in record["seeds"]:

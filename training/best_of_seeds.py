@@ -70,11 +70,8 @@ def check(cli: argparse.Namespace) -> tuple[int, int]:
         raise SettingsError(f"--torch-threads {cli.torch_threads}: expected 1 or more (0: the cores shared)")
     threads = cli.torch_threads or max(1, len(cores()) // len(cli.seeds))
     runs = [load_args(cli.config, [*cli.set, *run_settings(seed, threads)]) for seed in cli.seeds]
-    run = cli.run_dir
-    if run.exists() and any(run.iterdir()):
-        if not cli.overwrite:
-            raise SettingsError(f"--run-dir {run} exists and is not empty: --overwrite or another --run-dir")
-        shutil.rmtree(run)
+    if cli.run_dir.exists() and any(cli.run_dir.iterdir()) and not cli.overwrite:
+        raise SettingsError(f"--run-dir {cli.run_dir} exists and is not empty: --overwrite or another --run-dir")
     return threads, runs[0].total_steps
 
 
@@ -83,8 +80,11 @@ def run_settings(seed: int, threads: int) -> list[str]:
 
 
 def launch(cli: argparse.Namespace, threads: int) -> dict[int, subprocess.Popen]:
-    """One training.ppo process per seed, each pinned to its own cores where there are enough."""
-    cli.run_dir.mkdir(parents=True, exist_ok=True)
+    """One training.ppo process per seed, each pinned to its own cores where there are enough; an existing run
+    directory is replaced (``check`` has let it through only with --overwrite)."""
+    if cli.run_dir.exists():
+        shutil.rmtree(cli.run_dir)
+    cli.run_dir.mkdir(parents=True)
     cpus = cores()
     procs = {}
     for i, seed in enumerate(cli.seeds):
