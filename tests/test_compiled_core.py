@@ -152,3 +152,34 @@ def test_reset_starts_new_games_in_place() -> None:
         core.reset(st, [0, 1], [5])
     with pytest.raises(IndexError, match="out of range 0..5"):
         core.reset(st, [6], [5])
+    with pytest.raises(ValueError, match=r"games \[4 1 4\] name a slot more than once"):
+        core.reset(st, [4, 1, 4], [7, 8, 9])
+    assert st.take([1, 4]).equals(fresh)  # the refused reset changed nothing
+
+
+def test_threaded_reset_sets_up_the_same_games_as_the_serial_one() -> None:
+    """From PARALLEL_MIN_RESET games a reset (an autoreset, init) spreads the setups over the threads: the same
+    records as one thread sets up, whatever the order of the slots."""
+    seeds = np.arange(100, 140)
+    slots = np.random.default_rng(3).permutation(64)[:40]
+    states = []
+    for threads in (1, 2):
+        core = Core(GameConfig(num_cavers=5, seat_order="random"), threads=threads)
+        st = _random_play(core, np.arange(64), 30)
+        core.reset(st, slots, seeds)
+        states.append(st)
+    assert states[0].equals(states[1])
+    assert states[0].take(slots[:3]).equals(Core(GameConfig(num_cavers=5, seat_order="random")).init(seeds[:3]))
+
+
+def test_seed_keys_are_splitmix64_of_the_seed_in_numpy_and_in_the_compiled_setup() -> None:
+    """A game's key from its seed: the splitmix64 finaliser of seed * golden + 0x5EED, negative seeds wrapped to
+    uint64 as numpy's astype does; ``rng.seed_keys`` (numpy) and the setup's compiled ``seed_key`` agree."""
+    from subterra_env.games.sub_terra.core import rng
+    seeds = np.array([1, 2, 0, -1, 2**63 - 1])
+    literal = [716632666546416052, 6139096880363046005, 11641637725690733631, 11961283914518568649,
+               12860573965931421308]
+    assert rng.seed_keys(seeds).tolist() == literal
+    for threads in (1, 2):  # the serial setup, and the threaded one from PARALLEL_MIN_RESET games
+        st = Core(threads=threads).init(np.repeat(seeds, 4))
+        assert st.key.tolist() == np.repeat(np.array(literal, dtype=np.uint64), 4).tolist()

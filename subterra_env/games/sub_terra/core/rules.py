@@ -15,12 +15,15 @@ import numba
 import numpy as np
 
 from subterra_env.config import GameConfig
-from . import kernels, rng, setup
+from . import kernels, setup
 from .actions import ACTION_NAMES, IllegalActionError
 from .catalogue import build
 from .jit import PARALLEL_MIN_BATCH, parallel_section
 from .params import params_of
 from .state import EMPTY_RECORD, State, alloc
+
+
+PARALLEL_MIN_RESET = 16  # new games set up together spread over the threads from this many (each takes 2-5 us)
 
 
 class Core:
@@ -60,7 +63,15 @@ class Core:
             raise ValueError(f"{len(games)} games but {len(seeds)} seeds")
         if len(games) and (games.min() < 0 or games.max() >= st.batch_size):
             raise IndexError(f"games {games} out of range 0..{st.batch_size - 1}")
-        setup.setup_games(st.packed, self.params, games, rng.seed_keys(seeds), EMPTY_RECORD)
+        if len(games) > 1 and not (games[1:] > games[:-1]).all() and len(np.unique(games)) < len(games):
+            raise ValueError(f"games {games} name a slot more than once: each slot takes one new game")
+        if seeds.dtype != np.int64 or not seeds.flags.c_contiguous:
+            seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+        if len(games) >= PARALLEL_MIN_RESET and self.threads != 1:  # the autoreset of a large batch, init
+            with parallel_section(self.threads):
+                setup.setup_games_parallel(st.packed, self.params, games, seeds, EMPTY_RECORD)
+        else:
+            setup.setup_games(st.packed, self.params, games, seeds, EMPTY_RECORD)
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
