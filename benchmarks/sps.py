@@ -265,15 +265,21 @@ def _pick_legal(mask: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
 
 
 @numba.njit
+def _stream_draw(key: np.uint64, counter: int) -> int:
+    """The stream's draw at ``counter``, below 2**62 as the numpy draws of random_legal."""
+    return np.int64(draw_one(key, np.uint64(counter)) >> np.uint64(2))
+
+
+@numba.njit
 def _pick_stream(mask: np.ndarray, key: np.uint64, counter: int, out: np.ndarray) -> None:
-    for b in range(mask.shape[0]):  # draw_one >> 2: below 2**62, as the numpy draws of random_legal
-        _pick_one(mask, b, np.int64(draw_one(key, np.uint64(counter + b)) >> np.uint64(2)), out)
+    for b in range(mask.shape[0]):
+        _pick_one(mask, b, _stream_draw(key, counter + b), out)
 
 
 @numba.njit(parallel=True)
 def _pick_stream_parallel(mask: np.ndarray, key: np.uint64, counter: int, out: np.ndarray) -> None:
     for b in numba.prange(mask.shape[0]):
-        _pick_one(mask, b, np.int64(draw_one(key, np.uint64(counter + b)) >> np.uint64(2)), out)
+        _pick_one(mask, b, _stream_draw(key, counter + b), out)
 
 
 @numba.njit(parallel=True)

@@ -14,6 +14,7 @@ import numpy as np
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_SEED_SALT = np.uint64(0x5EED)  # added to seed * golden ratio before mixing: numpy's seed_keys and compiled seed_key
 
 
 def mix(z: np.ndarray) -> np.ndarray:
@@ -30,7 +31,7 @@ def seed_keys(seeds: np.ndarray) -> np.ndarray:
     code (the setup's, where these ten small numpy operations took 15-50 us of each autoreset at large batches)."""
     s = np.asarray(seeds, dtype=np.int64).astype(np.uint64)
     with np.errstate(over="ignore"):
-        return mix(s * _GOLDEN + np.uint64(0x5EED))
+        return mix(s * _GOLDEN + _SEED_SALT)
 
 
 def stream(keys: np.ndarray, start: np.ndarray | int, n: int) -> np.ndarray:
@@ -68,9 +69,6 @@ def mix_one(z):
 def seed_key(seed):
     """A game's key from its seed (an int64, wrapped to uint64 as numpy's ``astype`` does): ``seed_keys``."""
     return mix_one(np.uint64(seed) * _GOLDEN_U + _SEED_SALT)
-
-
-_SEED_SALT = np.uint64(0x5EED)
 
 
 @jit
