@@ -73,7 +73,9 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     for r in rows.values():
         if r["status"] == "ok":
             assert (r["x_reference"] > 0) == interleaved, r
+            assert (r["x_reference_undisturbed"] > 0) == interleaved, r
             assert r["spread"] == 0.0  # one repeat with --quick
+            assert r["slices"] >= 1 and r["undisturbed_env_steps_per_s"] > 0, r
 
     memory = data["memory"]
     assert memory["batch"] == max(sps.QUICK_BATCHES)
@@ -89,9 +91,55 @@ def test_kinds_pick_the_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert all(r["kind"] == "itc" and r["status"] == "ok" for r in data["rows"])
 
 
-def _run_file(path: Path, rows: list[tuple[str, int, float, float]]) -> Path:
-    path.write_text(json.dumps({"rows": [{"name": n, "batch": b, "status": "ok", "env_steps_per_s": v,
-                                          "x_reference": x} for n, b, v, x in rows]}))
+class OwnTimer:
+    """A step that reports its own seconds (as the heuristic's decide rows do): ``steps`` a call, taking
+    ``seconds[k]`` on its k-th call (the last value once they run out), so that slices come out exactly."""
+
+    def __init__(self, steps: int, seconds: list[float]):
+        self.steps, self.seconds, self.calls = steps, seconds, 0
+
+    def __call__(self) -> tuple[int, int, float]:
+        took = self.seconds[min(self.calls, len(self.seconds) - 1)]
+        self.calls += 1
+        return self.steps, 0, took
+
+
+def test_timed_run_cuts_slices_and_the_undisturbed_rate_is_their_fast_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    sps = load_sps(monkeypatch)
+    # 8 calls slowed to 0.06 s (2,000 steps/s), then 0.03 s (4,000 steps/s) until 1.19 s: 32 calls in 1.2 s
+    slices: list[float] = []
+    rate, calls, _ = sps.timed_run(OwnTimer(120, [0.06] * 8 + [0.03]), 1.19, slices)
+    assert rate == pytest.approx(3_200) and calls == pytest.approx(32 / 1.2)
+    assert slices == pytest.approx([2_000] * 4 + [4_000] * 6)  # 0.12 s slices: 2 slow calls, then 4 fast ones
+    assert sps.undisturbed(slices) == pytest.approx(4_000)  # the 90th percentile of the ten
+    assert sps.undisturbed([float(v) for v in range(1, 11)]) == pytest.approx(9.1)
+    assert sps.undisturbed([]) == 0.0
+    short: list[float] = []
+    assert sps.timed_run(OwnTimer(50, [0.01]), 0.05, short)[0] == pytest.approx(5_000)
+    assert short == pytest.approx([5_000])  # a run shorter than a slice is one slice
+
+
+def test_measure_reports_the_undisturbed_ratio_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    sps = load_sps(monkeypatch)
+    reference = OwnTimer(120, [0.06])  # 2,000 steps/s
+    timing = sps.Timing(seconds=0.5, repeats=3, warmup=0.0, rest=0.0, reference=reference)
+    row = sps.measure("core", "fake", 4, lambda: OwnTimer(120, [0.06] * 7 + [0.03]), timing)
+    # the warm-up takes 3 calls; then the first run has two slow slices (4 calls of 0.06 s), the later runs none
+    assert row.slices == 12 and row.undisturbed_env_steps_per_s == pytest.approx(4_000)
+    assert row.x_reference_undisturbed == pytest.approx(2.0)
+    assert row.env_steps_per_s == pytest.approx(4_000) and row.x_reference == pytest.approx(2.0)
+    assert row.samples[0] == pytest.approx(120 * 13 / 0.51)  # the slowed run: 4 x 0.06 + 9 x 0.03 s
+
+
+def _run_file(path: Path, rows: list[tuple[str, int, float, float]], fast: list[tuple[float, float]] | None = None
+              ) -> Path:
+    """A run's JSON with the given (name, batch, env-steps/s, x ref) rows; ``fast``: their (undisturbed rate, its
+    x ref), which runs before the undisturbed rates lack."""
+    entries = [{"name": n, "batch": b, "status": "ok", "env_steps_per_s": v, "x_reference": x}
+               for n, b, v, x in rows]
+    for entry, (rate, ratio) in zip(entries, fast or []):
+        entry |= {"undisturbed_env_steps_per_s": rate, "x_reference_undisturbed": ratio}
+    path.write_text(json.dumps({"rows": entries}))
     return path
 
 
@@ -108,6 +156,21 @@ def test_compare_names_the_rows_whose_runs_disagree(tmp_path: Path) -> None:
     assert aec["verdict"] == "ok"
     assert core["spread"] == pytest.approx(200_000 / 900_000)  # 22%: the rate moved, the ratio did not
     assert core["verdict"] == "spread of env-steps/s > 15%"
+    assert core["undisturbed_verdict"] is None and core["undisturbed_x_reference"] is None  # runs without them
+
+
+def test_compare_judges_the_undisturbed_rates_too(tmp_path: Path) -> None:
+    from benchmarks.sps_compare import compare, load_runs
+
+    runs = [_run_file(tmp_path / f"{k}.json", [("core", 4096, v, x)], [(f, fx)])
+            for k, (v, x, f, fx) in enumerate([(1.0e6, 110.0, 1.30e6, 150.0), (0.8e6, 140.0, 1.35e6, 154.0),
+                                               (0.9e6, 125.0, 1.25e6, 146.0)])]
+    (core,) = compare(load_runs(runs))
+    assert core["verdict"] == "spread of env-steps/s and x ref > 15%"  # medians: 22% and 24%
+    assert core["undisturbed_median_env_steps_per_s"] == 1.30e6 and core["undisturbed_median_x_reference"] == 150.0
+    assert core["undisturbed_spread"] == pytest.approx(0.10e6 / 1.30e6)
+    assert core["undisturbed_x_reference_spread"] == pytest.approx(8 / 150)
+    assert core["undisturbed_verdict"] == "ok"
 
 
 def test_compare_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:

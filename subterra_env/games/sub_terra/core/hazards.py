@@ -14,6 +14,7 @@ from .events import (E_CARD, E_CHECK, E_DEVOURED, E_FLOOD, E_ROLL, E_ROUND, E_RU
 from .items import rinv3_doom, rinv6_lose_items
 from .jit import jit
 from .reactions import REACT_HAZARD
+from .seating import seat_after
 
 
 @jit
@@ -204,7 +205,7 @@ def end_phase(g):
         g.c_hid_now[s] = 0
         g.c_hidden[s] = 0
     for k in range(1, n + 1):
-        s = (g.start_seat + k) % n
+        s = seat_after(g.start_seat, k, n)
         if not g.c_dead[s]:
             g.start_seat = s
             break

@@ -26,6 +26,7 @@ from .observation_layout import (ABILITY_SCALARS, ANNIHILATION_CHANNELS, ANNIHIL
                                  SCALARS, SCENARIO_SECTIONS, SEAT_SCALARS, TILE_CHANNELS, TURN_SCALARS,
                                  grid_channels, layout_text, scalars_of, section_index)
 from .prefetch import prefetch_game
+from .seating import seat_after, seats_from
 from .state import State
 
 # The offsets the compiled writers use (numba freezes module-level integers into the machine code).
@@ -304,7 +305,7 @@ def observe_cavers(g, seat, x0, y0, w, out):
     """Grid section "cavers": plane k holds the health + 1 of the caver k seats after the observer where it stands."""
     n = g.n_seats
     for k in range(n):
-        s = (seat + k) % n
+        s = seat_after(seat, k, n)
         t = g.c_tile[s]
         if t >= 0 and 0 <= g.t_x[t] - x0 < w and 0 <= g.t_y[t] - y0 < w:
             out[_CAVER0 + k, g.t_y[t] - y0, g.t_x[t] - x0] = g.c_hp[s] + 1
@@ -329,7 +330,7 @@ def observe_turn(g, tables, stack_size, seat, sc):
     sc[_ROUND] = min(g.round, 127)
     sc[_HORRORS_IN_CAVE], sc[_ROPES_LEFT], sc[_LAST_CARD] = horrors, g.ropes_left, g.last_card + 1
     sc[_EXIT_PLACED] = g.exit_tile >= 0
-    sc[_START_OFFSET] = (g.start_seat - seat) % g.n_seats
+    sc[_START_OFFSET] = seats_from(seat, g.start_seat, g.n_seats)
 
 
 @jit
@@ -337,7 +338,7 @@ def observe_seats(g, seat, sc):
     """Scalar section "seats": who is who, relative to the observer; 0 where the table has no seat k."""
     n = g.n_seats
     for k in range(n):
-        s = (seat + k) % n
+        s = seat_after(seat, k, n)
         sc[_RANK0 + k], sc[_HIDDEN0 + k], sc[_DEVOURED0 + k] = g.c_rank[s], g.c_hidden[s], g.c_dead[s]
 
 
@@ -348,7 +349,7 @@ def observe_abilities(g, tables, seat, sc):
     sc[_DIRECTED], sc[_UNDER_DIRECT] = g.direct_used, g.directing >= 0
     n = g.n_seats
     for k in range(n):
-        sc[_UNDER0 + k] = g.c_under[(seat + k) % n]
+        sc[_UNDER0 + k] = g.c_under[seat_after(seat, k, n)]
     if g.aside_tile >= 0:
         sc[_ASIDE_TYPE] = tables[0, g.aside_tile] + 1
         sc[_ASIDE_SHAPE] = tables[1, g.aside_tile] + 1
@@ -371,17 +372,17 @@ def observe_investigation(g, seat, x0, y0, w, out, sc):
     sc[_ITEM_DECK] = NUM_ITEMS - g.i_pos
     sc[_FLARE] = g.flare
     if g.x_from >= 0:
-        sc[_GIVER] = (g.x_from - seat) % n + 1
-        sc[_RECEIVER] = (g.x_to - seat) % n + 1
+        sc[_GIVER] = seats_from(seat, g.x_from, n) + 1
+        sc[_RECEIVER] = seats_from(seat, g.x_to, n) + 1
     for k in range(n):
-        s = (seat + k) % n
+        s = seat_after(seat, k, n)
         for i in range(NUM_ITEMS):
             sc[_HOLDS0 + k * NUM_ITEMS + i] = (g.c_items[s] >> i) & 1
         sc[_BATTERY0 + k] = (g.battery >> s) & 1
     for i in range(NUM_ITEMS):
         sc[_ITEM_OUT0 + i] = (g.i_out >> i) & 1
     if g.r_seat >= 0:
-        sc[_MASK_ASKED] = (g.r_seat - seat) % n + 1
+        sc[_MASK_ASKED] = seats_from(seat, g.r_seat, n) + 1
         sc[_MASK_STAKE] = g.r_lose
 
 
@@ -416,7 +417,7 @@ def observe_extraction(g, seat, x0, y0, w, out, sc):
     n = g.n_seats
     on_exit_samples = 0
     for k in range(n):
-        s = (seat + k) % n
+        s = seat_after(seat, k, n)
         sc[_SAMPLES0 + k] = g.c_samples[s]
         if g.exit_tile >= 0 and g.c_tile[s] == g.exit_tile:
             on_exit_samples += g.c_samples[s]
@@ -447,7 +448,7 @@ def observe_annihilation(g, tables, seat, x0, y0, w, out, sc):
                     out[_REVEALABLE, y, x] = 0
     n = g.n_seats
     for k in range(n):
-        sc[_BOMB_CARDS0 + k] = g.c_bombs[(seat + k) % n]
+        sc[_BOMB_CARDS0 + k] = g.c_bombs[seat_after(seat, k, n)]
     sc[_BOMBS_LEFT] = BOMBS - bombs_on_table
     sc[_BOMB_TOKENS] = tokens
 

@@ -31,6 +31,7 @@ from .jit import jit
 from .moves import walk_any
 from .placing import pick, place_pending, redraw, start_reveal
 from .reactions import REACT_HAZARD, REACT_ENTER, rinv18_answer, rinv18_close
+from .seating import seat_after, seats_from
 from .state import P_NONE, P_RUN, P_SURFACE, RUNNING
 
 
@@ -241,7 +242,7 @@ def first_able_seat(g, position):
     -1 if none (R-RND-2)."""
     n = g.n_seats
     for k in range(position, n):
-        s = (g.start_seat + k) % n
+        s = seat_after(g.start_seat, k, n)
         if can_act(g, s):
             return s
     return -1
@@ -273,7 +274,7 @@ def end_turn(g, P):
         check_end(g, P)
         if g.result != RUNNING:
             return
-    nxt = first_able_seat(g, (g.actor - g.start_seat) % g.n_seats + 1)
+    nxt = first_able_seat(g, seats_from(g.start_seat, g.actor, g.n_seats) + 1)
     if nxt >= 0:
         begin_turn(g, P, nxt)
     else:
