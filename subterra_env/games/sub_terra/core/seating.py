@@ -3,7 +3,8 @@
 ``(seat + k) % n`` by the table's size, a value the compiler cannot know, costs an integer division (tens of
 cycles); the observation alone took 13 of them a game at 4 seats, and turn order one per seat it looks at. Both
 arguments are seats (0 <= seat < n, and 0 <= k <= n), so one comparison does. At B = 4096 on two threads the step +
-mask + observation row ran 1.03x as fast (the median of 16 pairs of processes, 12 of them faster; docs/benchmarks.md).
+mask + observation row, memory-bound there, ran 1.01x as fast (the median of 24 pairs of processes, 16 of them
+faster: within the machine's noise; docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,140 @@
+"""Is this tree's core faster than another commit's? Paired timing, processes of the two trees alternating.
+
+    python -m benchmarks.paired 04509ef                      # the step+mask+obs row at B = 4096, 6 pairs
+    python -m benchmarks.paired HEAD~1 --batch 1024 --threads 1 --no-obs --pairs 9 --out /tmp/paired.json
+    python -m benchmarks.paired v0.9 --same-policy           # both trees step with one numpy policy
+
+On the shared machines a row of ``benchmarks/sps.py`` moves 15-40% between runs, more than most changes to the
+engine, so a change is judged by pairs instead: the other commit is extracted (``git archive``) into a temporary
+folder, and each pair runs one process in each tree (which goes first alternates), each timing the core row
+``sps.core_stepper(batch, obs, seed, threads=threads)`` of its own tree (a warm-up, then the median of
+``--repeats`` runs of ``--seconds``). The report is every pair's ratio (this tree over the other), their median
+and how many pairs were faster; a slow spell of the machine hits the two processes of a pair alike far more often
+than two separate runs. The other tree must have ``benchmarks/sps.py`` with ``core_stepper`` and ``timed_run``
+(commits since 2026-11-28). Its compiled code comes from its own shipped portable code or is compiled once, into
+numba's cache, before the first pair.
+
+``--same-policy``: both trees take their actions from one numpy policy (a uniform legal action from
+``numpy.random.default_rng``), so only the engines differ; by default each tree uses its benchmark's own policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Run in each tree's folder with that tree on the path: it imports only that tree's code.
+CHILD = r"""
+import json, statistics, sys
+import numpy as np
+import numba
+import benchmarks.sps as S
+batch, obs, threads, seconds, repeats, same_policy = json.loads(sys.argv[1])
+if same_policy:
+    class NumpyLegal:  # one uniform legal action per game, from numpy alone (the same in every tree)
+        def __init__(self, rng, batch, *args, **kwargs):
+            self.rng = rng
+        def __call__(self, mask):
+            pick = self.rng.random(len(mask)) * mask.sum(axis=1)
+            return (np.cumsum(mask, axis=1) <= pick[:, None]).sum(axis=1).astype(np.int64)
+    S.RandomLegal = NumpyLegal
+if threads:
+    numba.set_num_threads(threads)
+step = S.core_stepper(batch, obs, 7, threads=threads or None)
+S.timed_run(step, 1.0)
+rates = [S.timed_run(step, seconds)[0] for _ in range(repeats)]
+print(json.dumps(statistics.median(rates)))
+"""
+
+
+def extract(ref: str, into: Path) -> Path:
+    """Commit ``ref`` of this repository as files under ``into`` (``git archive``: no worktree to clean up)."""
+    archive = into / "tree.tar"
+    done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), ref],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"git archive {ref}: {done.stderr.strip() or 'failed'}")
+    tree = into / "other"
+    with tarfile.open(archive) as tar:
+        tar.extractall(tree, filter="data")
+    if not (tree / "benchmarks" / "sps.py").exists():
+        raise SystemExit(f"{ref} has no benchmarks/sps.py to time")
+    return tree
+
+
+def time_tree(tree: Path, settings: list[Any]) -> float:
+    """The median env-steps/s of one process timing the core row in ``tree``."""
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(settings)], cwd=tree, capture_output=True,
+                          text=True, env=_env(tree))
+    if done.returncode:
+        raise SystemExit(f"timing in {tree} failed:\n{done.stderr.strip()[-2000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def _env(tree: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(tree), "SUBTERRA_QUIET": "1"}
+
+
+def pairs(ref: str, settings: list[Any], n: int, show: bool = True) -> dict[str, Any]:
+    """``n`` pairs (the other tree first in the first, third, ... pair, this one first in the others); returns the
+    report (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="subterra-paired-") as tmp:
+        other = extract(ref, Path(tmp))
+        time_tree(other, [*settings[:3], 0.01, 1, settings[5]])  # compile or load its code before timing
+        rows = []
+        for k in range(n):
+            if k % 2 == 0:  # which tree goes first alternates, so that an order effect cancels
+                before, after = time_tree(other, settings), time_tree(ROOT, settings)
+            else:
+                after, before = time_tree(ROOT, settings), time_tree(other, settings)
+            rows.append({"other": before, "this": after, "ratio": after / before})
+            if show:
+                print(f"pair {k + 1}: {ref} {before:>13,.0f}  this tree {after:>13,.0f}  ratio {after / before:.3f}",
+                      flush=True)
+    ratios = [r["ratio"] for r in rows]
+    return {"ref": ref, "pairs": rows, "median_ratio": statistics.median(ratios),
+            "faster": sum(r > 1 for r in ratios), "settings": dict(zip(SETTING_NAMES, settings))}
+
+
+SETTING_NAMES = ("batch", "obs", "threads", "seconds", "repeats", "same_policy")
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("ref", help="the commit to compare this tree with (any git revision)")
+    p.add_argument("--batch", type=int, default=4096, help="games in the batch [4096]")
+    p.add_argument("--no-obs", action="store_true", help="step + mask only (no observations)")
+    p.add_argument("--threads", type=int, default=0, help="numba threads (0: numba's default, every core) [0]")
+    p.add_argument("--pairs", type=int, default=6, help="pairs of processes [6]")
+    p.add_argument("--seconds", type=float, default=0.4, help="one timed run [0.4]")
+    p.add_argument("--repeats", type=int, default=9, help="timed runs per process, their median reported [9]")
+    p.add_argument("--same-policy", action="store_true", help="both trees use one numpy policy")
+    p.add_argument("--out", type=Path, help="also write the report as JSON here")
+    args = p.parse_args(argv)
+    for name in ("batch", "pairs", "repeats"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1")
+    if args.seconds <= 0 or args.threads < 0:
+        p.error("--seconds must be > 0 and --threads >= 0")
+    settings = [args.batch, not args.no_obs, args.threads, args.seconds, args.repeats, args.same_policy]
+    report = pairs(args.ref, settings, args.pairs)
+    print(f"median ratio {report['median_ratio']:.3f} (this tree over {args.ref}); {report['faster']} of "
+          f"{args.pairs} pairs faster")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2))
+    return report
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
