@@ -14,8 +14,9 @@ than two separate runs. The other tree must have ``benchmarks/sps.py`` with ``co
 (commits since 2026-11-28). Its compiled code comes from its own shipped portable code or is compiled once, into
 numba's cache, before the first pair.
 
-``--same-policy``: both trees take their actions from one numpy policy (a uniform legal action from
-``numpy.random.default_rng``), so only the engines differ; by default each tree uses its benchmark's own policy.
+``--same-policy``: both trees take their actions from ``sps.random_legal`` (numpy's draws, a uniform legal
+action), which every tree's benchmark has, so only the engines differ; by default each tree uses its benchmark's
+own policy (``sps.RandomLegal``).
 """
 
 from __future__ import annotations
@@ -35,24 +36,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Run in each tree's folder with that tree on the path: it imports only that tree's code.
 CHILD = r"""
-import json, statistics, sys
-import numpy as np
+import functools, json, statistics, sys
 import numba
 import benchmarks.sps as S
-batch, obs, threads, seconds, repeats, same_policy = json.loads(sys.argv[1])
-if same_policy:
-    class NumpyLegal:  # one uniform legal action per game, from numpy alone (the same in every tree)
-        def __init__(self, rng, batch, *args, **kwargs):
-            self.rng = rng
-        def __call__(self, mask):
-            pick = self.rng.random(len(mask)) * mask.sum(axis=1)
-            return (np.cumsum(mask, axis=1) <= pick[:, None]).sum(axis=1).astype(np.int64)
-    S.RandomLegal = NumpyLegal
-if threads:
-    numba.set_num_threads(threads)
-step = S.core_stepper(batch, obs, 7, threads=threads or None)
+o = json.loads(sys.argv[1])
+if o["same_policy"]:  # core_stepper builds RandomLegal(rng, batch, threads): numpy's draws instead
+    S.RandomLegal = lambda rng, *args: functools.partial(S.random_legal, rng)
+if o["threads"]:
+    numba.set_num_threads(o["threads"])
+step = S.core_stepper(o["batch"], o["obs"], 7, threads=o["threads"] or None)
 S.timed_run(step, 1.0)
-rates = [S.timed_run(step, seconds)[0] for _ in range(repeats)]
+rates = [S.timed_run(step, o["seconds"])[0] for _ in range(o["repeats"])]
 print(json.dumps(statistics.median(rates)))
 """
 
@@ -72,7 +66,7 @@ def extract(ref: str, into: Path) -> Path:
     return tree
 
 
-def time_tree(tree: Path, settings: list[Any]) -> float:
+def time_tree(tree: Path, settings: dict[str, Any]) -> float:
     """The median env-steps/s of one process timing the core row in ``tree``."""
     done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(settings)], cwd=tree, capture_output=True,
                           text=True, env=_env(tree))
@@ -85,12 +79,12 @@ def _env(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree), "SUBTERRA_QUIET": "1"}
 
 
-def pairs(ref: str, settings: list[Any], n: int, show: bool = True) -> dict[str, Any]:
+def pairs(ref: str, settings: dict[str, Any], n: int, show: bool = True) -> dict[str, Any]:
     """``n`` pairs (the other tree first in the first, third, ... pair, this one first in the others); returns the
     report (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="subterra-paired-") as tmp:
         other = extract(ref, Path(tmp))
-        time_tree(other, [*settings[:3], 0.01, 1, settings[5]])  # compile or load its code before timing
+        time_tree(other, {**settings, "seconds": 0.01, "repeats": 1})  # its code compiled or loaded before pair 1
         rows = []
         for k in range(n):
             if k % 2 == 0:  # which tree goes first alternates, so that an order effect cancels
@@ -103,10 +97,7 @@ def pairs(ref: str, settings: list[Any], n: int, show: bool = True) -> dict[str,
                       flush=True)
     ratios = [r["ratio"] for r in rows]
     return {"ref": ref, "pairs": rows, "median_ratio": statistics.median(ratios),
-            "faster": sum(r > 1 for r in ratios), "settings": dict(zip(SETTING_NAMES, settings))}
-
-
-SETTING_NAMES = ("batch", "obs", "threads", "seconds", "repeats", "same_policy")
+            "faster": sum(r > 1 for r in ratios), "settings": settings}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -126,7 +117,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             p.error(f"--{name} must be at least 1")
     if args.seconds <= 0 or args.threads < 0:
         p.error("--seconds must be > 0 and --threads >= 0")
-    settings = [args.batch, not args.no_obs, args.threads, args.seconds, args.repeats, args.same_policy]
+    settings = {"batch": args.batch, "obs": not args.no_obs, "threads": args.threads, "seconds": args.seconds,
+                "repeats": args.repeats, "same_policy": args.same_policy}
     report = pairs(args.ref, settings, args.pairs)
     print(f"median ratio {report['median_ratio']:.3f} (this tree over {args.ref}); {report['faster']} of "
           f"{args.pairs} pairs faster")
