@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The native trainer on a GPU machine (one H100/H200, 16 cores), in one call of at most ~9 minutes: the machine's
-# python3 holds torch, numba and numpy; the pure-Python packages it lacks travel as wheels in .whl/ (gymnasium,
-# pettingzoo, farama-notifications, stable-baselines3, sb3-contrib for the CNN row). Writes under $OUT:
+# python3 holds torch, numba and numpy; the packages it lacks travel as wheels in .whl/ (bash
+# benchmarks/device_wheels.sh: gymnasium, pettingzoo, stable-baselines3, sb3-contrib for the CNN row, ...). Writes
+# under $OUT:
 #   train_sps_4096.json, train_sps_16384.json   benchmarks/train_sps.py rows on cuda
 #   tiny_ippo.tgz, tiny_mappo.tgz, small_ippo.tgz   three short training runs (progress, evals, best.pt), each
 #                                              apart: the tool brings back files of at most 16 MiB
@@ -13,12 +14,7 @@ OUT=${OUT:-/tmp/device_out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
 export PYTHONUNBUFFERED=1 SUBTERRA_QUIET=0
-if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:$PWD
-fi
-nvidia-smi -L; nproc
-python3 -c "import torch, numba, numpy; print('torch', torch.__version__, 'numba', numba.__version__, 'numpy', numpy.__version__, 'cuda', torch.cuda.is_available())"
+source benchmarks/device_env.sh   # the wheels of benchmarks/device_wheels.sh, and what the machine is
 T0=$(date +%s)
 # Throughput first, alone on the machine (the rules on every core, the network on the GPU).
 timeout 200 python3 -m benchmarks.train_sps --device cuda --num-games 4096 --engine-threads 0 --torch-threads 4 --width 256 \
