@@ -20,7 +20,7 @@ import operator
 import numpy as np
 
 from .games.sub_terra.core.kernels import counts_batch
-from .games.sub_terra.core.state import RESULT_NAMES, RUNNING, State
+from .games.sub_terra.core.state import RESULT_NAMES, RUNNING, State, take_rows
 
 RESULTS: tuple[str, ...] = ("running",) + RESULT_NAMES  # RESULTS[code + 1] names a result code
 INFO_KEYS: tuple[str, ...] = ("result", "escaped", "round", "hazard_cards_left", "tiles_left")
@@ -44,9 +44,11 @@ def game_info(st: State, g: int) -> dict[str, int]:
     return dict(zip(INFO_KEYS, out[:, 0].tolist()))
 
 
-def batch_info(st: State) -> dict[str, np.ndarray]:
+def batch_info(st: State, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``game_info`` of every game of a batch at once, as (B,) int64 arrays (``INFO_KEYS``): for interfaces that
-    report the info of every slot each step (the TorchRL env) without a Python loop over games."""
-    out = np.empty((len(INFO_KEYS), st.batch_size), np.int64)
-    counts_batch(st.packed, st.stack.shape[1], out)  # the core's game_counts, once per game
+    report the info of every slot each step (the TorchRL env) without a Python loop over games. ``rows``: only
+    these games, (len(rows),) arrays."""
+    packed = st.packed if rows is None else take_rows(st.packed, rows)
+    out = np.empty((len(INFO_KEYS), len(packed)), np.int64)
+    counts_batch(packed, st.stack.shape[1], out)  # the core's game_counts, once per game
     return dict(zip(INFO_KEYS, out))

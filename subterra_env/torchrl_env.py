@@ -206,8 +206,14 @@ class SubterraTorchRLEnv(EnvBase):
             finals["observation"][s.done], finals["scalars"][s.done] = s.final_grid, s.final_scalars
             finals["action_mask"][s.done] = False  # a finished game has no legal action
             nxt = self._tensors(finals)
-            # after the reset: the new games' info where games ended, the same as ``info`` elsewhere
-            self._pending = {**current, **self._tensors(batch_info(self.games.state))}
+            # after the reset: the new games' info where games ended (counted for those games only), the same as
+            # ``info`` (after the action) elsewhere
+            fresh = batch_info(self.games.state, s.done)
+            after = {}
+            for k, v in s.info.items():
+                after[k] = v.copy()
+                after[k][s.done] = fresh[k]
+            self._pending = {**current, **self._tensors(after)}
             self._ended[:] = False
             self._ended[s.done] = True
         else:

@@ -138,7 +138,7 @@ class BatchedGames(Episodes):
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, list]:
         """Apply one action per slot; returns (obs, reward, terminated, truncated, finals) where finals is the
         list of (slot, final observation, info) of the games that ended, already reset."""
-        s = self.step_batch(actions)
+        s = self.step_batch(actions, keep_ended=False)  # the ended games' records: no one here reads them
         finals = []
         for j, slot in enumerate(s.done):
             final_obs = {"observation": s.final_grid[j], "scalars": s.final_scalars[j]}

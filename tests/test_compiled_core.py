@@ -13,7 +13,7 @@ from subterra_env.config import GameConfig
 from subterra_env.games.sub_terra.core.actions import NUM_ACTIONS, action_id
 from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.games.sub_terra.core.rules import Core
-from subterra_env.games.sub_terra.core.state import RECORD, RUNNING, alloc
+from subterra_env.games.sub_terra.core.state import RECORD, RUNNING, alloc, put_rows, take_rows
 
 
 def _random_play(core: Core, seeds: np.ndarray, steps: int, salt: int = 0):
@@ -94,6 +94,32 @@ def test_copy_take_and_pickle_keep_the_packing() -> None:
     core.step(st, act)
     core.step(again, act)
     assert again.equals(st)
+
+
+def test_rows_are_taken_and_put_as_bytes_field_for_field() -> None:
+    """take_rows / put_rows copy packed records as bytes (numpy's field-by-field copy costs ~55 µs a call): the
+    same records as numpy's indexing for index arrays, lists, boolean masks, slices and no rows, a copy for a slice,
+    and numpy's own copy for a strided array; put_rows writes its rows and no other."""
+    core = Core()
+    st = _random_play(core, np.arange(6), 15)
+    packed = st.packed
+    cases = ((np.array([4, 1]), 2), ([0, 5, 2], 3), (np.array([True, False, False, True, False, True]), 3),
+             (slice(1, 4), 3), (np.array([], dtype=np.int64), 0))
+    for rows, n in cases:
+        sub = take_rows(packed, rows)
+        assert sub.dtype == RECORD and sub.shape == (n,)
+        assert all(np.array_equal(sub[f], packed[rows][f]) for f in RECORD.names)
+    part = take_rows(packed, slice(0, 2))
+    part["c_hp"][0, 0] = 77
+    assert packed["c_hp"][0, 0] != 77 and part["c_hp"][0, 0] == 77
+    strided = take_rows(packed[::2], [0, 2])
+    assert all(np.array_equal(strided[f], packed[[0, 4]][f]) for f in RECORD.names)
+    other = _random_play(core, np.arange(10, 12), 5)
+    before = st.copy()
+    put_rows(packed, np.array([3, 0]), other.packed)
+    assert st.take([3, 0]).equals(other)
+    assert st.take([1, 2, 4, 5]).equals(before.take([1, 2, 4, 5]))
+    assert not st.take([0]).equals(before.take([0]))
 
 
 def test_a_game_plays_the_same_alone_in_a_batch_and_on_any_thread_count() -> None:

@@ -48,7 +48,7 @@ from subterra_env.games.sub_terra.core.catalogue import SC_BASE
 from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
 from subterra_env.games.sub_terra.core.rng import mix
 from subterra_env.games.sub_terra.core.rules import Core
-from subterra_env.games.sub_terra.core.state import State
+from subterra_env.games.sub_terra.core.state import State, put_rows, take_rows
 
 from ..base import GameBoundAgent, GameView, game_view
 from ..heuristic import HeuristicAgent
@@ -191,9 +191,9 @@ class SearchAgent(GameBoundAgent):
                                    for g, legal in zip(games, cands)])
             for last in np.unique(stop):  # one batch per last round: play stops once the round passes it
                 rows = np.flatnonzero(stop == last)
-                part = State.from_packed(packed[rows], st._sizes)
+                part = State.from_packed(take_rows(packed, rows), st._sizes)
                 self.heuristic.play(rules, part, max_round=min(int(last), self.max_round))
-                packed[rows] = part.packed
+                put_rows(packed, rows, part.packed)
             value = _VALUE_NET[0].values(trial)
         else:
             self.heuristic.play(rules, trial, max_round=self.max_round)

@@ -23,7 +23,7 @@ import numpy as np
 from subterra_env.games.sub_terra.core.board import FAR, distances_from, tiles_left
 from subterra_env.games.sub_terra.core.hazards import cards_left
 from subterra_env.games.sub_terra.core.kernels import cavers_out_batch
-from subterra_env.games.sub_terra.core.state import RUNNING, State
+from subterra_env.games.sub_terra.core.state import RUNNING, State, take_rows
 
 from .jit import jit
 
@@ -92,7 +92,7 @@ def caver_features(states, stack_size, out):
 def network_inputs(st: State, games: np.ndarray | None = None) -> np.ndarray:
     """(n, S, 2 NF) float32: each caver's features and its teammates' mean, for games ``games`` (all if None)."""
     S = st.c_hp.shape[1]
-    packed = st.packed if games is None else st.packed[games]
+    packed = st.packed if games is None else take_rows(st.packed, games)
     f = np.zeros((len(packed), S, NF), dtype=np.float32)
     if len(packed):
         caver_features(packed, st.stack.shape[1], f)

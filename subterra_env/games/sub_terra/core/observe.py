@@ -27,7 +27,7 @@ from .observation_layout import (ABILITY_SCALARS, ANNIHILATION_CHANNELS, ANNIHIL
                                  grid_channels, layout_text, scalars_of, section_index)
 from .prefetch import prefetch_game
 from .seating import seat_after, seats_from
-from .state import State
+from .state import State, take_rows
 
 # The offsets the compiled writers use (numba freezes module-level integers into the machine code).
 _C, _S = section_index(GRID_SECTIONS), section_index(SCALAR_SECTIONS)
@@ -95,7 +95,7 @@ def observe(cat: Catalogue, st: State, seats: np.ndarray, radius: int, grid_out:
 
     ``rows``: only these games of ``st`` (``seats`` and ``centre`` then one per row), without building their
     ``State`` (the autoreset's few new games: ``State.take`` costs more than observing them)."""
-    packed = st.packed if rows is None else st.packed[rows]
+    packed = st.packed if rows is None else take_rows(st.packed, rows)
     b, w = len(packed), 2 * radius + 1
     c, k = _sizes(cat)
     if grid_out is None:

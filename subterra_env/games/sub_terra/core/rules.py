@@ -20,7 +20,7 @@ from .actions import ACTION_NAMES, IllegalActionError
 from .catalogue import build
 from .jit import PARALLEL_MIN_BATCH, parallel_section
 from .params import params_of
-from .state import EMPTY_RECORD, State, alloc
+from .state import EMPTY_RECORD, State, alloc, take_rows
 
 
 PARALLEL_MIN_RESET = 16  # new games set up together spread over the threads from this many (each takes 2-5 us)
@@ -97,7 +97,7 @@ class Core:
         as much as ten steps of a game)."""
         games = np.asarray(games, dtype=np.intp)
         rows = np.empty((len(games), self.num_actions), dtype=np.bool_)
-        kernels.mask_serial(st.packed[games], self.params, rows)  # a copy of their records: read only
+        kernels.mask_serial(take_rows(st.packed, games), self.params, rows)  # a copy of their records: read only
         out[games] = rows
 
     # ------------------------------------------------------------------ step
