@@ -1,14 +1,17 @@
-"""Is this tree's core faster than another commit's? Paired timing, processes of the two trees alternating.
+"""Is this tree faster than another commit's? Paired timing, processes of the two trees alternating.
 
     python -m benchmarks.paired 04509ef                      # the step+mask+obs row at B = 4096, 6 pairs
     python -m benchmarks.paired HEAD~1 --batch 1024 --threads 1 --no-obs --pairs 9 --out /tmp/paired.json
     python -m benchmarks.paired v0.9 --same-policy           # both trees step with one numpy policy
+    python -m benchmarks.paired 5bdee37 --row sb3 --batch 256  # the SB3 VecEnv at 256 envs instead of the core
 
 On the shared machines a row of ``benchmarks/sps.py`` moves 15-40% between runs, more than most changes to the
 engine, so a change is judged by pairs instead: the other commit is extracted (``git archive``) into a temporary
 folder, and each pair runs one process in each tree (which goes first alternates), each timing the core row
 ``sps.core_stepper(batch, obs, seed, threads=threads)`` of its own tree (a warm-up, then the median of
-``--repeats`` runs of ``--seconds``). The report is every pair's ratio (this tree over the other), their median
+``--repeats`` runs of ``--seconds``), or with ``--row`` another interface's row of ``benchmarks/sps.py`` at
+``--batch`` games: ``torchrl`` (``torchrl_stepper``), ``sb3`` (``sb3_stepper``), ``gymnasium``
+(``gym_vector_stepper``). The report is every pair's ratio (this tree over the other), their median
 and how many pairs were faster; a slow spell of the machine hits the two processes of a pair alike far more often
 than two separate runs. The other tree must have ``benchmarks/sps.py`` with ``core_stepper`` and ``timed_run``
 (commits since 2026-11-28). Its compiled code comes from its own shipped portable code or is compiled once, into
@@ -44,7 +47,10 @@ if o["same_policy"]:  # core_stepper builds RandomLegal(rng, batch, threads): nu
     S.RandomLegal = lambda rng, *args: functools.partial(S.random_legal, rng)
 if o["threads"]:
     numba.set_num_threads(o["threads"])
-step = S.core_stepper(o["batch"], o["obs"], 7, threads=o["threads"] or None)
+makers = {"core": lambda: S.core_stepper(o["batch"], o["obs"], 7, threads=o["threads"] or None),
+          "torchrl": lambda: S.torchrl_stepper(o["batch"], 7), "sb3": lambda: S.sb3_stepper(o["batch"], 7),
+          "gymnasium": lambda: S.gym_vector_stepper(o["batch"], 7)}
+step = makers[o["row"]]()
 S.timed_run(step, 1.0)
 rates = [S.timed_run(step, o["seconds"])[0] for _ in range(o["repeats"])]
 print(json.dumps(statistics.median(rates)))
@@ -66,8 +72,11 @@ def extract(ref: str, into: Path) -> Path:
     return tree
 
 
+ROWS = ("core", "torchrl", "sb3", "gymnasium")
+
+
 def time_tree(tree: Path, settings: dict[str, Any]) -> float:
-    """The median env-steps/s of one process timing the core row in ``tree``."""
+    """The median env-steps/s of one process timing the row in ``tree``."""
     done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(settings)], cwd=tree, capture_output=True,
                           text=True, env=_env(tree))
     if done.returncode:
@@ -103,7 +112,9 @@ def pairs(ref: str, settings: dict[str, Any], n: int, show: bool = True) -> dict
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("ref", help="the commit to compare this tree with (any git revision)")
-    p.add_argument("--batch", type=int, default=4096, help="games in the batch [4096]")
+    p.add_argument("--row", choices=ROWS, default="core",
+                   help="the row to time: the core, or the TorchRL env, SB3 VecEnv, gymnasium VectorEnv [core]")
+    p.add_argument("--batch", type=int, default=4096, help="games in the batch (the vector envs' slots) [4096]")
     p.add_argument("--no-obs", action="store_true", help="step + mask only (no observations)")
     p.add_argument("--threads", type=int, default=0, help="numba threads (0: numba's default, every core) [0]")
     p.add_argument("--pairs", type=int, default=6, help="pairs of processes [6]")
@@ -117,8 +128,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             p.error(f"--{name} must be at least 1")
     if args.seconds <= 0 or args.threads < 0:
         p.error("--seconds must be > 0 and --threads >= 0")
-    settings = {"batch": args.batch, "obs": not args.no_obs, "threads": args.threads, "seconds": args.seconds,
-                "repeats": args.repeats, "same_policy": args.same_policy}
+    settings = {"row": args.row, "batch": args.batch, "obs": not args.no_obs, "threads": args.threads,
+                "seconds": args.seconds, "repeats": args.repeats, "same_policy": args.same_policy}
     report = pairs(args.ref, settings, args.pairs)
     print(f"median ratio {report['median_ratio']:.3f} (this tree over {args.ref}); {report['faster']} of "
           f"{args.pairs} pairs faster")
