@@ -6,7 +6,9 @@
 #   sps_2cpu_run1.json .. sps_2cpu_run3.json   two CPUs, two threads
 #   sps_16cpu.json                             every CPU, numba's default threads
 #   agree_2cpu.json                            python -m benchmarks.sps_compare over the three two-CPU runs
+#   profile_{torchrl,core}_{16,2}cpu.json      python -m benchmarks.profile_row at B = 1024 (PROFILE=0: none)
 #   log.txt                                    everything printed
+# RUNS=0: the profiles alone (about 2 minutes with the compile).
 # Usage (from the repo root, with the wheels of benchmarks/device_wheels.sh in .whl/):
 #   OUT=/tmp/out bash benchmarks/device_sps.sh
 set -uo pipefail
@@ -23,9 +25,19 @@ python3 -c "import torchrl" || { echo "torchrl does not import: no TorchRL rows"
 # the rest of what the rows need (the "one call" row, TorchRL) compiled and imported before any timing
 timeout 120 python3 -m benchmarks.sps --quick $KINDS --batches 64 --out "$OUT/quick.json" >/dev/null || echo failed
 echo "compiled after $(( $(date +%s) - T0 )) s"
+PIN=""; command -v taskset >/dev/null && PIN="taskset -c 0,1"
+if [ "${PROFILE:-1}" = 1 ]; then  # where a step's time goes, on every core and on two
+    for row in torchrl core; do
+        [ "$row" = torchrl ] && [ "$KINDS" = "--kinds aec core reference" ] && continue
+        PROFILE_ROW="python3 -m benchmarks.profile_row --row $row --batch 1024 --seconds 2 --top 25"
+        timeout 60 $PROFILE_ROW --out "$OUT/profile_${row}_16cpu.json"
+        NUMBA_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 60 $PIN $PROFILE_ROW --out "$OUT/profile_${row}_2cpu.json"
+    done
+    echo "profiled after $(( $(date +%s) - T0 )) s"
+fi
+[ "$RUNS" -ge 1 ] || { ls -la "$OUT"; exit 0; }
 SPS="python3 -m benchmarks.sps $KINDS --batches 1024 4096 --seconds ${SECONDS_PER_RUN:-0.3} --repeats 5 --warmup 0.5 \
   --rest 0.1"
-PIN=""; command -v taskset >/dev/null && PIN="taskset -c 0,1"
 two_cpus() {
     NUMBA_NUM_THREADS=2 OMP_NUM_THREADS=2 timeout 130 $PIN $SPS --out "$OUT/sps_2cpu_run$1.json"
     echo "two-CPU run $1 done after $(( $(date +%s) - T0 )) s"

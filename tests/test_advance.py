@@ -10,7 +10,7 @@ import pytest
 
 from subterra_env.config import GameConfig
 from subterra_env.games.sub_terra.core.advance import Advance, advance
-from subterra_env.games.sub_terra.core.jit import compiled_entry
+from subterra_env.games.sub_terra.core.jit import argument_type, compiled_entry
 from subterra_env.games.sub_terra.core.kernels import after_step, counts_batch
 from subterra_env.games.sub_terra.core.observe import observe
 from subterra_env.games.sub_terra.core.rules import Core
@@ -106,8 +106,8 @@ def test_a_shaped_team_reward_takes_the_separate_kernels() -> None:
 
 
 def test_the_bound_call_gives_the_dispatchers_result_on_its_own_arrays_and_on_others() -> None:
-    """``Advance.bind`` calls the compiled entry directly for the arrays of its first call (the AEC env's) and the
-    dispatcher for any others: both play a game exactly as ``advance`` does."""
+    """``Advance.bind`` calls the compiled entry directly for actions and stepped arrays it meets a second time in a
+    row (the AEC env's) and the dispatcher for any others: both play a game exactly as ``advance`` does."""
     core, team = Core(), TeamReward()
     st, ref = core.init(np.arange(4, 7)), core.init(np.arange(4, 7))
     s, r = Slots(3, core.num_actions), Slots(3, core.num_actions)
@@ -137,3 +137,20 @@ def test_compiled_entry_is_none_until_the_dispatcher_compiled_those_types() -> N
     entry = compiled_entry(twice, (4,))
     assert entry is not None and entry(21) == 42
     assert compiled_entry(twice, (1.5,)) is None  # compiled for ints only
+
+
+def test_a_record_arrays_type_is_numbas_own_and_built_once() -> None:
+    """``argument_type`` gives what ``typeof_pyval`` gives, for the state's record array as it is, read-only and
+    strided, and builds each such type once (numba rebuilds it from the 85 fields at every ``typeof_pyval``)."""
+    @numba.njit
+    def first_round(packed):
+        return packed[0]["round"]
+
+    st = Core().init(np.arange(4))
+    readonly = st.packed.view()
+    readonly.flags.writeable = False
+    for value in (st.packed, readonly, st.packed[::2], np.arange(3)):
+        assert argument_type(first_round, value) == first_round.typeof_pyval(value)
+    assert argument_type(first_round, st.packed) is argument_type(first_round, Core().init(np.arange(9)).packed)
+    assert str(argument_type(first_round, st.packed[::2])).endswith(", 1d, A)")
+    assert str(argument_type(first_round, readonly)).startswith("readonly array(")

@@ -146,17 +146,22 @@ class Advance:
                 with parallel_section(core.threads):
                     return advance_parallel(*head, actions, stepped, *tail)
             return threaded
-        entry, arrays = None, None  # the compiled entry for the first call's actions and stepped arrays
+        entry, arrays = None, None  # the compiled entry, once the same actions and stepped arrays come again
 
         def serial(actions: np.ndarray, stepped: np.ndarray) -> int:
             # The AEC env passes the same two arrays every decision: their compiled entry skips numba's typing of
             # all 22 arguments (compiled_entry), a twentieth of a decision. Other arrays go through the dispatcher.
+            # The entry is looked up at the second call with the same arrays, not the first: the vector and TorchRL
+            # envs bind anew whenever their output arrays change (each step), and typing the arguments in Python
+            # for the lookup costs more than the dispatcher's own typing in C.
             nonlocal entry, arrays
-            if entry is not None and actions is arrays[0] and stepped is arrays[1]:
+            same = arrays is not None and actions is arrays[0] and stepped is arrays[1]
+            if entry is not None and same:
                 return entry(*head, actions, stepped, *tail)
             n_done = advance_serial(*head, actions, stepped, *tail)
-            if arrays is None:
-                entry, arrays = compiled_entry(advance_serial, (*head, actions, stepped, *tail)), (actions, stepped)
+            if same:
+                entry = compiled_entry(advance_serial, (*head, actions, stepped, *tail))
+            arrays = (actions, stepped)
             return n_done
         return serial
 

@@ -32,8 +32,10 @@ import threading
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 import numba
+import numpy as np
 from numba.core import types as nb_types
 from numba.core import event as numba_event
 
@@ -268,11 +270,28 @@ def compiled_entry(dispatcher, args: tuple):
     typing costs as much as the rules (1.5 against 1.3 us for the 22 arguments of ``advance_serial``). The entry
     checks nothing: call it only with arguments of these same types (in practice the same arrays)."""
     try:
-        signature = tuple(dispatcher.typeof_pyval(a) for a in args)
+        signature = tuple(argument_type(dispatcher, a) for a in args)
     except Exception:  # a value numba cannot type: the dispatcher itself will say so
         return None
     compiled = dispatcher.overloads.get(signature)
     return getattr(compiled, "entry_point", None)
+
+
+_RECORD_TYPES: dict[tuple, Any] = {}  # numba's type of a record array, by everything that decides it
+
+
+def argument_type(dispatcher, value: Any) -> Any:
+    """numba's type of one argument, as ``dispatcher.typeof_pyval``; a record array's through a cache. Why: numba
+    builds a record type afresh from the dtype's fields on every such call, 0.5-1 ms for the state's 85 fields (the
+    dispatcher's own calls do not: they cache it in C)."""
+    if isinstance(value, np.ndarray) and value.dtype.names is not None:
+        flags = value.flags
+        key = (value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned)
+        known = _RECORD_TYPES.get(key)
+        if known is None:
+            known = _RECORD_TYPES[key] = dispatcher.typeof_pyval(value)
+        return known
+    return dispatcher.typeof_pyval(value)
 
 
 PARALLEL_MIN_BATCH = 64  # batches smaller than this use the serial loops: the thread pool's start-up costs more
