@@ -238,3 +238,42 @@ def test_torchrl_team_entry_names_a_missing_or_foreign_checkpoint(tmp_path: Path
     torch.save({"weights": torch.zeros(3)}, foreign)
     with pytest.raises(EvalError, match="not a policy written by training/train_torchrl.py"):
         AgentCache().build(f"torchrl:{foreign}", GamesHolder(subterra_env.Core(TINY)), 0)
+
+
+def test_the_lean_step_and_maybe_reset_gives_envbases_tensordicts() -> None:
+    """``step_and_maybe_reset`` skips EnvBase's generic processing; EnvBase's own path on a twin env (same seed,
+    same actions) gives the same keys and values at the root and in ``next``, through autoresets, with a policy's
+    extra keys (one nested) carried to the next root as ``step_mdp`` carries them."""
+    from torchrl.envs import EnvBase
+
+    lean, generic = (SubterraTorchRLEnv(4, TINY, seed=5, **SMALL_WINDOW) for _ in range(2))
+    roots = [lean.reset(), generic.reset()]
+    policy = SeededPolicy(2)
+    ended = 0
+    for t in range(120):
+        policy(roots[0])
+        for td in roots:
+            td["action"] = roots[0]["action"].clone()
+            td["logits"] = torch.full((4, 3), float(t))
+            td["collector", "step"] = torch.full((4,), t)
+        out_lean, root_lean = lean.step_and_maybe_reset(roots[0])
+        out_generic, root_generic = EnvBase.step_and_maybe_reset(generic, roots[1])
+        for a, b in ((out_lean, out_generic), (root_lean, root_generic)):
+            assert set(a.keys(True, True)) == set(b.keys(True, True))
+            for key in b.keys(True, True):
+                assert torch.equal(a[key], b[key]), key
+        np.testing.assert_array_equal(lean.action_spec.mask.numpy(), generic.action_spec.mask.numpy())
+        ended += int(out_lean["next", "done"].sum())
+        roots = [root_lean, root_generic]
+    assert ended == 5 and set(root_lean.keys()) >= {"logits", "collector", "action", "observation"}
+
+
+def test_what_the_lean_step_cannot_take_goes_envbases_way() -> None:
+    env = SubterraTorchRLEnv(2, TINY, seed=0, **SMALL_WINDOW)
+    td = env.reset()
+    assert env._lean_step(td)
+    assert not env._lean_step(td.clone().set("_step", torch.tensor([True, False])))  # a partial step
+    assert not env._lean_step(td.clone().set("next", td.clone()))  # preset next values
+    assert not env._lean_step(TensorDict(dict(td.items()), batch_size=[2]))  # no device: EnvBase moves it
+    env.run_type_checks = True
+    assert not env._lean_step(td)
