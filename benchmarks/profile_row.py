@@ -10,7 +10,8 @@ dispatchers, which cProfile times as one call each: the machine code's own time,
 subterra_env's Python, torchrl and tensordict, torch, numpy, numba's Python (typing in Python, compiling), the
 benchmark's policy, functions written in C (numpy's and torch's operations, Python's built-ins) and the rest.
 The unprofiled time of a call comes first: cProfile slows every Python call and no kernel, so the shares
-overstate Python somewhat.
+overstate Python somewhat. Under Python 3.12 (numba 0.68) cProfile sees no dispatcher call at all: a kernel's time
+then counts in the Python function that called it, and the report says so.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def show(report: dict[str, Any]) -> None:
     total = report["profiled_ms_per_call"]
     for name, ms in report["layers_ms_per_call"].items():
         print(f"  {name:36s} {ms:8.3f} ms  {100 * ms / total:5.1f}%")
+    if "compiled kernels" not in report["layers_ms_per_call"]:
+        print("  (no compiled kernel seen: this Python's profiler misses numba's dispatcher calls, so each kernel's"
+              " time counts in the function that called it)")
     print("functions by own time (ms a call):")
     for f in report["top"]:
         print(f"  {f['own_ms_per_call']:8.3f}  x{f['calls_per_call']:<6.2f} {f['function']}  [{f['layer']}]")
