@@ -154,3 +154,26 @@ def test_a_record_arrays_type_is_numbas_own_and_built_once() -> None:
     assert argument_type(first_round, st.packed) is argument_type(first_round, Core().init(np.arange(9)).packed)
     assert str(argument_type(first_round, st.packed[::2])).endswith(", 1d, A)")
     assert str(argument_type(first_round, readonly)).startswith("readonly array(")
+
+
+def test_the_bound_call_looks_its_entry_up_once_and_only_for_arrays_met_twice_in_a_row(monkeypatch) -> None:
+    """The lookup types every argument in Python (tens of µs): once per bound call, at the second call in a row with
+    the same actions and stepped arrays (the AEC env's); arrays that change every call (the vector envs') never."""
+    import subterra_env.games.sub_terra.core.advance as advance_module
+
+    looked = []
+    real = advance_module.compiled_entry
+    monkeypatch.setattr(advance_module, "compiled_entry", lambda d, args: looked.append(1) or real(d, args))
+    core, team = Core(), TeamReward()
+    for pattern, lookups in (("AABAABAABAAB", 1), ("ABABABABABAB", 0)):
+        st = core.init(np.arange(2))
+        s = Slots(2, core.num_actions)
+        core.legal_mask(st, out=s.mask)
+        bound = Advance(core, team).bind(st, s.reward, s.ep_return, s.ep_length, MAX_CYCLES, s.flags, s.mask,
+                                         s.counts)
+        arrays, stepped = {"A": np.zeros(2, np.int64), "B": np.zeros(2, np.int64)}, np.ones(2, dtype=bool)
+        looked.clear()
+        for name in pattern:
+            arrays[name][:] = s.mask.argmax(axis=1)
+            bound(arrays[name], stepped)
+        assert len(looked) == lookups

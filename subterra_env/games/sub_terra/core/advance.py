@@ -146,22 +146,21 @@ class Advance:
                 with parallel_section(core.threads):
                     return advance_parallel(*head, actions, stepped, *tail)
             return threaded
-        entry, arrays = None, None  # the compiled entry, once the same actions and stepped arrays come again
+        entry, entry_for, last = None, None, None  # the compiled entry, the arrays it is for, the last call's
 
         def serial(actions: np.ndarray, stepped: np.ndarray) -> int:
             # The AEC env passes the same two arrays every decision: their compiled entry skips numba's typing of
             # all 22 arguments (compiled_entry), a twentieth of a decision. Other arrays go through the dispatcher.
-            # The entry is looked up at the second call with the same arrays, not the first: the vector and TorchRL
-            # envs bind anew whenever their output arrays change (each step), and typing the arguments in Python
-            # for the lookup costs more than the dispatcher's own typing in C.
-            nonlocal entry, arrays
-            same = arrays is not None and actions is arrays[0] and stepped is arrays[1]
-            if entry is not None and same:
+            # The entry is looked up once, when the same arrays come a second time in a row, not at the first call:
+            # the vector and TorchRL envs bind anew whenever their output arrays change (each step), and typing the
+            # arguments in Python for the lookup costs more than the dispatcher's own typing in C.
+            nonlocal entry, entry_for, last
+            if entry is not None and actions is entry_for[0] and stepped is entry_for[1]:
                 return entry(*head, actions, stepped, *tail)
             n_done = advance_serial(*head, actions, stepped, *tail)
-            if same:
-                entry = compiled_entry(advance_serial, (*head, actions, stepped, *tail))
-            arrays = (actions, stepped)
+            if entry_for is None and last is not None and actions is last[0] and stepped is last[1]:
+                entry, entry_for = compiled_entry(advance_serial, (*head, actions, stepped, *tail)), last
+            last = (actions, stepped)
             return n_done
         return serial
 
