@@ -247,12 +247,10 @@ class SubterraTorchRLEnv(EnvBase):
         root = {k: v.copy() if is_tensor_collection(v) else v
                 for k, v in tensordict.items() if k not in self._not_carried}
         tensordict._set_str("next", nxt, validated=True, inplace=False, non_blocking=False)
-        pending, self._pending = self._pending, None
-        if pending is None:  # no game ended: the games as they are
-            root.update((k, nxt._get_str(k, None)) for k in self._from_next)
-        else:  # the new games' first observations where games ended (maybe_reset's)
-            root.update(pending)
-            root.update(dict.fromkeys(DONE_KEYS, torch.zeros((self.num_envs, 1), dtype=torch.bool)))
+        values = self._new_games()
+        if values is None:  # no game ended: the games as they are
+            values = {k: nxt._get_str(k, None) for k in self._from_next}
+        root.update(values)
         return tensordict, self._out(root)
 
     def _lean_step(self, tensordict: TensorDictBase) -> bool:
@@ -267,12 +265,21 @@ class SubterraTorchRLEnv(EnvBase):
     def maybe_reset(self, tensordict: TensorDictBase) -> TensorDictBase:
         """The new games' first observations for the slots whose game just ended (started by the step), put in
         place of the final ones without the masked merge of ``EnvBase.reset`` (a full copy of the batch)."""
-        if self._pending is None:
+        values = self._new_games()
+        if values is None:
             return super().maybe_reset(tensordict)
-        values, self._pending = self._pending, None
         for k, v in values.items():
-            tensordict.set(k, v.to(self.device) if self.device.type != "cpu" else v)
-        zeros = torch.zeros((self.num_envs, 1), dtype=torch.bool, device=self.device)
-        for k in DONE_KEYS:
-            tensordict.set(k, zeros)
+            tensordict.set(k, v)
         return tensordict
+
+    def _new_games(self) -> dict[str, torch.Tensor] | None:
+        """What the reset after a step hands out (``maybe_reset`` and the lean ``step_and_maybe_reset``): the new
+        games' first observations and infos where games ended, the others' as they are, done flags cleared; taken
+        once. None when no game ended."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return None
+        zeros = torch.zeros((self.num_envs, 1), dtype=torch.bool, device=self.device)
+        if self.device.type != "cpu":
+            pending = {k: v.to(self.device) for k, v in pending.items()}
+        return {**pending, **dict.fromkeys(DONE_KEYS, zeros)}
