@@ -7,6 +7,7 @@
 #   sps_16cpu.json                             every CPU, numba's default threads
 #   agree_2cpu.json                            python -m benchmarks.sps_compare over the three two-CPU runs
 #   profile_{torchrl,core}_{16,2}cpu.json      python -m benchmarks.profile_row at B = 1024 (PROFILE=0: none)
+#   one_call.json                              python -m benchmarks.one_call (ONE_CALL=0: not run)
 #   log.txt                                    everything printed
 # RUNS=0: the profiles alone (about 2 minutes with the compile).
 # Usage (from the repo root, with the wheels of benchmarks/device_wheels.sh in .whl/):
@@ -26,6 +27,10 @@ python3 -c "import torchrl" || { echo "torchrl does not import: no TorchRL rows"
 timeout 120 python3 -m benchmarks.sps --quick $KINDS --batches 64 --out "$OUT/quick.json" >/dev/null || echo failed
 echo "compiled after $(( $(date +%s) - T0 )) s"
 PIN=""; command -v taskset >/dev/null && PIN="taskset -c 0,1"
+if [ "${ONE_CALL:-1}" = 1 ]; then  # the one call against the separate kernels on 1, 2, 4, ... 16 threads
+    timeout 300 python3 -m benchmarks.one_call --pairs "${ONE_CALL_PAIRS:-5}" --out "$OUT/one_call.json"
+    echo "one call against separate kernels after $(( $(date +%s) - T0 )) s"
+fi
 if [ "${PROFILE:-1}" = 1 ]; then  # where a step's time goes, on every core and on two
     for row in torchrl core; do
         [ "$row" = torchrl ] && [ "$KINDS" = "--kinds aec core reference" ] && continue

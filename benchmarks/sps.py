@@ -20,14 +20,16 @@ machine only ever slow a slice down, so the fast end is what the code costs (``u
 Rows (every one timed by the same loop; all but the heuristic's under random legal play):
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
-    core       the compiled ``Core`` at each batch size B, driven as the episode layer drives it: one
-               ``core.advance`` call per decision of every game below 64 games (step, episode bookkeeping, legal
-               masks, info counts: "step+mask"; and the acting cavers' observations, radius 7, into preallocated
-               arrays: "step+mask+obs"), the separate kernels above; finished games are re-initialised in place,
+    core       the compiled ``Core`` at each batch size B, the fastest way through the batch: one
+               ``core.advance`` call per decision of every game below 64 games, as the episode layer takes it (step,
+               episode bookkeeping, legal masks, info counts: "step+mask"; and the acting cavers' observations,
+               radius 7, into preallocated arrays: "step+mask+obs"), above it the separate kernels (step, mask,
+               observation: no bookkeeping or counts, which the episode layer's one call also does there; see
+               ``core/advance.py`` and ``benchmarks/one_call.py``); finished games are re-initialised in place,
                so every call steps B live games.
                The actions come from the mask, so the step runs unchecked (as the vector envs do); at B = 4096
                (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
-               "one call" (``core.advance`` at that size too, which the episode layer does not use there), "radius
+               "one call" (``core.advance`` at that size too, as the episode layer takes it there), "radius
                2" (the native trainer's 5 x 5 window instead of the default 15 x 15: 0.9 KB written a game a
                decision instead of 7.6 KB; at B = 4096 memory bounds the default row), "checked"
                (separate calls with the default checked step, each action tested against a freshly computed mask)
@@ -371,12 +373,13 @@ def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
 def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None,
                  threads: int | None = None, checked: bool = False, one_call: bool | None = None,
                  radius: int = OBS_RADIUS) -> Step:
-    """One decision of every game of a batch as the episode layer takes it: below PARALLEL_MIN_BATCH games one
-    ``core.advance`` call (step, episode bookkeeping, legal masks, info counts and, ``with_obs``, the acting
-    cavers' observations), at larger batches the separate kernels (legal_mask, observe, step), which are faster
-    there; ``one_call`` forces either. Finished games re-initialised in place. ``checked``: separate calls with the
-    default checked step (each action tested against a freshly computed mask). ``radius``: the observation window's
-    (7: the env's default, 15 x 15; 2: the native trainer's 5 x 5)."""
+    """One decision of every game of a batch, the fastest way: below PARALLEL_MIN_BATCH games one ``core.advance``
+    call as the episode layer takes it (step, episode bookkeeping, legal masks, info counts and, ``with_obs``, the
+    acting cavers' observations), at larger batches the separate kernels (legal_mask, observe, step), which are
+    faster there for these alone (the episode layer takes the one call there too, for its bookkeeping and counts:
+    core/advance.py); ``one_call`` forces either. Finished games re-initialised in place. ``checked``: separate
+    calls with the default checked step (each action tested against a freshly computed mask). ``radius``: the
+    observation window's (7: the env's default, 15 x 15; 2: the native trainer's 5 x 5)."""
     core = Core(config or GameConfig(), threads=threads)
     next_seed = seed << 32  # game seeds seed<<32, seed<<32 + 1, ...: a fresh game for every reset
     st = core.init(np.arange(next_seed, next_seed + batch))
@@ -419,7 +422,8 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
             restart(done)
         return batch, len(done)
 
-    # as the episode layer (sub_terra.SubTerra.advance): one call below PARALLEL_MIN_BATCH, separate kernels above
+    # one call below PARALLEL_MIN_BATCH, as the episode layer; the separate kernels above, the faster way through
+    # a large batch for step, mask and observation alone (core/advance.py; the "one call" row times the other)
     if one_call is None:
         one_call = batch < PARALLEL_MIN_BATCH and not checked
     return one_trip if one_call else separate_calls

@@ -170,7 +170,11 @@ class Episodes:
                                for i in range(self.num_games)]
 
     def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
-        return np.array([self._slot_rngs[i].integers(0, 2**62) for i in slots], dtype=np.int64)
+        """Each slot's next game seed: its stream's ``integers(0, 2**62)``, drawn as the raw 64-bit word's top 62
+        bits, which is what numpy's bounded draw returns for that range (Lemire's method rejects nothing when the
+        range divides 2**64), at a fifth of its cost (0.7 against 3.3 us a draw; the TorchRL env at B = 1024 starts
+        about ten games a step). tests/test_vector.py checks the two agree."""
+        return np.array([self._slot_rngs[i].bit_generator.random_raw() >> 2 for i in slots], dtype=np.int64)
 
     def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None,
               seats: int | None = -1) -> None:
@@ -319,7 +323,7 @@ class Episodes:
         a = np.asarray(actions, dtype=np.intp) if checked else self.check_actions(actions, slots)
         n_done = self.advance(a, slots, mask_out)
         st, book, game = self.state, self.book, self.game
-        info = game.info(st) if info_all else None
+        info = (book.counted_info() or game.info(st)) if info_all else None  # the step's counts, where it wrote them
         if not n_done:  # most steps: nothing ended
             return EpisodeStep(book.reward.copy(), self.terminated.copy(), self.truncated.copy(), _NO_SLOTS, None,
                                self._no_final_info, self._no_returns, _NO_SLOTS, time.perf_counter() - self._t0,
@@ -328,10 +332,14 @@ class Episodes:
         # Without autoreset the ended games stay in ``state`` as they ended: no copy (the AEC env ends a game per
         # hundred or so steps, and copying a game costs as much as forty steps).
         finished = game.take(st, done) if self.autoreset and keep_ended else None
-        if finished is not None and info is None:
+        if info is not None:  # every slot's info (before any autoreset) at the done rows
+            final_info = {k: v[done] for k, v in info.items()}
+        elif (counted := book.counted_info(done)) is not None:  # the counts the step wrote
+            final_info = counted
+        elif finished is not None:
             final_info = game.info(finished)
-        else:  # every slot's info (before any autoreset) at the done rows
-            final_info = {k: v[done] for k, v in (info if info is not None else game.info(st)).items()}
+        else:
+            final_info = {k: v[done] for k, v in game.info(st).items()}
         result = EpisodeStep(book.reward.copy(), self.terminated.copy(), self.truncated.copy(), done, finished, final_info,
                              book.ep_return[done], book.ep_length[done], time.perf_counter() - self._t0, info,
                              book.rewards)

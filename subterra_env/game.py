@@ -44,10 +44,11 @@ class EpisodeBook:
     seat; None for a team game, where every seat gets ``reward``). Slots that did not step, or were over, get 0.
 
     What a game may write in the same call (its ``advance`` does it where it can, in one compiled call): ``counts``
-    (the game's info counts per slot, e.g. Sub Terra's ``INFO_KEYS`` rows (5, B); None where the game keeps
-    none), valid after a step while ``fresh`` is True, and each slot's acting seat's observation into ``obs``
-    (arrays an interface sets, with ``obs_radius``; None: none written). ``fresh`` turns False when the games
-    change outside ``advance`` (reset, autoreset, snapshots): then counts and observations must be read anew."""
+    (the game's info counts per slot, one row per key of ``count_keys``, e.g. Sub Terra's ``INFO_KEYS`` rows (5,
+    B); None where the game keeps none), valid after a step while ``fresh`` is True (``counted_info``), and each
+    slot's acting seat's observation into ``obs`` (arrays an interface sets, with ``obs_radius``; None: none
+    written). ``fresh`` turns False when the games change outside ``advance`` (reset, autoreset, snapshots): then
+    counts and observations must be read anew."""
 
     num_games: int
     num_seats: int
@@ -63,6 +64,7 @@ class EpisodeBook:
     reward: np.ndarray = field(init=False)
     rewards: np.ndarray | None = None
     counts: np.ndarray | None = None
+    count_keys: tuple[str, ...] = ()
     obs: tuple[np.ndarray, ...] | None = None
     obs_radius: int = 7
     fresh: bool = False
@@ -75,6 +77,13 @@ class EpisodeBook:
         self.ep_return = np.zeros(b if self.shared_reward else (b, self.num_seats))
         self.ep_length = np.zeros(b, dtype=np.int64)
         self.reward = np.zeros(b, dtype=np.float32)
+
+    def counted_info(self, rows: np.ndarray | None = None) -> dict[str, np.ndarray] | None:
+        """Every slot's info as the last ``advance`` counted it (copies, one (B,) array per key of ``count_keys``;
+        ``rows``: these slots' alone), or None when it did not or the games changed since (``fresh``)."""
+        if not self.fresh or self.counts is None:
+            return None
+        return dict(zip(self.count_keys, self.counts.copy() if rows is None else self.counts[:, rows]))
 
     def started(self, slots: np.ndarray) -> None:
         """New episodes in these slots: their return and length count from zero (and what ``advance`` wrote of

@@ -203,3 +203,48 @@ def test_small_batches_step_without_numba_typing_the_state_record(num_envs: int,
     for _ in range(40):
         games.step(random_legal_rows(games.mask, rng))
     assert len(built) == 0
+
+
+@pytest.mark.parametrize("threads", [1, None])  # the serial and the threaded one call
+def test_a_large_batch_steps_alike_through_the_one_call_and_the_separate_kernels(threads, monkeypatch) -> None:
+    """From PARALLEL_MIN_BATCH games the episode layer takes the one call (core/advance.py ``one_call_taken``),
+    before 2026-12-04 the separate kernels (``ONE_CALL_AT_SCALE`` False): the same games, observations, masks,
+    rewards, flags, infos and finished games either way (the one call's infos are its own counts,
+    ``counted_info``)."""
+    from subterra_env.games.sub_terra.core import advance
+
+    def play(one_call: bool) -> tuple[list, int, set[bool]]:
+        monkeypatch.setattr(advance, "ONE_CALL_AT_SCALE", one_call)
+        games = BatchedGames(70, seed=5, threads=threads, max_cycles=15)  # short: truncations as well as endings
+        games.reset()
+        rng, seen, ended, paths = np.random.default_rng(2), [], 0, set()
+        for _ in range(120):
+            s = games.step_batch(random_legal_rows(games.mask, rng), info_all=True)
+            paths.add(games.book.counted_info() is not None)  # counts after the one call only (till an autoreset)
+            ended += len(s.done)
+            seen.append((games.observations(), games.mask.copy(), s.reward, s.terminated, s.truncated, s.info,
+                         s.done, s.final_grid, s.final_scalars, s.final_info, s.episode_length))
+        return seen, ended, paths
+
+    one, ended, one_paths = play(True)
+    apart, _, apart_paths = play(False)
+    assert (True in one_paths, apart_paths) == (True, {False})
+    assert ended == 59  # games ended on the way, so the bookkeeping, the autoreset and the finals were compared
+    for a, b in zip(one, apart):
+        for x, y in zip(a, b):
+            if isinstance(x, dict):
+                assert x.keys() == y.keys()
+                for k in x:
+                    np.testing.assert_array_equal(x[k], y[k])
+            else:
+                np.testing.assert_array_equal(x, y)
+
+
+def test_a_slots_next_seed_is_its_streams_integers_below_2_to_the_62() -> None:
+    """The episode layer draws a slot's next game seed as the raw word >> 2 (Episodes._next_seeds), which must be
+    numpy's ``integers(0, 2**62)`` on the same stream: the seeds of every slot's games rest on it."""
+    games = BatchedGames(3, seed=11)
+    slots = np.array([0, 2, 2, 1])
+    twins = [np.random.default_rng([11, i]) for i in range(3)]
+    assert games._next_seeds(slots).tolist() == [int(twins[i].integers(0, 2**62)) for i in slots]
+    assert games._next_seeds(np.array([1])).tolist() == [int(twins[1].integers(0, 2**62))]

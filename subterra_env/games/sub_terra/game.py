@@ -11,8 +11,7 @@ import numpy as np
 from subterra_env.config import GameConfig
 from .core import rng
 from .core.actions import ACTION_NAMES
-from .core.advance import Advance
-from .core.jit import PARALLEL_MIN_BATCH
+from .core.advance import Advance, one_call_taken
 from .core.kernels import after_step, episode_flags
 from .core.observe import observe
 from .core.rules import Core
@@ -122,15 +121,13 @@ class SubTerra:
     def advance(self, st: State, actions: np.ndarray, book: EpisodeBook, slots: np.ndarray | None = None,
                 mask_out: np.ndarray | None = None) -> int:
         """The actions, the team reward, the episode bookkeeping, every game's new mask and, when an interface set
-        ``book.obs``, its acting caver's observation. Below ``PARALLEL_MIN_BATCH`` games (the AEC env, small vector
-        envs) in one compiled call (``core/advance.py``), which also writes the ``INFO_KEYS`` counts
-        (``book.counts``, ``book.fresh``); at larger batches the separate kernels (step, bookkeeping, mask,
-        observation), which stream through the batch faster there (measured at B = 4096 on one thread: 0.9-1.0M
-        decisions/s with observations against 0.65-0.76M for the one call; at B = 1 the one call is 1.3x faster)."""
+        ``book.obs``, its acting caver's observation, in one compiled call (``core/advance.py``), which also writes
+        the ``INFO_KEYS`` counts (``book.counts``, ``book.fresh``); with a shaped team reward, the separate kernels
+        (step, reward, bookkeeping, mask, observation)."""
         b = book.num_games
         if mask_out is None:
             mask_out = np.empty((b, self.num_actions), dtype=bool)
-        if b >= PARALLEL_MIN_BATCH or self._advance is None:  # large batches, or a shaped team reward
+        if self._advance is None or not one_call_taken(b):  # a shaped team reward
             return self._advance_apart(st, actions, book, slots, mask_out)
         if slots is None:
             stepped, acts = book.all_slots, actions
@@ -144,7 +141,7 @@ class SubTerra:
         if bound is None or bound[1] is not st or bound[2] is not mask_out or bound[3] is not book \
                 or bound[4] is not book.obs:
             if book.counts is None:
-                book.counts = np.zeros((len(INFO_KEYS), b), dtype=np.int64)
+                book.counts, book.count_keys = np.zeros((len(INFO_KEYS), b), dtype=np.int64), INFO_KEYS
             call = self._advance.bind(st, book.reward, book.ep_return, book.ep_length, book.max_cycles,
                                       (book.terminated, book.truncated, book.over, book.done), mask_out, book.counts,
                                       book.obs, book.obs_radius)
@@ -155,7 +152,7 @@ class SubTerra:
 
     def _advance_apart(self, st: State, actions: np.ndarray, book: EpisodeBook, slots: np.ndarray | None,
                        mask_out: np.ndarray) -> int:
-        """``advance`` as separate kernels, for large batches (no info counts: ``book.fresh`` is False)."""
+        """``advance`` as separate kernels, for a shaped team reward (no info counts: ``book.fresh`` is False)."""
         team_reward, shaped = self.team_reward, self.team_reward.shaped
         if slots is None:
             before = team_reward.snapshot(st, self.core.params) if shaped else None

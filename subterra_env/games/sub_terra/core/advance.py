@@ -6,10 +6,14 @@ info counts and ``observe`` from ``last()``), each with numba's argument checks 
 ``advance_serial`` / ``advance_parallel`` do a game's whole decision in one call: step it (``turns.step_game``),
 book the episode (``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an
 episode ends), write its new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting
-caver. The episode layer calls it (``sub_terra.SubTerra.advance``) below ``PARALLEL_MIN_BATCH`` games, where the
-calls' fixed costs dominate; at larger batches the separate kernels stream through the batch faster (measured at
-B = 4096 on one thread, alternating in one process: 0.85-1.09M decisions/s with observations for the separate
-kernels against 0.65-0.76M for this one call), so it uses those there.
+caver. The episode layer takes it for every batch (``sub_terra.SubTerra.advance``; ``one_call_taken``), unless its
+team reward is shaped. For the step, mask and observation alone the separate kernels stream through a large batch
+faster on up to 8 threads (B = 4096, one thread: 0.85-1.09M decisions/s with observations against 0.65-0.76M for
+this call; ``python -m benchmarks.one_call``: 0.72-0.93x on 1-8 threads, 0.98-1.01x on 16, on the 2-core VM
+0.73-0.95x), but the episode layer needs more than those: the bookkeeping and, for the interfaces that report
+every slot's info (the TorchRL env) or where games end, the counts, each a pass of its own over every game's record
+beside them. Through the interfaces this call is the faster at every thread count measured (B = 1024, TorchRL env
+1.13-1.25x, gymnasium VectorEnv 1.09-1.14x on 1-16 threads of an Intel Xeon).
 
 The arrays, per game b of the batch (B,) unless said:
     actions int64, stepped bool (the slot takes part in this step), reward float32 (the step's team reward:
@@ -101,6 +105,16 @@ def advance_parallel(states, params, actions, stepped, reward, by_result, ep_ret
                         tables, scenario, radius, grid_out, scalars_out, observe):
             n_done += 1
     return n_done
+
+
+# False: the episode layer steps batches of PARALLEL_MIN_BATCH games and more through the separate kernels instead
+# (what it did before 2026-12-04; ``benchmarks.one_call`` sets it to time both ways).
+ONE_CALL_AT_SCALE = True
+
+
+def one_call_taken(batch: int) -> bool:
+    """Whether the episode layer steps a batch of ``batch`` games (unshaped team reward) in the one call."""
+    return batch < PARALLEL_MIN_BATCH or ONE_CALL_AT_SCALE
 
 
 _NO_GRID = np.zeros((0, 1, 1, 1), dtype=np.int8)
