@@ -68,13 +68,15 @@ def _vector(num_envs: int) -> None:
     from .config import preset
     from .vector import BatchedGames
 
-    games = BatchedGames(num_envs, preset("tiny"), max_cycles=1)  # one round: games end, slots autoreset
-    games.reset()
-    rng = np.random.default_rng(0)
-    for _ in range(500):
-        *_, ended = games.step(_random_actions(rng, games.action_masks()))
-        if ended:
-            break
+    # the one compiled call, then a shaped team reward's separate kernels (its bookkeeping: after_step)
+    for shaping in ({}, {"reward_escape": 1.0}):
+        games = BatchedGames(num_envs, preset("tiny"), max_cycles=1, **shaping)  # one round: games end, autoreset
+        games.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(500):
+            *_, ended = games.step(_random_actions(rng, games.action_masks()))
+            if ended:
+                break
 
 
 def _scenario() -> None:
@@ -98,7 +100,7 @@ def phases() -> list[Phase]:
         ("rules core, 1 game: setup, mask, step, observe (serial kernels)", lambda: _core(1)),
         (f"rules core, {par} games: the same (threaded kernels)", lambda: _core(par)),
         ("AEC env: reset, steps, state()", _aec),
-        ("vector env, 1 slot: steps to an autoreset", lambda: _vector(1)),
+        ("vector env, 1 slot: steps to an autoreset, plain and shaped", lambda: _vector(1)),
         (f"vector env, {par} slots: the same (threaded kernels)", lambda: _vector(par)),
         ("scenario map, invariant checks", _scenario),
     ]
