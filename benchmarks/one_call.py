@@ -74,8 +74,8 @@ def summary(row: str, threads: int, batch: int, runs: list[tuple[float, float]])
 
 def run(threads: list[int], batches: list[int], n: int, seconds: float, interfaces: list[str],
         interface_batch: int, seed: int = 7) -> list[dict[str, Any]]:
-    before = advance.ONE_CALL_AT_SCALE
-    results = []
+    before = advance.ONE_CALL_AT_SCALE, numba.get_num_threads()
+    results, torch_threads = [], None
     print(f"{'row':<18}{'threads':>8}{'B':>7}{'one call':>14}{'separate':>14}{'ratio':>8}{'won':>6}", flush=True)
     try:
         for t in threads:
@@ -83,6 +83,7 @@ def run(threads: list[int], batches: list[int], n: int, seconds: float, interfac
             if interfaces:
                 import torch  # only where an interface's row runs: the core rows need no torch
 
+                torch_threads = torch.get_num_threads() if torch_threads is None else torch_threads
                 torch.set_num_threads(t)
             rows: list[tuple[str, int, Callable[[bool], Step]]] = [
                 ("core", b, lambda fused, b=b: core_stepper(b, True, seed, threads=t, one_call=fused))
@@ -95,8 +96,13 @@ def run(threads: list[int], batches: list[int], n: int, seconds: float, interfac
                 print(f"{row:<18}{t:>8}{b:>7}{r['one_call_env_steps_per_s']:>14,.0f}"
                       f"{r['separate_env_steps_per_s']:>14,.0f}{r['median_ratio']:>8.2f}{r['one_call_won']:>4}/{n}",
                       flush=True)
-    finally:
-        advance.ONE_CALL_AT_SCALE = before
+    finally:  # the caller's settings back (torch's too, where an interface's row set it)
+        advance.ONE_CALL_AT_SCALE = before[0]
+        numba.set_num_threads(before[1])
+        if torch_threads is not None:
+            import torch
+
+            torch.set_num_threads(torch_threads)
     return results
 
 

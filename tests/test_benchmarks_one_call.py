@@ -20,11 +20,15 @@ def test_wins_lists_the_thread_counts_where_every_batch_of_a_row_went_faster_in_
     assert one_call.wins(rows) == {"core": [2], "torchrl": [1]}
 
 
-def test_a_short_run_times_both_ways_and_leaves_the_setting_as_it_was(tmp_path, capsys) -> None:
+def test_a_short_run_times_both_ways_and_leaves_the_settings_as_they_were(tmp_path, capsys) -> None:
+    import numba
+    import torch
+
+    threads = numba.get_num_threads(), torch.get_num_threads()
     out = tmp_path / "one_call.json"
     report = one_call.main(["--threads", "1", "--batches", "64", "--pairs", "2", "--seconds", "0.02",
                             "--interfaces", "gymnasium", "--interface-batch", "64", "--out", str(out)])
-    assert advance.ONE_CALL_AT_SCALE is True
+    assert (advance.ONE_CALL_AT_SCALE, numba.get_num_threads(), torch.get_num_threads()) == (True, *threads)
     rows = json.loads(out.read_text())["rows"]
     assert [(r["row"], r["threads"], r["batch"], len(r["pairs"])) for r in rows] == [("core", 1, 64, 2),
                                                                                     ("gymnasium", 1, 64, 2)]
