@@ -14,8 +14,10 @@ folder, and each pair runs one process in each tree (which goes first alternates
 (``gym_vector_stepper``). The report is every pair's ratio (this tree over the other), their median
 and how many pairs were faster; a slow spell of the machine hits the two processes of a pair alike far more often
 than two separate runs. The other tree must have ``benchmarks/sps.py`` with ``core_stepper`` and ``timed_run``
-(commits since 2026-11-28). Its compiled code comes from its own shipped portable code or is compiled once, into
-numba's cache, before the first pair.
+(commits since 2026-11-28). Both trees run this machine's own compiled code (``SUBTERRA_PORTABLE=0``): the other
+tree's is compiled once, into numba's cache, before the first pair (a few minutes unless it is cached already).
+Until 2026-12-04 the other tree loaded its shipped portable code where that matched its sources (generic x86-64
+instructions, ``core/portable.py``) while this tree, edited, ran native code: such pairs favoured this tree.
 
 ``--same-policy``: both trees take their actions from ``sps.random_legal`` (numpy's draws, a uniform legal
 action), which every tree's benchmark has, so only the engines differ; by default each tree uses its benchmark's
@@ -85,7 +87,8 @@ def time_tree(tree: Path, settings: dict[str, Any]) -> float:
 
 
 def _env(tree: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(tree), "SUBTERRA_QUIET": "1"}
+    # native code in both trees, so that a pair compares the sources and not the shipped tier with this machine's
+    return {**os.environ, "PYTHONPATH": str(tree), "SUBTERRA_QUIET": "1", "SUBTERRA_PORTABLE": "0"}
 
 
 def pairs(ref: str, settings: dict[str, Any], n: int, show: bool = True) -> dict[str, Any]:
@@ -93,7 +96,7 @@ def pairs(ref: str, settings: dict[str, Any], n: int, show: bool = True) -> dict
     report (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="subterra-paired-") as tmp:
         other = extract(ref, Path(tmp))
-        time_tree(other, {**settings, "seconds": 0.01, "repeats": 1})  # its code compiled or loaded before pair 1
+        time_tree(other, {**settings, "seconds": 0.01, "repeats": 1})  # its code compiled (or found) before pair 1
         rows = []
         for k in range(n):
             if k % 2 == 0:  # which tree goes first alternates, so that an order effect cancels
