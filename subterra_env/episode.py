@@ -36,6 +36,7 @@ import numpy as np
 
 from .config import GameConfig
 from .games.sub_terra.core.actions import ACTION_NAMES, IllegalActionError
+from .games.sub_terra.core.kernels import first_illegal
 from .games.sub_terra.core.rules import Core
 from .games.sub_terra.core.state import State
 from .events import Event
@@ -144,6 +145,7 @@ class Episodes:
         self._plain = True  # ``state`` holds ordinary games (not a scenario's): reset() restarts them in place
         self.num_actions = game.num_actions  # Sub Terra: the base game's 90, or a scenario's more
         self._own_mask = np.zeros((num_games, self.num_actions), dtype=bool)
+        self._all_slots = np.arange(num_games)  # read only: check_actions' rows when every slot acts
         self._mask = self._own_mask
         self._n_over = 0  # slots whose episode is over (waiting for reset)
         # what a step in which no episode ended reports for the ended slots: empty, read-only
@@ -164,9 +166,9 @@ class Episodes:
         if isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != self.num_games:
                 raise ValueError(f"{len(seed)} seeds for {self.num_games} slots")
-            self._slot_rngs = [np.random.default_rng([int(s)]) for s in seed]
-        else:
-            self._slot_rngs = [np.random.default_rng(None if seed is None else [int(seed), i])
+            self._slot_bits = [np.random.PCG64([int(s)]) for s in seed]
+        else:  # the bit generators of ``np.random.default_rng(seed)``, which is all the draws below need
+            self._slot_bits = [np.random.PCG64(None if seed is None else [int(seed), i])
                                for i in range(self.num_games)]
 
     def _next_seeds(self, slots: np.ndarray) -> np.ndarray:
@@ -174,7 +176,8 @@ class Episodes:
         bits, which is what numpy's bounded draw returns for that range (Lemire's method rejects nothing when the
         range divides 2**64), at a fifth of its cost (0.7 against 3.3 us a draw; the TorchRL env at B = 1024 starts
         about ten games a step). tests/test_vector.py checks the two agree."""
-        return np.array([self._slot_rngs[i].bit_generator.random_raw() >> 2 for i in slots], dtype=np.int64)
+        bits = self._slot_bits
+        return np.array([bits[i].random_raw() >> 2 for i in slots.tolist()], dtype=np.int64)
 
     def reset(self, options: dict | None = None, *, seeds: np.ndarray | None = None,
               seats: int | None = -1) -> None:
@@ -256,28 +259,25 @@ class Episodes:
         actions for games that ended: ``IllegalActionError`` (``GameOverError``) naming the slot and the action."""
         if not self._ready:
             raise RuntimeError("step() before reset(): call reset() first")
-        idx = np.arange(self.num_games) if slots is None else np.asarray(slots, dtype=np.intp)
+        idx = self._all_slots if slots is None else np.ascontiguousarray(slots, dtype=np.intp)
         n = len(idx)
         a = np.asarray(actions)
         if a.shape != (n,) and a.shape != (n, 1):
             raise IllegalActionError(f"actions of shape {a.shape}: expected ({n},), one integer per slot")
-        if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+        if a.dtype.kind not in "iu":  # bools ("b") and floats are refused, never cast
             raise IllegalActionError(f"actions of dtype {a.dtype}: expected integer action ids (an int array), "
                                      "not cast from floats")
-        a = a.reshape(n).astype(np.intp)
+        a = np.ascontiguousarray(a.reshape(n), dtype=np.intp)  # the caller's array itself when it is one already
         if not self.autoreset and (over := self.over[idx]).any():
             self._game_over(int(idx[np.argmax(over)]), "slot")
-        bad = (a < 0) | (a >= self.num_actions)
-        if bad.any():
-            i = int(np.argmax(bad))
+        i = first_illegal(self._mask, idx, a)
+        if i < 0:
+            return a
+        if not 0 <= a[i] < self.num_actions:
             raise IllegalActionError(f"slot {idx[i]}: action {a[i]} is out of range 0..{self.num_actions - 1}")
-        illegal = ~self._mask[idx, a]
-        if illegal.any():
-            i = int(np.argmax(illegal))
-            names = self.game.action_names
-            raise IllegalActionError(f"slot {idx[i]}: action {a[i]} ({names[a[i]]!r}) is not legal now; "
-                                     f"legal: {legal_names(self._mask[idx[i]], names)}")
-        return a
+        names = self.game.action_names
+        raise IllegalActionError(f"slot {idx[i]}: action {a[i]} ({names[a[i]]!r}) is not legal now; "
+                                 f"legal: {legal_names(self._mask[idx[i]], names)}")
 
     def check_action(self, action: Any, slot: int = 0, who: str = "") -> int:
         """One action for one slot (a Python or numpy integer), as an int, or ``IllegalActionError`` naming it,
@@ -363,14 +363,14 @@ class Episodes:
         return n_done
 
     def _next_games(self, done: np.ndarray) -> None:
-        """Autoreset: the next game of each slot in ``done`` from its stream, its flags and its mask."""
+        """Autoreset: the next game of each slot in ``done`` from its stream, its flags and its mask (the other
+        slots' masks came from advance), and what else the game's ``restart`` writes (``EpisodeBook``)."""
         seeds = self._next_seeds(done)
         self.seeds[done] = seeds
-        self.game.reset(self.state, done, seeds, self._mask)  # the other slots' masks came from advance
+        self.game.restart(self.state, done, seeds, self._mask, self.book)
         if self.record_events:
             self.game.start_logging(self.state, done)
-        self.book.started(done)
-        self._update_flags()
+        self._n_over = int(self.book.over.sum())
 
     # ------------------------------------------------------------------ info and snapshots
     def events(self, slot: int = 0) -> list[Event]:
@@ -395,7 +395,7 @@ class Episodes:
         """A copy of one slot's game and seed stream (for search and checkpointing)."""
         slot = self._slot(slot)
         return SlotSnapshot(self.game.take(self.state, np.array([slot])),
-                            copy.deepcopy(self._slot_rngs[slot].bit_generator.state), self.config)
+                            copy.deepcopy(self._slot_bits[slot].state), self.config)
 
     def set_state(self, slot: int, snapshot: SlotSnapshot) -> None:
         """Put a snapshot (from any slot of games with the same settings) into a slot; it continues identically.
@@ -407,8 +407,8 @@ class Episodes:
             raise ValueError("set_state: the snapshot comes from games with other settings "
                              f"(differing: {config_diff(snapshot.config, self.config)})")
         self.game.put(self.state, np.array([slot]), snapshot.game)
-        self._slot_rngs[slot] = np.random.default_rng()
-        self._slot_rngs[slot].bit_generator.state = copy.deepcopy(snapshot.seed_stream)
+        self._slot_bits[slot] = np.random.PCG64()
+        self._slot_bits[slot].state = copy.deepcopy(snapshot.seed_stream)
         self._started(np.array([slot]))
 
 

@@ -47,8 +47,10 @@ class EpisodeBook:
     (the game's info counts per slot, one row per key of ``count_keys``, e.g. Sub Terra's ``INFO_KEYS`` rows (5,
     B); None where the game keeps none), valid after a step while ``fresh`` is True (``counted_info``), and each
     slot's acting seat's observation into ``obs`` (arrays an interface sets, with ``obs_radius``; None: none
-    written). ``fresh`` turns False when the games change outside ``advance`` (reset, autoreset, snapshots): then
-    counts and observations must be read anew."""
+    written). ``fresh`` turns False when the games change outside ``advance`` (reset, snapshots): then counts and
+    observations must be read anew. ``restart`` (the autoreset) may keep them fresh by writing the new games'
+    counts and observations itself; it then leaves the observations ``advance`` wrote of those slots (their final
+    ones) in ``finals``, row j for the j-th slot restarted."""
 
     num_games: int
     num_seats: int
@@ -68,6 +70,7 @@ class EpisodeBook:
     obs: tuple[np.ndarray, ...] | None = None
     obs_radius: int = 7
     fresh: bool = False
+    finals: tuple[np.ndarray, ...] | None = None
 
     def __post_init__(self) -> None:
         b = self.num_games
@@ -120,6 +123,12 @@ class Game(Protocol):
         """New games in these slots, in place, one per seed (as ``put(slots, init(seeds))``); with ``mask_out``
         ((B, A) bool), also their legal masks into its rows ``slots`` (the autoreset's, after ``advance``)."""
 
+    def restart(self, batch: Any, slots: np.ndarray, seeds: np.ndarray, mask_out: np.ndarray,
+                book: EpisodeBook) -> None:
+        """The autoreset after ``advance``: new games in these slots (as ``reset``), their masks into ``mask_out``
+        and their rows of ``book`` restarted (returns and lengths from zero, flags of the new games); see
+        ``EpisodeBook`` for what a game may also write. ``restart_apart`` does it from ``reset`` and ``flags``."""
+
     def legal_mask(self, batch: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, A) bool: the acting seat's legal actions in each game, all False once it ended; into ``out`` (a
         C-contiguous (B, A) bool array) when given."""
@@ -168,6 +177,14 @@ class Game(Protocol):
     def observe(self, batch: Any, seats: np.ndarray, radius: int) -> dict[str, np.ndarray]:
         """Each game as its seat ``seats[b]`` sees it, in a window of half-width ``radius``: the observation
         dict of the game's env (without the action mask), each array with a leading (B,) axis."""
+
+
+def restart_apart(game: Game, batch: Any, slots: np.ndarray, seeds: np.ndarray, mask_out: np.ndarray,
+                  book: EpisodeBook) -> None:
+    """``Game.restart`` from the game's ``reset`` and ``flags``, for a game without a restart of its own."""
+    game.reset(batch, slots, seeds, mask_out)
+    book.started(slots)
+    game.flags(batch, book.max_cycles, book.terminated, book.truncated, book.over)
 
 
 def check_action_id(action: Any, who: str = "", legal: str = "") -> int:

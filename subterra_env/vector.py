@@ -165,14 +165,11 @@ class BatchedGames(Episodes):
         else:
             pair, mask = out[:2], out[2]
         self._grid, self._scalars = pair
-        # the step writes every slot's new observation (SubTerra.advance: in its one compiled call below 64 games)
+        # the step writes every slot's new observation (SubTerra.advance, in its one compiled call)
         self.book.obs, self.book.obs_radius = pair, self.obs_radius
         s = Episodes.step(self, actions, info_all=info_all, mask_out=mask, checked=checked, keep_ended=keep_ended)
-        if self.autoreset and len(s.done):  # the rows hold the games as they ended; the new games are observed
-            final_grid, final_scalars = self._grid[s.done], self._scalars[s.done]
-            seats = np.maximum(self.state.actor[s.done], 0)
-            self._grid[s.done], self._scalars[s.done] = observe(self.core.cat, self.state, seats, self.obs_radius,
-                                                                rows=s.done)
+        if self.autoreset and len(s.done):  # the autoreset moved the games' final observations out (restart)
+            final_grid, final_scalars = self.book.finals
         else:
             final_grid, final_scalars = self._no_finals
         return BatchStep(s.reward, s.terminated, s.truncated, s.done, final_grid, final_scalars, s.final_info,

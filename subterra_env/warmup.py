@@ -77,6 +77,10 @@ def _vector(num_envs: int) -> None:
             *_, ended = games.step(_random_actions(rng, games.action_masks()))
             if ended:
                 break
+        # every slot's autoreset at once: at PARALLEL_MIN_BATCH slots the threaded restart (core/restart.py), which
+        # random play reaches only where many games end in one step
+        slots = np.arange(num_envs)
+        games.game.restart(games.state, slots, slots + 1, games.mask, games.book)
 
 
 def _scenario() -> None:

@@ -90,6 +90,25 @@ def test_rollout_equals_the_vector_env_step_for_step() -> None:
     assert ended >= 3 and truncations >= 3  # both kinds of ending were compared
 
 
+def test_an_action_spec_set_by_the_user_gets_the_masks_from_then_on() -> None:
+    """The env sets each step's mask on its action spec directly once ``update_mask`` checked that spec object; a
+    spec the user sets in its place is checked and masked in turn (the old one is left as it was)."""
+    from torchrl.data import Categorical
+
+    env = SubterraTorchRLEnv(3, TINY, seed=2)
+    td = env.reset()
+    old = env.action_spec
+    env.action_spec = Categorical(env.games.num_actions, shape=(3,), dtype=torch.int64)
+    assert env.action_spec.mask is None
+    kept = old.mask.clone()
+    for _ in range(3):
+        td["action"] = env.action_spec.rand() if env.action_spec.mask is not None else \
+            td["action_mask"].to(torch.int64).argmax(1)
+        _, td = env.step_and_maybe_reset(td)
+        assert env.action_spec is not old and torch.equal(env.action_spec.mask, td["action_mask"])
+    assert torch.equal(old.mask, kept)
+
+
 def test_mask_is_the_cores_legal_mask_and_info_is_game_info() -> None:
     env = SubterraTorchRLEnv(6, TINY, seed=1)
     td = env.reset()

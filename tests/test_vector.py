@@ -91,6 +91,19 @@ def test_bad_actions_are_refused_and_change_nothing(bad: np.ndarray, needle: str
     assert g.state.equals(before)
 
 
+def test_the_action_check_names_the_first_bad_slot_whatever_is_wrong_with_it() -> None:
+    g = BatchedGames(4)
+    g.reset()
+    legal = random_legal_rows(g.mask, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^slot 1: action 10 \('move N'\) is not legal now; legal: "):
+        g.step(np.array([legal[0], 10, 999, -1]))
+    with pytest.raises(ValueError, match=r"^slot 2: action 999 is out of range 0..89$"):
+        g.step(np.array([legal[0], legal[1], 999, 10], dtype=np.int32))
+    with pytest.raises(ValueError, match=r"actions of dtype bool"):
+        g.step(np.ones(4, dtype=bool))
+    assert g.step_batch(legal.astype(np.uint8)).reward.tolist() == [0.0] * 4  # unsigned ids are ids
+
+
 def test_settings_errors() -> None:
     with pytest.raises(ValueError, match="num_envs"):
         BatchedGames(0)
@@ -220,7 +233,7 @@ def test_a_large_batch_steps_alike_through_the_one_call_and_the_separate_kernels
         rng, seen, ended, paths = np.random.default_rng(2), [], 0, set()
         for _ in range(120):
             s = games.step_batch(random_legal_rows(games.mask, rng), info_all=True)
-            paths.add(games.book.counted_info() is not None)  # counts after the one call only (till an autoreset)
+            paths.add(games.book.counted_info() is not None)  # counts after the one call only (kept by restarts)
             ended += len(s.done)
             seen.append((games.observations(), games.mask.copy(), s.reward, s.terminated, s.truncated, s.info,
                          s.done, s.final_grid, s.final_scalars, s.final_info, s.episode_length))

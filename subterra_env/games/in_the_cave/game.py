@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from subterra_env.game import EpisodeBook
+from subterra_env.game import EpisodeBook, restart_apart
 from .config import ItcConfig
 from .core import layout as L
 from .core.actions import ACTION_NAMES, NUM_ACTIONS
@@ -51,6 +51,10 @@ class InTheCave:
         G[slots] = new
         if mask_out is not None:
             mask_out[slots] = self.core.legal_mask(new)
+
+    def restart(self, G: np.ndarray, slots: np.ndarray, seeds: np.ndarray, mask_out: np.ndarray,
+                book: EpisodeBook) -> None:
+        restart_apart(self, G, slots, seeds, mask_out, book)
 
     def legal_mask(self, G: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         return self.core.legal_mask(G, out)

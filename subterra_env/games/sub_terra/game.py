@@ -14,6 +14,7 @@ from .core.actions import ACTION_NAMES
 from .core.advance import Advance, one_call_taken
 from .core.kernels import after_step, episode_flags
 from .core.observe import observe
+from .core.restart import restart_games
 from .core.rules import Core
 from .core.state import RUNNING, State
 from subterra_env.events import Event, decode, set_logging
@@ -91,6 +92,18 @@ class SubTerra:
         self.core.reset(st, slots, seeds)
         if mask_out is not None:
             self.core.legal_mask_rows(st, slots, mask_out)
+
+    def restart(self, st: State, slots: np.ndarray, seeds: np.ndarray, mask_out: np.ndarray, book: EpisodeBook
+                ) -> None:
+        """The autoreset (``Game.restart``) in one compiled call (``core/restart.py``): the new games, their masks,
+        book rows and, while the book's step counts are fresh, their counts; where the step observed into
+        ``book.obs``, the final observations moved to ``book.finals`` and the new games observed in their place."""
+        count = book.fresh and book.counts is not None
+        book.finals = restart_games(self.core, st, np.asarray(slots, dtype=np.int64), np.asarray(seeds, np.int64),
+                                    mask_out, book.counts if count else None, book.max_cycles, book.ep_return,
+                                    book.ep_length, (book.terminated, book.truncated, book.over), book.obs,
+                                    book.obs_radius)
+        book.fresh = count
 
     def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
         return self.core.legal_mask(st, out=out)

@@ -232,6 +232,19 @@ def episode_slot(i, reward, by_result, fill, stepped, ep_return, ep_length, resu
 
 
 @jit
+def first_illegal(mask: np.ndarray, slots: np.ndarray, actions: np.ndarray) -> int:
+    """The episode layer's action check in one pass: the first i whose action is out of range 0..A-1 or not legal
+    in row ``slots[i]`` of ``mask`` ((B, A) bool), else -1. As numpy operations (a range test, a fancy index, two
+    reductions) it cost 24-40 us at B = 1024 on the 2-core VM; this, 4-5 us with the call."""
+    n = mask.shape[1]
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= n or not mask[slots[i], a]:
+            return i
+    return -1
+
+
+@jit
 def after_step(reward: np.ndarray, by_result: np.ndarray, fill: bool, stepped: np.ndarray, ep_return: np.ndarray,
                ep_length: np.ndarray, result: np.ndarray, rounds: np.ndarray, max_cycles: int,
                terminated: np.ndarray, truncated: np.ndarray, over: np.ndarray, done: np.ndarray) -> int:

@@ -236,11 +236,23 @@ SETUP_CHUNK = 8  # games per task of the threaded setup: a game takes 2-5 us, a 
 def setup_range(states, params, games, seeds, empty, start, stop):
     """setup_games for games[start:stop]: a game depends on its seed alone, so any split gives the same games."""
     P = params[0]
-    order = np.empty(max(MAX_STACK, P.pool_size, P.n_cave, 8), dtype=np.int64)
-    draws = np.empty(order.shape[0], dtype=np.uint64)
+    order, draws = setup_scratch(P)
     for i in range(start, stop):
-        b = games[i]
-        n_seats = states[b].n_seats
-        states[b] = empty[0]
-        states[b].n_seats = n_seats
-        setup_game(states[b], P, seed_key(seeds[i]), order, draws)
+        new_game(states, games[i], P, seeds[i], empty, order, draws)
+
+
+@jit
+def setup_scratch(P):
+    """(order, draws): the scratch arrays that ``new_game`` shuffles with, one pair per thread."""
+    order = np.empty(max(MAX_STACK, P.pool_size, P.n_cave, 8), dtype=np.int64)
+    return order, np.empty(order.shape[0], dtype=np.uint64)
+
+
+@jit
+def new_game(states, b, P, seed, empty, order, draws):
+    """Slot b's game starts anew from ``seed``: every field back to its empty value (its seats kept), then the
+    setup rules."""
+    n_seats = states[b].n_seats
+    states[b] = empty[0]
+    states[b].n_seats = n_seats
+    setup_game(states[b], P, seed_key(seed), order, draws)
