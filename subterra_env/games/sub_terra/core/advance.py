@@ -117,8 +117,9 @@ def one_call_taken(batch: int) -> bool:
     return batch < PARALLEL_MIN_BATCH or ONE_CALL_AT_SCALE
 
 
-_NO_GRID = np.zeros((0, 1, 1, 1), dtype=np.int8)
-_NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
+# what the kernels get for their observation arrays when nothing is observed (``core/restart.py`` too)
+NO_GRID = np.zeros((0, 1, 1, 1), dtype=np.int8)
+NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
 
 
 class Advance:
@@ -150,7 +151,7 @@ class Advance:
              ) -> Callable[[np.ndarray, np.ndarray], int]:
         """The call with every argument but the actions and the stepping slots fixed (the episode layer's arrays
         stay the same from step to step): ``bound(actions, stepped) -> episodes ended``."""
-        grid, scalars = obs if obs is not None else (_NO_GRID, _NO_SCALARS)
+        grid, scalars = obs if obs is not None else (NO_GRID, NO_SCALARS)
         head = (st.packed, self._params)
         tail = (reward, self._by_result, ep_return, ep_length, max_cycles, *flags, mask_out, counts_out,
                 st.stack.shape[1], self._tables, self._scenario, radius, grid, scalars, obs is not None)

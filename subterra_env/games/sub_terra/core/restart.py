@@ -24,6 +24,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from .advance import NO_GRID, NO_SCALARS
 from .jit import jit, parallel_section
 from .kernels import episode_end, game_counts
 from .moves import legal_mask
@@ -98,8 +99,6 @@ def restart_parallel(states, params, games, seeds, empty, mask_out, counts_out, 
                          grid_out, scalars_out, final_grid, final_scalars, observe)
 
 
-_NO_GRID = np.zeros((0, 1, 1, 1), dtype=np.int8)
-_NO_SCALARS = np.zeros((0, 1), dtype=np.int8)
 _NO_COUNTS = np.zeros((5, 0), dtype=np.int64)
 
 
@@ -114,14 +113,14 @@ def restart_games(core: Core, st: State, games: np.ndarray, seeds: np.ndarray, m
     or None without ``obs``. The caller owns every array (``Core.reset`` checks the slots; this does not)."""
     n = len(games)
     if obs is None:
-        grid, scalars, finals = _NO_GRID, _NO_SCALARS, None
+        grid, scalars, finals = NO_GRID, NO_SCALARS, None
     else:
         grid, scalars = obs
         finals = (np.empty((n, *grid.shape[1:]), dtype=np.int8), np.empty((n, scalars.shape[1]), dtype=np.int8))
     args = (st.packed, core.params, games, seeds, EMPTY_RECORD, mask_out,
             _NO_COUNTS if counts_out is None else counts_out, counts_out is not None, max_cycles, ep_return,
             ep_length, *flags, st.stack.shape[1], _tables(core.cat), core.cat.scenario, radius, grid, scalars,
-            *(finals or (_NO_GRID, _NO_SCALARS)), obs is not None)
+            *(finals or (NO_GRID, NO_SCALARS)), obs is not None)
     if n >= PARALLEL_MIN_RESTART and core.threads != 1:
         with parallel_section(core.threads):
             restart_parallel(*args)
