@@ -6,16 +6,19 @@
     python -m benchmarks.sps --kinds aec core itc reference --batches 1 4096   # only some kinds of rows
     python -m benchmarks.sps_compare run1.json run2.json ...   # how far the rows of several runs agree
 
-How a row is timed (so that runs agree: the machines are shared and noisy): its stepper is warmed up for
-``--warmup`` seconds, then timed ``--repeats`` times for ``--seconds`` each; before every timed run the machine
-rests ``--rest`` seconds (the OpenMP workers of a threaded row spin on after it and slowed the next rows) and
-Python collects its garbage; after every timed run the reference game (``--reference``, connect_four_v3) is
-timed the same way, so each repeat gives the row's ratio to it under the same conditions. The table reports the
-median rate, the spread of the repeats ((max - min) / median: above 15% the row is not a figure yet) and "x ref",
-the median of the ratios, which cancels the drift of the machine's load between rows and between runs. Beside
-them, "undisturbed" and "x undist.": each run is cut into 0.1 s slices, and the row's 90th percentile of its
-slices' rates over the reference's 90th percentile (its runs interleaved with this row's): other tenants of the
-machine only ever slow a slice down, so the fast end is what the code costs (``undisturbed``).
+How a row is timed (so that runs agree: the machines are shared and noisy): every row's stepper is built and warmed
+up for ``--warmup`` seconds, then the rows are timed in ``--repeats`` rounds, each row once a round for
+``--seconds`` after 0.2 s of untimed calls (``--order rounds``; ``--order rows`` times a row's repeats one after the
+other instead), so that a row's repeats are spread over the whole run rather than the few seconds in which the
+machine's speed drifts together; before every timed run the machine rests ``--rest`` seconds (the OpenMP workers of
+a threaded row spin on after it and slowed the next rows) and Python collects its garbage; after every timed run the
+reference game (``--reference``, connect_four_v3) is timed the same way, so each repeat gives the row's ratio to it
+under the same conditions. The table reports the median rate, the spread of the repeats ((max - min) / median: above
+15% the row is not a figure yet) and "x ref", the median of the ratios, which cancels the drift of the machine's
+load between rows and between runs. Beside them, "undisturbed" and "x undist.": each run is cut into 0.1 s slices,
+and the row's 90th percentile of its slices' rates over the reference's 90th percentile (its runs interleaved with
+this row's): other tenants of the machine only ever slow a slice down, so the fast end is what the code costs
+(``undisturbed``).
 
 Rows (every one timed by the same loop; all but the heuristic's under random legal play):
 
@@ -111,6 +114,7 @@ DEFAULT_OUT = Path(__file__).parent / "results" / "sps.json"
 OBS_RADIUS = 7
 TRAINER_RADIUS = 2  # training/ppo.py's ego network's window (configs/train/ppo_tiny.yaml obs_radius)
 WARMUP_CALLS = 3
+REWARM = 0.2  # seconds of untimed calls before each timed run in rounds (``time_in_rounds``), at most --warmup
 MEMORY_CALLS = 5
 TORCHRL_BATCHES = (1, 256, 1024)  # the issue's rows: >= 100,000 env-steps/s at B = 1024 on the 2-core machine
 HEURISTIC_BATCH = 4096  # the issue's target: >= 100,000 heuristic decisions/s at B = 4096 on the 2-core machine
@@ -183,33 +187,68 @@ def measure(kind: str, name: str, batch: int, make_step: Callable[[], Step], tim
     each followed by a run of the interleaved reference game (``timing.reference``) under the same conditions,
     so the row's ratio to it (``x_reference``, the median of the per-repeat ratios) cancels the machine's drift.
     Beside the medians, the undisturbed rates (``undisturbed``): the row's and the reference's over the slices of
-    all their runs.
+    all their runs. The repeats run one after the other (``--order rows``; ``run_rows`` takes them in rounds).
 
     Before every timed run the machine rests (``timing.rest`` seconds: numba's OpenMP workers of a threaded row
     spin on after it, and the kernel's page cache and frequency settle) and Python's garbage is collected.
     An ImportError while building the stepper gives a "not installed" row instead of an exception."""
-    try:
-        step = make_step()
-    except ImportError as e:
-        return Row(kind, name, batch, status=f"not installed ({type(e).__name__}: {e})", timer=timer)
-    warm_up(step, timing.warmup)
-    runs, ratios, slices, reference_slices = [], [], [], []
+    timed = Timed.start(kind, name, batch, make_step, timing, timer)
+    if isinstance(timed, Row):
+        return timed
     for _ in range(timing.repeats):
-        runs.append(timing.run(step, slices))
+        timed.run_once(timing)
+    return timed.row()
+
+
+@dataclass
+class Timed:
+    """A row being timed: its warmed-up stepper, and the runs (rate, calls/s, games/s) and slices so far."""
+
+    kind: str
+    name: str
+    batch: int
+    timer: str
+    step: Step
+    runs: list[tuple[float, float, float]] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)  # each run's rate over the reference run after it
+    slices: list[float] = field(default_factory=list)
+    reference_slices: list[float] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, kind: str, name: str, batch: int, make_step: Callable[[], Step], timing: Timing,
+              timer: str = "wall") -> Timed | Row:
+        """The stepper built and warmed up; a "not installed" Row where building it raised ImportError."""
+        try:
+            step = make_step()
+        except ImportError as e:
+            return Row(kind, name, batch, status=f"not installed ({type(e).__name__}: {e})", timer=timer)
+        warm_up(step, timing.warmup)
+        return cls(kind, name, batch, timer, step)
+
+    def run_once(self, timing: Timing, rewarm: float = 0.0) -> None:
+        """One timed run of the row and one of the reference after it; ``rewarm`` seconds of untimed calls first
+        (``warm_up``: a row whose caches the other rows of a round have since filled)."""
+        if rewarm:
+            warm_up(self.step, rewarm)
+        self.runs.append(timing.run(self.step, self.slices))
         if timing.reference is not None:
-            ratios.append(runs[-1][0] / timing.run(timing.reference, reference_slices)[0])
-    fast = undisturbed(slices)
-    fast_reference = undisturbed(reference_slices)
-    runs.sort()
-    sps, cps, gps = runs[len(runs) // 2]
-    if timer != "wall":
-        gps = 0.0  # games finished per second of the agent's part alone would mean nothing: not reported
-    samples = [r[0] for r in runs]
-    return Row(kind, name, batch, timer=timer, env_steps_per_s=sps, calls_per_s=cps,
-               us_per_call=1e6 / cps if cps else 0.0, games_per_s=gps, samples=samples,
-               spread=(samples[-1] - samples[0]) / sps if sps else 0.0,
-               x_reference=float(np.median(ratios)) if ratios else 0.0, undisturbed_env_steps_per_s=fast,
-               x_reference_undisturbed=fast / fast_reference if fast_reference else 0.0, slices=len(slices))
+            self.ratios.append(self.runs[-1][0] / timing.run(timing.reference, self.reference_slices)[0])
+
+    def row(self) -> Row:
+        """The table's line: the median run, the repeats' spread, the median ratio, the undisturbed rates."""
+        fast, fast_reference = undisturbed(self.slices), undisturbed(self.reference_slices)
+        runs = sorted(self.runs)
+        sps, cps, gps = runs[len(runs) // 2]
+        if self.timer != "wall":
+            gps = 0.0  # games finished per second of the agent's part alone would mean nothing: not reported
+        samples = [r[0] for r in runs]
+        return Row(self.kind, self.name, self.batch, timer=self.timer, env_steps_per_s=sps, calls_per_s=cps,
+                   us_per_call=1e6 / cps if cps else 0.0, games_per_s=gps, samples=samples,
+                   spread=(samples[-1] - samples[0]) / sps if sps else 0.0,
+                   x_reference=float(np.median(self.ratios)) if self.ratios else 0.0,
+                   undisturbed_env_steps_per_s=fast,
+                   x_reference_undisturbed=fast / fast_reference if fast_reference else 0.0,
+                   slices=len(self.slices))
 
 
 def undisturbed(slices: list[float]) -> float:
@@ -662,14 +701,20 @@ SCENARIO_ROWS = ("annihilation", "extraction", "investigation")  # the built sce
 
 
 def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
-             kinds: tuple[str, ...] = KINDS) -> list[Row]:
-    def row(kind: str, name: str, batch: int, make_step: Callable[[], Step], timer: str = "wall") -> Row:
+             kinds: tuple[str, ...] = KINDS, order: str = "rounds") -> list[Row]:
+    """Every row of ``kinds``, printed as its line is known. ``order``: "rounds" builds and warms up every row
+    first, then times repeat k of every row in round k (``time_in_rounds``); "rows" times a row's repeats one
+    after the other, then the next row's (the only order before issue 43's rounds)."""
+    def row(kind: str, name: str, batch: int, make_step: Callable[[], Step], timer: str = "wall") -> Row | Timed:
+        if order == "rounds":
+            return Timed.start(kind, name, batch, make_step, timing, timer)
         r = measure(kind, name, batch, make_step, timing, timer=timer)
         print_row(r, flush=True)
         return r
 
-    print_header(timing.reference_name)
-    rows = []
+    if order == "rows":
+        print_header(timing.reference_name)
+    rows: list[Row | Timed] = []
     if "aec" in kinds:
         rows.append(row("aec", "subterra AEC env (PettingZoo)", 1, partial(aec_stepper, subterra_env.env, seed)))
     if "core" in kinds:
@@ -719,10 +764,33 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
             label = module + "".join(f" {k}={v}" for k, v in kwargs.items())
             make_env = pettingzoo_classic(module, env_id, **kwargs)
             rows.append(row("reference", label, 1, partial(aec_stepper, make_env, seed)))
-    return rows
+    if order == "rows":
+        return rows  # type: ignore[return-value]  # measured: every entry is a Row
+    return time_in_rounds(rows, timing)
 
 
-def heuristic_rows(batches: list[int], seed: int, row: Callable[..., Row]) -> list[Row]:
+def time_in_rounds(rows: list[Row | Timed], timing: Timing) -> list[Row]:
+    """Repeat k of every row in round k, each after REWARM seconds of its own untimed calls; then the table.
+
+    Why rounds: the machine's speed drifts over tens of seconds to minutes (another tenant's work, the host's
+    clock and caches), which a row's repeats taken together (10-20 s) all share, so its median moved with the
+    moment it ran. In rounds, a row's repeats are spread over the whole run and its median over as many moments."""
+    timed = [r for r in rows if isinstance(r, Timed)]
+    start = time.perf_counter()
+    for k in range(timing.repeats):
+        for t in timed:
+            t.run_once(timing, rewarm=min(REWARM, timing.warmup))
+        print(f"round {k + 1} of {timing.repeats}: {len(timed)} rows timed ({time.perf_counter() - start:,.0f} s)",
+              flush=True)
+    print()
+    print_header(timing.reference_name)
+    table = [r.row() if isinstance(r, Timed) else r for r in rows]
+    for r in table:
+        print_row(r, flush=True)
+    return table
+
+
+def heuristic_rows(batches: list[int], seed: int, row: Callable[..., Row | Timed]) -> list[Row | Timed]:
     """The compiled heuristic team's rows (see the module docstring), at B = 4096 (or the largest B) and B = 1."""
     b = HEURISTIC_BATCH if HEURISTIC_BATCH in batches else max(batches)
     rows = [row("heuristic", "heuristic decide", b, partial(heuristic_decide_stepper, b, seed), "decide")]
@@ -817,6 +885,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="a tiny run for smoke tests: the smaller defaults above")
     p.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS),
                    help="which kinds of rows to run [default: all]")
+    p.add_argument("--order", choices=("rounds", "rows"), default="rounds",
+                   help="rounds: repeat k of every row in round k (a row's repeats spread over the run); rows: a "
+                        "row's repeats one after the other [default: rounds]")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
                    help="where to write the JSON results [default: benchmarks/results/sps.json]")
     args = p.parse_args(argv)
@@ -842,7 +913,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     timing = Timing(args.seconds, args.repeats, args.warmup, args.rest)
     if args.reference != "none" and (reference := reference_stepper(args.reference, args.seed)) is not None:
         timing.reference, timing.reference_name = reference, args.reference
-    rows = run_rows(args.batches, args.num_envs, timing, args.seed, tuple(args.kinds))
+    rows = run_rows(args.batches, args.num_envs, timing, args.seed, tuple(args.kinds), args.order)
     memory = memory_per_game(max(args.batches), args.seed)
     print(f"\nmemory: state {memory['state_bytes_per_game']:,} B/game; tracemalloc peak "
           f"{memory['peak_traced_bytes_per_game']:,.0f} B/game (init + {MEMORY_CALLS} step+mask+obs calls "

@@ -131,6 +131,34 @@ def test_measure_reports_the_undisturbed_ratio_to_the_reference(monkeypatch: pyt
     assert row.samples[0] == pytest.approx(120 * 13 / 0.51)  # the slowed run: 4 x 0.06 + 9 x 0.03 s
 
 
+def test_rounds_time_repeat_k_of_every_row_in_round_k(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    sps = load_sps(monkeypatch)
+    calls: list[str] = []
+
+    class Logged(OwnTimer):
+        def __init__(self, name: str, steps: int, seconds: list[float]):
+            super().__init__(steps, seconds)
+            self.name = name
+
+        def __call__(self) -> tuple[int, int, float]:
+            calls.append(self.name)
+            return super().__call__()
+
+    timing = sps.Timing(seconds=0.1, repeats=2, warmup=0.0, rest=0.0)
+    a = sps.Timed.start("core", "a", 4, lambda: Logged("a", 10, [0.05]), timing)
+    b = sps.Timed.start("core", "b", 4, lambda: Logged("b", 10, [0.025]), timing)
+    missing = sps.Row("core", "c", 1, status="not installed (ImportError: c)")
+    rows = sps.time_in_rounds([a, missing, b], timing)
+    # built and warmed up (3 calls each), then round 1 (a: two 0.05 s calls, b: four 0.025 s ones), then round 2
+    assert "".join(calls) == "aaabbb" + "aabbbb" + "aabbbb"
+    assert [r.name for r in rows] == ["a", "c", "b"] and rows[1] is missing
+    assert rows[0].samples == pytest.approx([200, 200]) and rows[2].samples == pytest.approx([400, 400])
+    out = capsys.readouterr().out
+    assert "round 1 of 2: 2 rows timed" in out and "round 2 of 2: 2 rows timed" in out
+    assert out.index("round 2 of 2") < out.index("benchmark")  # the table after the last round
+
+
 def _run_file(path: Path, rows: list[tuple[str, int, float, float]], fast: list[tuple[float, float]] | None = None
               ) -> Path:
     """A run's JSON with the given (name, batch, env-steps/s, x ref) rows; ``fast``: their (undisturbed rate, its
