@@ -702,9 +702,12 @@ SCENARIO_ROWS = ("annihilation", "extraction", "investigation")  # the built sce
 
 def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
              kinds: tuple[str, ...] = KINDS, order: str = "rounds") -> list[Row]:
-    """Every row of ``kinds``, printed as its line is known. ``order``: "rounds" builds and warms up every row
-    first, then times repeat k of every row in round k (``time_in_rounds``); "rows" times a row's repeats one
-    after the other, then the next row's (the only order before issue 43's rounds)."""
+    """Every row of ``kinds``, printed as its line is known (in rounds, after the last round). ``order``: "rounds"
+    builds and warms up every row first, then times repeat k of every row in round k (``time_in_rounds``); "rows"
+    times a row's repeats one after the other, then the next row's (the only order before issue 43's rounds)."""
+    if order not in ("rounds", "rows"):
+        raise ValueError(f"order={order!r}: expected 'rounds' or 'rows'")
+
     def row(kind: str, name: str, batch: int, make_step: Callable[[], Step], timer: str = "wall") -> Row | Timed:
         if order == "rounds":
             return Timed.start(kind, name, batch, make_step, timing, timer)
