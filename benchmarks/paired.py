@@ -6,8 +6,8 @@
     python -m benchmarks.paired 5bdee37 --row sb3 --batch 256  # the SB3 VecEnv at 256 envs instead of the core
 
 On the shared machines a row of ``benchmarks/sps.py`` moves 15-40% between runs, more than most changes to the
-engine, so a change is judged by pairs instead: the other commit is extracted (``git archive``) into a temporary
-folder, and each pair runs one process in each tree (which goes first alternates), each timing the core row
+engine, so a change is judged by pairs instead: the other commit is extracted (``git archive``) into a folder of
+its own, and each pair runs one process in each tree (which goes first alternates), each timing the core row
 ``sps.core_stepper(batch, obs, seed, threads=threads)`` of its own tree (a warm-up, then the median of
 ``--repeats`` runs of ``--seconds``), or with ``--row`` another interface's row of ``benchmarks/sps.py`` at
 ``--batch`` games: ``torchrl`` (``torchrl_stepper``), ``sb3`` (``sb3_stepper``), ``gymnasium``
@@ -15,7 +15,9 @@ folder, and each pair runs one process in each tree (which goes first alternates
 and how many pairs were faster; a slow spell of the machine hits the two processes of a pair alike far more often
 than two separate runs. The other tree must have ``benchmarks/sps.py`` with ``core_stepper`` and ``timed_run``
 (commits since 2026-11-28). Both trees run this machine's own compiled code (``SUBTERRA_PORTABLE=0``): the other
-tree's is compiled once, into numba's cache, before the first pair (a few minutes unless it is cached already).
+tree's is compiled once, into numba's cache, before the first pair (a few minutes unless it is cached already: a
+commit's tree is kept in ``~/.cache/subterra_env/paired/<commit>``, 29 MB, since numba's cache is keyed by the files'
+paths, so later comparisons with that commit load its code; delete the folder to free the space).
 Until 2026-12-04 the other tree loaded its shipped portable code where that matched its sources (generic x86-64
 instructions, ``core/portable.py``) while this tree, edited, ran native code: such pairs favoured this tree.
 
@@ -59,16 +61,36 @@ print(json.dumps(statistics.median(rates)))
 """
 
 
-def extract(ref: str, into: Path) -> Path:
-    """Commit ``ref`` of this repository as files under ``into`` (``git archive``: no worktree to clean up)."""
-    archive = into / "tree.tar"
-    done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), ref],
+def trees_dir() -> Path:
+    """Where other commits' trees are kept: one folder per commit, so that numba's cache of a tree's native code
+    (keyed by its files' paths) serves every later comparison with that commit."""
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "subterra_env" / "paired"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def extract(ref: str) -> Path:
+    """Commit ``ref`` of this repository as files in ``trees_dir()``, in a folder named by its full commit hash,
+    extracted once (``git archive``: no worktree to clean up) and reused after."""
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
                           capture_output=True, text=True)
     if done.returncode:
-        raise SystemExit(f"git archive {ref}: {done.stderr.strip() or 'failed'}")
-    tree = into / "other"
-    with tarfile.open(archive) as tar:
-        tar.extractall(tree, filter="data")
+        raise SystemExit(f"git rev-parse {ref}: not a commit of {ROOT}")
+    tree = trees_dir() / done.stdout.strip()
+    if not tree.exists():
+        with tempfile.TemporaryDirectory(prefix=".extract-", dir=tree.parent) as tmp:
+            archive, part = Path(tmp) / "tree.tar", Path(tmp) / "tree"
+            done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), ref],
+                                  capture_output=True, text=True)
+            if done.returncode:
+                raise SystemExit(f"git archive {ref}: {done.stderr.strip() or 'failed'}")
+            with tarfile.open(archive) as tar:
+                tar.extractall(part, filter="data")
+            try:  # whole or not at all: a second process extracting the same commit at once keeps the first's
+                part.rename(tree)
+            except OSError:
+                if not tree.exists():
+                    raise
     if not (tree / "benchmarks" / "sps.py").exists():
         raise SystemExit(f"{ref} has no benchmarks/sps.py to time")
     return tree
@@ -94,19 +116,18 @@ def _env(tree: Path) -> dict[str, str]:
 def pairs(ref: str, settings: dict[str, Any], n: int, show: bool = True) -> dict[str, Any]:
     """``n`` pairs (the other tree first in the first, third, ... pair, this one first in the others); returns the
     report (see the module docstring)."""
-    with tempfile.TemporaryDirectory(prefix="subterra-paired-") as tmp:
-        other = extract(ref, Path(tmp))
-        time_tree(other, {**settings, "seconds": 0.01, "repeats": 1})  # its code compiled (or found) before pair 1
-        rows = []
-        for k in range(n):
-            if k % 2 == 0:  # which tree goes first alternates, so that an order effect cancels
-                before, after = time_tree(other, settings), time_tree(ROOT, settings)
-            else:
-                after, before = time_tree(ROOT, settings), time_tree(other, settings)
-            rows.append({"other": before, "this": after, "ratio": after / before})
-            if show:
-                print(f"pair {k + 1}: {ref} {before:>13,.0f}  this tree {after:>13,.0f}  ratio {after / before:.3f}",
-                      flush=True)
+    other = extract(ref)
+    time_tree(other, {**settings, "seconds": 0.01, "repeats": 1})  # its code compiled (or found) before pair 1
+    rows = []
+    for k in range(n):
+        if k % 2 == 0:  # which tree goes first alternates, so that an order effect cancels
+            before, after = time_tree(other, settings), time_tree(ROOT, settings)
+        else:
+            after, before = time_tree(ROOT, settings), time_tree(other, settings)
+        rows.append({"other": before, "this": after, "ratio": after / before})
+        if show:
+            print(f"pair {k + 1}: {ref} {before:>13,.0f}  this tree {after:>13,.0f}  ratio {after / before:.3f}",
+                  flush=True)
     ratios = [r["ratio"] for r in rows]
     return {"ref": ref, "pairs": rows, "median_ratio": statistics.median(ratios),
             "faster": sum(r > 1 for r in ratios), "settings": settings}
