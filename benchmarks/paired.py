@@ -76,12 +76,13 @@ def extract(ref: str) -> Path:
                           capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"git rev-parse {ref}: not a commit of {ROOT}")
-    tree = trees_dir() / done.stdout.strip()
+    commit = done.stdout.strip()  # archived by its hash: a ref that moves meanwhile (HEAD) cannot mix two commits
+    tree = trees_dir() / commit
     if not tree.exists():
         with tempfile.TemporaryDirectory(prefix=".extract-", dir=tree.parent) as tmp:
             archive, part = Path(tmp) / "tree.tar", Path(tmp) / "tree"
-            done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), ref],
-                                  capture_output=True, text=True)
+            done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive),
+                                   commit], capture_output=True, text=True)
             if done.returncode:
                 raise SystemExit(f"git archive {ref}: {done.stderr.strip() or 'failed'}")
             with tarfile.open(archive) as tar:
