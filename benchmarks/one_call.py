@@ -4,11 +4,11 @@
     python -m benchmarks.one_call --threads 2 16 --batches 1024 --pairs 7 --out /tmp/one_call.json
 
 At ``PARALLEL_MIN_BATCH`` games and more a batch can be stepped in one threaded call (step, bookkeeping, mask,
-counts and observation of a game together: ``advance_parallel``) or in separate threaded kernels (step, then
-mask, then observation, each over the whole batch). The episode layer takes the one call (``one_call_taken``);
-this times both ways, per thread count and batch size, as pairs (one run of each, which goes first alternating; a
-slow spell of a shared machine hits both runs of a pair alike): the core row of ``benchmarks/sps.py``
-("step+mask+obs", ``core_stepper`` with ``one_call`` forced either way: the kernels alone) and the interfaces of
+counts and observation of a game together: ``advance_parallel``) or in separate threaded kernels (step, then mask,
+then observation, each over the whole batch). The episode layer takes the one call (``one_call_taken``); this times
+both ways, per thread count and batch size, as pairs (one run of each, which goes first alternating; a slow spell of
+a shared machine hits both runs of a pair alike): the core row of ``benchmarks/sps.py`` ("step+mask+obs",
+``core_stepper`` with ``one_call`` forced either way, each with its own autoreset) and the interfaces of
 ``--interfaces`` at ``--interface-batch`` games, through the episode layer: the native TorchRL env, the gymnasium
 VectorEnv or the SB3 VecEnv (``sps``'s steppers; ``ONE_CALL_AT_SCALE`` set before each run). The episode layer's
 separate way also books the episodes and, for interfaces that report every slot's info or where games end, counts

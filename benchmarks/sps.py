@@ -23,16 +23,14 @@ this row's): other tenants of the machine only ever slow a slice down, so the fa
 Rows (every one timed by the same loop; all but the heuristic's under random legal play):
 
     aec        the PettingZoo AEC env, ``subterra_env.env()``, one game
-    core       the compiled ``Core`` at each batch size B, the fastest way through the batch: one
-               ``core.advance`` call per decision of every game below 64 games, as the episode layer takes it (step,
-               episode bookkeeping, legal masks, info counts: "step+mask"; and the acting cavers' observations,
-               radius 7, into preallocated arrays: "step+mask+obs"), above it the separate kernels (step, mask,
-               observation: no bookkeeping or counts, which the episode layer's one call also does there; see
-               ``core/advance.py`` and ``benchmarks/one_call.py``); finished games are re-initialised in place,
-               so every call steps B live games.
+    core       the compiled ``Core`` at each batch size B, the way the episode layer takes it: one ``core.advance``
+               call per decision of every game (step, episode bookkeeping, legal masks, info counts: "step+mask";
+               and the acting cavers' observations, radius 7, into preallocated arrays: "step+mask+obs"), then the
+               episode layer's autoreset (``core.restart_games``: the new games, their mask rows and observations),
+               so every call steps B live games (``core/advance.py``, ``benchmarks/one_call.py``).
                The actions come from the mask, so the step runs unchecked (as the vector envs do); at B = 4096
                (or the largest B) more rows: 1 thread (``Core(threads=1)``) beside numba's default (every core),
-               "one call" (``core.advance`` at that size too, as the episode layer takes it there), "radius
+               "separate kernels" (step, then masks, then observations, each a pass over the batch), "radius
                2" (the native trainer's 5 x 5 window instead of the default 15 x 15: 0.9 KB written a game a
                decision instead of 7.6 KB; at B = 4096 memory bounds the default row), "checked"
                (separate calls with the default checked step, each action tested against a freshly computed mask)
@@ -97,6 +95,7 @@ from subterra_env.config import GameConfig
 from subterra_env.games.sub_terra.core.advance import Advance
 from subterra_env.games.sub_terra.core.jit import PARALLEL_MIN_BATCH, parallel_section
 from subterra_env.games.sub_terra.core.observe import observe
+from subterra_env.games.sub_terra.core.restart import restart_games
 from subterra_env.games.sub_terra.core.rng import draw_one
 from subterra_env.games.sub_terra.core.rules import Core
 from subterra_env.games.sub_terra.core.state import RUNNING
@@ -412,13 +411,13 @@ def aec_stepper(make_env: Callable[[], Any], seed: int) -> Step:
 def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | None = None,
                  threads: int | None = None, checked: bool = False, one_call: bool | None = None,
                  radius: int = OBS_RADIUS) -> Step:
-    """One decision of every game of a batch, the fastest way: below PARALLEL_MIN_BATCH games one ``core.advance``
-    call as the episode layer takes it (step, episode bookkeeping, legal masks, info counts and, ``with_obs``, the
-    acting cavers' observations), at larger batches the separate kernels (legal_mask, observe, step), which are
-    faster there for these alone (the episode layer takes the one call there too, for its bookkeeping and counts:
-    core/advance.py); ``one_call`` forces either. Finished games re-initialised in place. ``checked``: separate
-    calls with the default checked step (each action tested against a freshly computed mask). ``radius``: the
-    observation window's (7: the env's default, 15 x 15; 2: the native trainer's 5 x 5)."""
+    """One decision of every game of a batch as the episode layer takes it: one ``core.advance`` call (step,
+    episode bookkeeping, legal masks, info counts and, ``with_obs``, the acting cavers' observations) and the
+    autoreset of the games that ended (``restart_games``: their setup, mask rows and observations, in one more
+    call). ``one_call=False``: the separate kernels instead (legal_mask, observe, step, each a pass over the whole
+    batch; finished games re-initialised in place). ``checked``: separate calls with the default checked step (each
+    action tested against a freshly computed mask). ``radius``: the observation window's (7: the env's default,
+    15 x 15; 2: the native trainer's 5 x 5)."""
     core = Core(config or GameConfig(), threads=threads)
     next_seed = seed << 32  # game seeds seed<<32, seed<<32 + 1, ...: a fresh game for every reset
     st = core.init(np.arange(next_seed, next_seed + batch))
@@ -443,12 +442,14 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
                                      book.counts, (grid, scalars) if with_obs else None, radius)
 
     def one_trip() -> tuple[int, int]:
+        nonlocal next_seed
         bound(policy(mask), book.all_slots)
         done = np.flatnonzero(book.over)
-        if len(done):
-            restart(done)
-            book.over[done] = False
-            core.legal_mask(st, out=mask)
+        if len(done):  # the episode layer's autoreset: the new games, their mask rows and observations only
+            seeds = np.arange(next_seed, next_seed + len(done))
+            next_seed += len(done)
+            restart_games(core, st, done, seeds, mask, book.counts, MAX_ROUND, book.ep_return, book.ep_length,
+                          (book.terminated, book.truncated, book.over), (grid, scalars) if with_obs else None, radius)
         return batch, len(done)
 
     def separate_calls() -> tuple[int, int]:
@@ -461,10 +462,8 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
             restart(done)
         return batch, len(done)
 
-    # one call below PARALLEL_MIN_BATCH, as the episode layer; the separate kernels above, the faster way through
-    # a large batch for step, mask and observation alone (core/advance.py; the "one call" row times the other)
-    if one_call is None:
-        one_call = batch < PARALLEL_MIN_BATCH and not checked
+    if one_call is None:  # the one call at every batch size, as the episode layer (core/advance.py)
+        one_call = not checked
     return one_trip if one_call else separate_calls
 
 
@@ -737,8 +736,8 @@ def run_rows(batches: list[int], num_envs: int, timing: Timing, seed: int,
         # 5 x 5 writes 0.9 KB
         rows.append(row("core", "core step+mask+obs, radius 2", b, partial(core_stepper, b, True, seed,
                                                                             radius=TRAINER_RADIUS)))
-        rows.append(row("core", "core step+mask+obs, one call", b, partial(core_stepper, b, True, seed,
-                                                                            one_call=True)))
+        rows.append(row("core", "core step+mask+obs, separate kernels", b, partial(core_stepper, b, True, seed,
+                                                                                     one_call=False)))
         rows.append(row("core", "core observation bytes alone (zeroed, no rules)", b,
                         partial(observation_bytes_stepper, b)))
     if "heuristic" in kinds:

@@ -31,7 +31,7 @@ def test_quick_run_writes_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                 ("connect_four_v3", 1), ("hanabi_v5 players=4", 1), ("TorchRL PettingZooWrapper", 1)}
     expected |= {("TorchRL env (native)", b) for b in sps.TORCHRL_BATCHES}
     expected |= {(f"core {v}", b) for v in ("step+mask", "step+mask+obs") for b in sps.QUICK_BATCHES}
-    expected |= {("core step+mask+obs, one call", max(sps.QUICK_BATCHES)),
+    expected |= {("core step+mask+obs, separate kernels", max(sps.QUICK_BATCHES)),
                  ("core step+mask+obs, radius 2", max(sps.QUICK_BATCHES)),
                  ("core observation bytes alone (zeroed, no rules)", max(sps.QUICK_BATCHES))}
     expected |= {("in_the_cave AEC env (PettingZoo)", 1), ("in_the_cave core step+mask", 1),

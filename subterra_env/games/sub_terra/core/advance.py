@@ -7,13 +7,16 @@ info counts and ``observe`` from ``last()``), each with numba's argument checks 
 book the episode (``kernels.episode_slot``: the reward, return, length and flags, the one definition of how an
 episode ends), write its new mask row, its ``INFO_KEYS`` counts and, when asked, the observation of its acting
 caver. The episode layer takes it for every batch (``sub_terra.SubTerra.advance``; ``one_call_taken``), unless its
-team reward is shaped. For the step, mask and observation alone the separate kernels stream through a large batch
-faster on up to 8 threads (B = 4096, one thread: 0.85-1.09M decisions/s with observations against 0.65-0.76M for
-this call; ``python -m benchmarks.one_call``: 0.72-0.93x on 1-8 threads, 0.98-1.01x on 16, on the 2-core VM
-0.73-0.95x), but the episode layer needs more than those: the bookkeeping and, for the interfaces that report
-every slot's info (the TorchRL env) or where games end, the counts, each a pass of its own over every game's record
-beside them. Through the interfaces this call is the faster at every thread count measured (B = 1024, TorchRL env
-1.13-1.25x, gymnasium VectorEnv 1.09-1.14x on 1-16 threads of an Intel Xeon).
+team reward is shaped, and then starts the games that ended in one more call (``core/restart.py``).
+
+Against the separate kernels (step, then masks, then observations, each a pass over the whole batch) this call
+reads each game's 2.4 KB record once a decision instead of three times. ``python -m benchmarks.one_call`` on the
+2-core VM (B = 4096, two threads, 7 pairs): 729k against 613k decisions/s with observations, 1.19x; one thread
+1.11x; at B = 1024 1.06x on two threads and 0.96x on one. (Until 2026-12-05 that benchmark's one-call row redid
+every game's mask after each autoreset, a second pass over the batch, and so measured the separate kernels as
+the faster way: 0.72-0.95x.) Through the interfaces it was the faster at every thread count measured (B = 1024,
+TorchRL env 1.13-1.25x, gymnasium VectorEnv 1.09-1.14x on 1-16 threads of an Intel Xeon), as they also need the
+bookkeeping and the counts.
 
 The arrays, per game b of the batch (B,) unless said:
     actions int64, stepped bool (the slot takes part in this step), reward float32 (the step's team reward:
@@ -54,9 +57,7 @@ class RewardSettings(Protocol):
 
 
 # Inlined into the batch loops rather than called per game with two dozen array arguments (DESIGN.md: such a
-# per-game call was 10x slower than the loop inside one call). Even inlined, at B = 4096 on one thread the one
-# call ran at 2.1-2.4M decisions/s without observations against 2.7-3.9M for the separate mask and step kernels:
-# hence the episode layer's threshold (module docstring).
+# per-game call was 10x slower than the loop inside one call).
 @numba.njit(inline="always")
 def advance_game(states, b, P, action, stepped, reward, by_result, ep_return, ep_length,
                  max_cycles, terminated, truncated, over, done, mask_out, counts_out, stack_size, tables, scenario,
