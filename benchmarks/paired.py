@@ -11,13 +11,14 @@ its own, and each pair runs one process in each tree (which goes first alternate
 ``sps.core_stepper(batch, obs, seed, threads=threads)`` of its own tree (a warm-up, then the median of
 ``--repeats`` runs of ``--seconds``), or with ``--row`` another interface's row of ``benchmarks/sps.py`` at
 ``--batch`` games: ``torchrl`` (``torchrl_stepper``), ``sb3`` (``sb3_stepper``), ``gymnasium``
-(``gym_vector_stepper``). The report is every pair's ratio (this tree over the other), their median
-and how many pairs were faster; a slow spell of the machine hits the two processes of a pair alike far more often
-than two separate runs. The other tree must have ``benchmarks/sps.py`` with ``core_stepper`` and ``timed_run``
-(commits since 2026-11-28). Both trees run this machine's own compiled code (``SUBTERRA_PORTABLE=0``): the other
-tree's is compiled once, into numba's cache, before the first pair (a few minutes unless it is cached already: a
-commit's tree is kept in ``~/.cache/subterra_env/paired/<commit>``, 29 MB, since numba's cache is keyed by the files'
-paths, so later comparisons with that commit load its code; delete the folder to free the space).
+(``gym_vector_stepper``). The report is every pair's ratio (this tree over the other), their median and how many
+pairs were faster, with the other commit's full hash (``commit``: the ref may move later); a slow spell of the
+machine hits the two processes of a pair alike far more often than two separate runs. The other tree must have
+``benchmarks/sps.py`` with ``core_stepper`` and ``timed_run`` (commits since 2026-11-28). Both trees run this
+machine's own compiled code (``SUBTERRA_PORTABLE=0``): the other tree's is compiled once, into numba's cache, before
+the first pair (a few minutes unless it is cached already: a commit's tree is kept in
+``~/.cache/subterra_env/paired/<commit>``, 29 MB, since numba's cache is keyed by the files' paths, so later
+comparisons with that commit load its code; delete the folder to free the space).
 Until 2026-12-04 the other tree loaded its shipped portable code where that matched its sources (generic x86-64
 instructions, ``core/portable.py``) while this tree, edited, ran native code: such pairs favoured this tree.
 
@@ -130,7 +131,7 @@ def pairs(ref: str, settings: dict[str, Any], n: int, show: bool = True) -> dict
             print(f"pair {k + 1}: {ref} {before:>13,.0f}  this tree {after:>13,.0f}  ratio {after / before:.3f}",
                   flush=True)
     ratios = [r["ratio"] for r in rows]
-    return {"ref": ref, "pairs": rows, "median_ratio": statistics.median(ratios),
+    return {"ref": ref, "commit": other.name, "pairs": rows, "median_ratio": statistics.median(ratios),
             "faster": sum(r > 1 for r in ratios), "settings": settings}
 
 

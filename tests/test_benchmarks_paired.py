@@ -33,7 +33,7 @@ def test_pairs_time_both_trees_and_report_their_ratios(trees: Path) -> None:
     out = trees / "paired.json"
     report = paired.main(["HEAD", "--batch", "16", "--pairs", "2", "--seconds", "0.05", "--repeats", "1",
                           "--same-policy", "--out", str(out)])
-    assert report["ref"] == "HEAD" and len(report["pairs"]) == 2
+    assert report["ref"] == "HEAD" and report["commit"] == _head() and len(report["pairs"]) == 2
     assert all(r["other"] > 0 and r["this"] > 0 and r["ratio"] == r["this"] / r["other"] for r in report["pairs"])
     assert report["faster"] == sum(r["ratio"] > 1 for r in report["pairs"])
     assert report["settings"] == {"row": "core", "batch": 16, "obs": True, "threads": 0, "seconds": 0.05,
@@ -72,7 +72,7 @@ def test_the_trees_alternate_which_goes_first(trees: Path, monkeypatch: pytest.M
                      ("this", 0.5)]
     assert report["pairs"] == [{"other": 100.0, "this": 200.0, "ratio": 2.0}, {"other": 300.0, "this": 100.0,
                                "ratio": 100.0 / 300.0}, {"other": 50.0, "this": 200.0, "ratio": 4.0}]
-    assert (report["median_ratio"], report["faster"]) == (2.0, 2)
+    assert (report["median_ratio"], report["faster"]) == (2.0, 2) and report["commit"] == _head()
 
 
 def test_a_revision_that_is_not_there_is_named(capsys: pytest.CaptureFixture[str], trees: Path) -> None:
