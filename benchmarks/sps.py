@@ -431,10 +431,10 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
     book.counts = np.zeros((5, batch), dtype=np.int64)
     flags, team = (book.terminated, book.truncated, book.over, book.done), TeamReward()
 
-    def restart(done: np.ndarray) -> None:
+    def new_seeds(n: int) -> np.ndarray:  # the next n game seeds of the stream
         nonlocal next_seed
-        core.reset(st, done, np.arange(next_seed, next_seed + len(done)))
-        next_seed += len(done)
+        next_seed += n
+        return np.arange(next_seed - n, next_seed)
 
     # bound once for these arrays, as the episode layer does (sub_terra.SubTerra.advance): binding looks up the
     # compiled entry (jit.compiled_entry), which costs milliseconds, so a binding per call would time the lookup
@@ -442,14 +442,12 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
                                      book.counts, (grid, scalars) if with_obs else None, radius)
 
     def one_trip() -> tuple[int, int]:
-        nonlocal next_seed
         bound(policy(mask), book.all_slots)
         done = np.flatnonzero(book.over)
         if len(done):  # the episode layer's autoreset: the new games, their mask rows and observations only
-            seeds = np.arange(next_seed, next_seed + len(done))
-            next_seed += len(done)
-            restart_games(core, st, done, seeds, mask, book.counts, MAX_ROUND, book.ep_return, book.ep_length,
-                          (book.terminated, book.truncated, book.over), (grid, scalars) if with_obs else None, radius)
+            restart_games(core, st, done, new_seeds(len(done)), mask, book.counts, MAX_ROUND, book.ep_return,
+                          book.ep_length, (book.terminated, book.truncated, book.over),
+                          (grid, scalars) if with_obs else None, radius)
         return batch, len(done)
 
     def separate_calls() -> tuple[int, int]:
@@ -459,7 +457,7 @@ def core_stepper(batch: int, with_obs: bool, seed: int, config: GameConfig | Non
         core.step(st, policy(mask), check=checked)
         done = np.flatnonzero(st.result != RUNNING)
         if len(done):
-            restart(done)
+            core.reset(st, done, new_seeds(len(done)))
         return batch, len(done)
 
     if one_call is None:  # the one call at every batch size, as the episode layer (core/advance.py)
